@@ -1,0 +1,113 @@
+package io.tenantgateway.agent.devices;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class MockDeviceSourceTest {
+
+    @Test
+    void presetsCarryTheFiguresNvidiaSmiReports() {
+        assertThat(GpuPreset.byName("A100-80GB")).get()
+                .satisfies(p -> assertThat(p.modelName()).isEqualTo("NVIDIA A100-SXM4-80GB"))
+                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(81920));
+        assertThat(GpuPreset.byName("l4-24gb")).get()
+                .satisfies(p -> assertThat(p.modelName()).isEqualTo("NVIDIA L4"))
+                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(23034));
+        assertThat(GpuPreset.byName("H100-80GB")).get()
+                .satisfies(p -> assertThat(p.modelName()).isEqualTo("NVIDIA H100 80GB HBM3"))
+                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(81559));
+        assertThat(GpuPreset.byName("H200-141GB")).get()
+                .satisfies(p -> assertThat(p.modelName()).isEqualTo("NVIDIA H200"))
+                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(143771));
+        assertThat(GpuPreset.values()).allSatisfy(p -> assertThat(p.modelName()).contains("NVIDIA"));
+    }
+
+    @Test
+    void uuidsAreStablePerNodeAndIndexAndDifferAcrossNodes() {
+        MockInventory twoL4 = MockInventory.of(GpuPreset.L4_24GB, 2);
+        List<GpuDevice> first = new MockDeviceSource("worker-1", twoL4, 10).discover();
+        List<GpuDevice> again = new MockDeviceSource("worker-1", twoL4, 10).discover();
+        List<GpuDevice> other = new MockDeviceSource("worker-2", twoL4, 10).discover();
+
+        assertThat(first).isEqualTo(again);
+        assertThat(first).extracting(GpuDevice::index).containsExactly(0, 1);
+        assertThat(first).extracting(GpuDevice::id)
+                .allMatch(id -> id.matches("GPU-[0-9a-f]{8}-[0-9a-f]{4}-3[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"))
+                .doesNotHaveDuplicates()
+                .doesNotContainAnyElementsOf(other.stream().map(GpuDevice::id).toList());
+    }
+
+    @Test
+    void yamlInventoryWithPresetsOverridesAndExplicitModels(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("inventory.yaml");
+        Files.writeString(file, """
+                devices:
+                  - preset: H100-80GB
+                    count: 2
+                    numa: 1
+                  - name: "Tesla T4"
+                    memoryMiB: 15360
+                    splitCount: 4
+                    cores: 50
+                    mode: mps
+                    healthy: false
+                """);
+
+        List<GpuDevice> devices = new MockDeviceSource("gpu-node", MockInventory.load(file), 10).discover();
+
+        assertThat(devices).hasSize(3);
+        assertThat(devices.get(0)).isEqualTo(new GpuDevice(MockDeviceSource.mockUuid("gpu-node", 0), 0, 10, 81559, 100,
+                "NVIDIA H100 80GB HBM3", 1, "hami-core", true));
+        assertThat(devices.get(1).index()).isEqualTo(1);
+        assertThat(devices.get(2)).isEqualTo(new GpuDevice(MockDeviceSource.mockUuid("gpu-node", 2), 2, 4, 15360, 50,
+                "NVIDIA-Tesla T4", 0, "mps", false));
+    }
+
+    @Test
+    void jsonInventoryIsAccepted() {
+        MockInventory inventory = MockInventory.parse("{\"devices\":[{\"preset\":\"H200-141GB\"}]}", "inline");
+
+        assertThat(inventory.entries()).containsExactly(MockInventory.Entry.of(GpuPreset.H200_141GB, 1));
+    }
+
+    @Test
+    void inventoryErrorsSayWhereAndWhatWasExpected() {
+        assertThatThrownBy(() -> MockInventory.parse("devices:\n  - preset: A100-40GB\n", "inv.yaml"))
+                .hasMessage("inv.yaml: devices[0].preset: unknown preset 'A100-40GB' "
+                        + "(expected one of: A100-80GB, L4-24GB, H100-80GB, H200-141GB)");
+        assertThatThrownBy(() -> MockInventory.parse("devices:\n  - name: NVIDIA L4\n", "inv.yaml"))
+                .hasMessageContaining("inv.yaml: devices[0]: name 'NVIDIA L4' without memoryMiB");
+        assertThatThrownBy(() -> MockInventory.parse("devices:\n  - preset: L4-24GB\n    cout: 2\n", "inv.yaml"))
+                .hasMessageContaining("unknown key 'cout'");
+        assertThatThrownBy(() -> MockInventory.parse("devices:\n  - preset: L4-24GB\n    count: 0\n", "inv.yaml"))
+                .hasMessage("inv.yaml: devices[0]: mock inventory: NVIDIA L4: count: 0 (expected: > 0)");
+        assertThatThrownBy(() -> MockInventory.parse("gpus: []\n", "inv.yaml"))
+                .hasMessageContaining("no 'devices' list");
+        assertThatThrownBy(() -> MockInventory.parse("devices: []\n", "inv.yaml"))
+                .hasMessageContaining("no devices (expected: at least one entry)");
+        assertThatThrownBy(() -> MockInventory.parseShorthand("L4-24GB:two"))
+                .hasMessage("--mock-gpus: 'L4-24GB:two' (expected: PRESET[:COUNT], e.g. L4-24GB:2)");
+        assertThatThrownBy(() -> MockInventory.parseShorthand(" , "))
+                .hasMessageStartingWith("--mock-gpus: ' , ' (expected: PRESET[:COUNT]");
+    }
+
+    @Test
+    void shorthandListsPresetsWithCounts() {
+        MockInventory inventory = MockInventory.parseShorthand("A100-80GB, L4-24GB:2");
+
+        assertThat(inventory.gpuCount()).isEqualTo(3);
+        assertThat(inventory.entries()).containsExactly(MockInventory.Entry.of(GpuPreset.A100_80GB, 1),
+                MockInventory.Entry.of(GpuPreset.L4_24GB, 2));
+    }
+}
