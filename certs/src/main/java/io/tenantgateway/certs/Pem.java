@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.PrivateKey;
+import java.security.cert.CertificateEncodingException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -27,8 +28,9 @@ import org.bouncycastle.openssl.PEMEncryptedKeyPair;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
-import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
+import org.bouncycastle.util.io.pem.PemObject;
+import org.bouncycastle.util.io.pem.PemWriter;
 
 /**
  * PEM reading and writing. Reads certificates, PKCS#8 keys, PKCS#1 RSA keys and SEC1 EC keys; writes certificates
@@ -136,12 +138,21 @@ public final class Pem {
     }
 
     public static String encodeCertificates(List<X509Certificate> certificates) {
-        return encode(certificates.toArray());
+        List<PemObject> blocks = new ArrayList<>();
+        for (X509Certificate certificate : certificates) {
+            try {
+                blocks.add(new PemObject("CERTIFICATE", certificate.getEncoded()));
+            } catch (CertificateEncodingException e) {
+                throw new IllegalArgumentException("certificate " + certificate.getSubjectX500Principal().getName()
+                        + " cannot be encoded: " + e.getMessage(), e);
+            }
+        }
+        return encode(blocks);
     }
 
+    /** PKCS#8 ({@code PRIVATE KEY}): the one format every TLS stack and openssl 3 reads for both RSA and EC. */
     public static String encodePrivateKey(PrivateKey key) {
-        // JcaPEMWriter writes PKCS#8 ("PRIVATE KEY") when handed PrivateKeyInfo.
-        return encode(PrivateKeyInfo.getInstance(key.getEncoded()));
+        return encode(List.of(new PemObject("PRIVATE KEY", key.getEncoded())));
     }
 
     /** Writes the chain and the key (key file mode 0600 where the file system supports it), atomically each. */
@@ -177,11 +188,11 @@ public final class Pem {
         }
     }
 
-    private static String encode(Object... objects) {
+    private static String encode(List<PemObject> blocks) {
         StringWriter out = new StringWriter();
-        try (JcaPEMWriter writer = new JcaPEMWriter(out)) {
-            for (Object object : objects) {
-                writer.writeObject(object);
+        try (PemWriter writer = new PemWriter(out)) {
+            for (PemObject block : blocks) {
+                writer.writeObject(block);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("PEM encoding failed", e);
