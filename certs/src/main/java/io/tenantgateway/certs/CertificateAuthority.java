@@ -2,7 +2,6 @@ package io.tenantgateway.certs;
 
 import static java.util.Objects.requireNonNull;
 
-import io.netty.util.NetUtil;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -148,8 +147,7 @@ public final class CertificateAuthority {
             List<GeneralName> sans = new ArrayList<>();
             request.dnsNames().forEach(dns -> sans.add(new GeneralName(GeneralName.dNSName, dns)));
             for (String ip : request.ipAddresses()) {
-                sans.add(new GeneralName(GeneralName.iPAddress,
-                        new org.bouncycastle.asn1.DEROctetString(NetUtil.createByteArrayFromIpAddressString(ip))));
+                sans.add(new GeneralName(GeneralName.iPAddress, ip));
             }
             if (!sans.isEmpty()) {
                 builder.addExtension(Extension.subjectAlternativeName, false,

@@ -2,7 +2,7 @@ package io.tenantgateway.certs;
 
 import static java.util.Objects.requireNonNull;
 
-import io.netty.util.NetUtil;
+import org.bouncycastle.util.IPAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +59,7 @@ public record CertificateRequest(
             }
         }
         for (String ip : ipAddresses) {
-            if (!NetUtil.isValidIpV4Address(ip) && !NetUtil.isValidIpV6Address(ip)) {
+            if (!IPAddress.isValid(ip)) {
                 throw new IllegalArgumentException("IP address: '" + ip + "' (expected: an IPv4 or IPv6 literal)");
             }
         }
