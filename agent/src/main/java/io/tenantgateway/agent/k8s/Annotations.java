@@ -1,5 +1,7 @@
 package io.tenantgateway.agent.k8s;
 
+import java.util.Map;
+
 /**
  * HAMi's annotation and label keys, in one place. The strings are wire facts shared with the HAMi
  * scheduler (see shared/spec/hami.md); changing one breaks compatibility.
@@ -9,6 +11,10 @@ public final class Annotations {
     public static final String NODE_NVIDIA_REGISTER = "hami.io/node-nvidia-register";
     /** Node: {@code Requesting_<ts>} from the scheduler, {@code Reported <ts>} from the plugin. */
     public static final String NODE_HANDSHAKE = "hami.io/node-handshake";
+    /** Handshake value prefix written by the device plugin (or this agent): {@code Reported <ts>}. */
+    public static final String HANDSHAKE_REPORTED_PREFIX = "Reported ";
+    /** Handshake value prefix written by the scheduler: {@code Requesting_<YYYY-MM-DD hh:mm:ss>}. */
+    public static final String HANDSHAKE_REQUESTING_PREFIX = "Requesting_";
     /** Node: {@code <RFC3339>,<namespace>,<pod>} while a Bind is in progress on the node. */
     public static final String NODE_LOCK = "hami.io/mutex.lock";
 
@@ -33,5 +39,16 @@ public final class Annotations {
     public static final String WEBHOOK_IGNORE_LABEL = "hami.io/webhook";
 
     private Annotations() {
+    }
+
+    /**
+     * The value of {@code key}, or {@code null} when absent. A key holding JSON null counts as absent:
+     * fabric8's CRUD mock server keeps {@code "key": null} after a merge patch that deletes it, where a
+     * real API server removes the key.
+     *
+     * @param annotations an object's annotations or labels; may be {@code null}
+     */
+    public static String get(Map<String, String> annotations, String key) {
+        return annotations == null ? null : annotations.get(key);
     }
 }
