@@ -1,5 +1,7 @@
 package io.tenantgateway.agent;
 
+import io.tenantgateway.agent.cli.ExitCodes;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 
 /** Entry point of the {@code tenant-gateway} binary. */
@@ -8,6 +10,23 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new TenantGatewayCommand()).execute(args));
+        System.exit(run(args));
+    }
+
+    /** Runs the CLI and returns the exit code (tests call this instead of {@link #main}). */
+    public static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    /** Runs the CLI writing to the given streams. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine commandLine = commandLine();
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        return commandLine.execute(args);
+    }
+
+    private static CommandLine commandLine() {
+        return ExitCodes.configure(new CommandLine(new TenantGatewayCommand()));
     }
 }

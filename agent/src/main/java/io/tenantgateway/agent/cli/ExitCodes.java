@@ -1,0 +1,55 @@
+package io.tenantgateway.agent.cli;
+
+import io.tenantgateway.certs.CertificateFileException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/**
+ * Exit codes shared by every subcommand, and the handlers that map failures onto them: a user error prints one
+ * line (no stack trace) and exits {@link #USAGE}.
+ */
+public final class ExitCodes {
+    public static final int OK = 0;
+    /** A check ran and failed (verify, probe, doctor, lab). */
+    public static final int FAILED = 1;
+    /** Bad input: flags, config, files. The message says what was wrong. */
+    public static final int USAGE = 2;
+    /** An unexpected internal error (a bug): message plus stack trace. */
+    public static final int INTERNAL = 70;
+
+    private ExitCodes() {
+    }
+
+    public static CommandLine configure(CommandLine commandLine) {
+        commandLine.setExitCodeExceptionMapper(ExitCodes::forException);
+        commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
+            PrintWriter err = cmd.getErr();
+            int code = forException(exception);
+            if (code == USAGE) {
+                err.println(cmd.getColorScheme().errorText("error: " + exception.getMessage()));
+            } else {
+                err.println(cmd.getColorScheme().errorText("internal error: " + exception));
+                exception.printStackTrace(err);
+            }
+            err.flush();
+            return code;
+        });
+        commandLine.setParameterExceptionHandler((exception, args) -> {
+            CommandLine cmd = exception.getCommandLine();
+            cmd.getErr().println(cmd.getColorScheme().errorText("error: " + exception.getMessage()));
+            cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
+            cmd.getErr().flush();
+            return USAGE;
+        });
+        return commandLine;
+    }
+
+    static int forException(Throwable exception) {
+        if (exception instanceof UserException || exception instanceof CertificateFileException
+                || exception instanceof IllegalArgumentException
+                || exception instanceof CommandLine.ParameterException) {
+            return USAGE;
+        }
+        return INTERNAL;
+    }
+}
