@@ -135,6 +135,21 @@ class NettyTlsHandshakeIT {
     }
 
     @Test
+    void alpnNegotiatesH2() throws Exception {
+        server = new TlsEchoServer(TlsContexts.build(TlsContexts.alpn(
+                TlsContexts.serverBuilder(pki.serverMaterial(), ClientAuthMode.NONE, CLOCK), "h2")));
+        SslContext clientContext = TlsContexts.build(TlsContexts.alpn(
+                TlsContexts.clientBuilder(pki.trustOnlyMaterial(), CLOCK), "h2"));
+        try (TlsEchoServer.Client client = server.connect(clientContext, "localhost")) {
+            assertThat(client.handshake.isSuccess()).isTrue();
+            assertThat(client.channel.pipeline().get(io.netty.handler.ssl.SslHandler.class).applicationProtocol())
+                    .isEqualTo("h2");
+            assertThat(client.channel.pipeline().get(io.netty.handler.ssl.SslHandler.class).engine().getSession()
+                    .getProtocol()).isIn("TLSv1.3", "TLSv1.2");
+        }
+    }
+
+    @Test
     void rsaIdentitiesWork() throws Exception {
         CertificateAuthority ca = CertificateAuthority.create("rsa-ca", KeyAlgorithm.RSA_2048, Duration.ofDays(1),
                 CLOCK);
