@@ -1,0 +1,154 @@
+package io.tenantgateway.agent.health;
+
+import static java.util.Objects.requireNonNull;
+
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's health port (upstream {@code --health-server-port}, 8093; Kamaji probes 8134): {@code /healthz}
+ * (liveness, always {@code ok} while the process serves HTTP), {@code /readyz} (every registered check, in the
+ * Kubernetes {@code [+]name ok} / {@code [-]name failed: reason} format) and {@code /metrics} (Prometheus text).
+ */
+public final class HealthServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HealthServer.class);
+
+    private final Vertx vertx;
+    private final String host;
+    private final int port;
+    private final PrometheusRegistry registry;
+    private final List<HealthCheck> checks = new CopyOnWriteArrayList<>();
+    private final PrometheusTextFormatWriter metricsWriter = PrometheusTextFormatWriter.create();
+    private HttpServer server;
+
+    /**
+     * @param host bind address; empty means all interfaces (upstream {@code --health-server-host ""})
+     * @param port bind port, 0 for an ephemeral one (tests)
+     */
+    public HealthServer(Vertx vertx, String host, int port, PrometheusRegistry registry) {
+        this.vertx = requireNonNull(vertx, "vertx");
+        this.host = host == null || host.isEmpty() ? "0.0.0.0" : host;
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--health-server-port: " + port + " (expected: 0..65535)");
+        }
+        this.port = port;
+        this.registry = requireNonNull(registry, "registry");
+    }
+
+    /** Adds a readiness check; checks can be added before or after start. */
+    public HealthServer addCheck(HealthCheck check) {
+        checks.add(requireNonNull(check, "check"));
+        return this;
+    }
+
+    public List<HealthCheck> checks() {
+        return List.copyOf(checks);
+    }
+
+    public synchronized void start() {
+        if (server != null) {
+            return;
+        }
+        HttpServer created = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
+                .requestHandler(this::handle);
+        try {
+            server = created.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("health server: cannot listen on " + host + ":" + port + ": "
+                    + rootMessage(e), e);
+        }
+        log.info("health server listening address={}:{} paths=/healthz,/readyz,/metrics", host, boundPort());
+    }
+
+    public int boundPort() {
+        HttpServer current = server;
+        return current == null ? -1 : current.actualPort();
+    }
+
+    public InetSocketAddress address() {
+        return new InetSocketAddress(host, boundPort());
+    }
+
+    /** Whether every check passes right now. */
+    public boolean ready() {
+        return checks.stream().allMatch(check -> check.run().ok());
+    }
+
+    private void handle(HttpServerRequest request) {
+        switch (request.path()) {
+            case "/healthz", "/livez" -> request.response().putHeader("content-type", "text/plain; charset=utf-8")
+                    .end("ok");
+            case "/readyz" -> readyz(request);
+            case "/metrics" -> metrics(request);
+            default -> request.response().setStatusCode(404).putHeader("content-type", "text/plain; charset=utf-8")
+                    .end("404 page not found: " + request.path() + " (paths: /healthz, /readyz, /metrics)\n");
+        }
+    }
+
+    private void readyz(HttpServerRequest request) {
+        boolean verbose = request.params().contains("verbose");
+        StringBuilder body = new StringBuilder();
+        boolean allOk = true;
+        for (HealthCheck check : checks) {
+            HealthCheck.Result result = check.run();
+            allOk &= result.ok();
+            body.append(result.ok() ? "[+]" + check.name() + " ok" : "[-]" + check.name() + " failed: "
+                    + result.reason()).append('\n');
+        }
+        String text;
+        if (allOk) {
+            text = verbose ? body + "readyz check passed\n" : "ok";
+        } else {
+            text = body + "readyz check failed\n";
+        }
+        request.response().setStatusCode(allOk ? 200 : 503).putHeader("content-type", "text/plain; charset=utf-8")
+                .putHeader("x-content-type-options", "nosniff").end(text);
+    }
+
+    private void metrics(HttpServerRequest request) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+        try {
+            metricsWriter.write(out, registry.scrape());
+        } catch (IOException e) {
+            log.error("metrics scrape failed", e);
+            request.response().setStatusCode(500).end("metrics scrape failed: " + e.getMessage());
+            return;
+        }
+        request.response().putHeader("content-type", metricsWriter.getContentType()).end(Buffer.buffer(out.toByteArray()));
+    }
+
+    @Override
+    public synchronized void close() {
+        if (server == null) {
+            return;
+        }
+        try {
+            server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("health server close failed: {}", rootMessage(e));
+        } finally {
+            server = null;
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+}
