@@ -1,0 +1,19 @@
+# tenant-gateway image: a drop-in konnectivity-agent (/proxy-agent) plus the tenant-gateway CLI.
+# Build the jar first:  mvn -B package -DskipTests
+# Then:                 docker build -t tenant-gateway:0.1.0 .
+FROM eclipse-temurin:17-jre-jammy
+
+# No shell tricks at run time: the launcher scripts are plain sh, the JVM options keep the footprint small
+# (serial GC, heap as a share of the container limit, C1 only: the agent is I/O bound).
+ENV TENANT_GATEWAY_JVM_OPTS="-XX:+UseSerialGC -XX:MaxRAMPercentage=60 -XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -XX:-UsePerfData"
+
+COPY agent/target/tenant-gateway.jar /opt/tenant-gateway/lib/tenant-gateway.jar
+COPY bin/tenant-gateway bin/proxy-agent /opt/tenant-gateway/bin/
+# Kamaji's DaemonSet runs the command /proxy-agent.
+RUN ln -s /opt/tenant-gateway/bin/proxy-agent /proxy-agent \
+ && ln -s /opt/tenant-gateway/bin/tenant-gateway /usr/local/bin/tenant-gateway
+
+# Non-root; the root file system can be read-only (only /tmp must be writable: mount an emptyDir there).
+USER 65532:65532
+ENTRYPOINT ["/opt/tenant-gateway/bin/tenant-gateway"]
+CMD ["--help"]
