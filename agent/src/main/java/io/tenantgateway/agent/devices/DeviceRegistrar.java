@@ -1,0 +1,520 @@
+package io.tenantgateway.agent.devices;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.k8s.Annotations;
+import io.tenantgateway.agent.k8s.MergePatch;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the node's GPUs registered with HAMi's scheduler, as HAMi's device plugin would: the
+ * {@code hami.io/node-nvidia-register} annotation (written only when its value changes), the
+ * {@code hami.io/node-handshake} annotation ({@code Reported <YYYY-MM-DD hh:mm:ss>}, rewritten every
+ * handshake interval, well within the scheduler's 60 s window) and, where configured (mock mode),
+ * {@code nvidia.com/gpu}, {@code nvidia.com/gpumem}, {@code nvidia.com/gpucores} and
+ * {@code nvidia.com/gpumem-percentage} in the node's status capacity and allocatable.
+ *
+ * <p>Threading: one private scheduler thread does everything (discovery, API calls, state
+ * changes), one round at a time, so no round overlaps another. The next round is scheduled when
+ * one finishes: after the handshake interval on success, after a backoff (from the initial backoff,
+ * doubling, capped at the handshake interval) on failure. Readers ({@link #snapshot()},
+ * {@link #registeredDeviceIds()}, metrics) read an immutable state published through a volatile
+ * field.
+ *
+ * <p>Only JSON merge patches are sent, naming only our keys, without a resourceVersion: the
+ * scheduler's {@code Requesting_…} writes in between are not overwritten early or fought over, the
+ * next handshake simply comes on cadence. A 409 is answered by re-reading the node and patching
+ * again (up to {@value #CONFLICT_ATTEMPTS} times a round).
+ */
+public final class DeviceRegistrar implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DeviceRegistrar.class);
+
+    /** Extended resources the mock device plugin (and the real one) advertise. */
+    public static final String RESOURCE_GPU = "nvidia.com/gpu";
+    public static final String RESOURCE_GPU_MEMORY = "nvidia.com/gpumem";
+    public static final String RESOURCE_GPU_CORES = "nvidia.com/gpucores";
+    public static final String RESOURCE_GPU_MEMORY_PERCENTAGE = "nvidia.com/gpumem-percentage";
+
+    static final int CONFLICT_ATTEMPTS = 3;
+    private static final DateTimeFormatter HANDSHAKE_TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
+
+    private final DeviceRegistrationConfig config;
+    private final DeviceSource source;
+    private final KubernetesClient client;
+    private final Clock clock;
+    private final PrometheusRegistry registry;
+
+    private final Gauge devicesRegistered;
+    private final Counter failures;
+    private final GaugeWithCallback handshakeAge;
+
+    private final Object lifecycleLock = new Object();
+    private ScheduledThreadPoolExecutor executor; // guarded by lifecycleLock
+    private boolean started; // guarded by lifecycleLock
+    private boolean closed; // guarded by lifecycleLock
+
+    private volatile State state;
+    private volatile Instant startedAt;
+
+    // Owned by the registrar thread.
+    private List<GpuDevice> discovered;
+    private Instant discoveredAt;
+    private int consecutiveFailures;
+
+    /**
+     * Immutable view published to readers.
+     *
+     * @param discoveryFailing the last discovery attempt failed (nothing is being refreshed)
+     */
+    private record State(List<GpuDevice> devices, String registerAnnotation, Instant lastHandshake,
+                         boolean discoveryFailing, FailureReason lastFailure, String lastError, Instant lastErrorAt) {
+        static final State INITIAL = new State(List.of(), "", null, false, null, null, null);
+
+        State succeeded(List<GpuDevice> devices, String annotation, Instant handshake) {
+            return new State(devices, annotation, handshake, false, null, null, null);
+        }
+
+        State failed(FailureReason reason, String message, Instant at, boolean discovery) {
+            return new State(devices, registerAnnotation, lastHandshake, discovery, reason, message, at);
+        }
+    }
+
+    /**
+     * @param config   the settings; its source must not be {@code NONE}
+     * @param source   where the devices come from (usually {@code config.createSource()})
+     * @param client   the Kubernetes client; calls are made from the registrar thread only
+     * @param clock    time for the handshake stamp and ages
+     * @param registry where the metrics are registered (and unregistered on close)
+     */
+    public DeviceRegistrar(DeviceRegistrationConfig config, DeviceSource source, KubernetesClient client,
+                           Clock clock, PrometheusRegistry registry) {
+        this.config = requireNonNull(config, "config");
+        this.source = requireNonNull(source, "source");
+        this.client = requireNonNull(client, "client");
+        this.clock = requireNonNull(clock, "clock");
+        this.registry = requireNonNull(registry, "registry");
+        this.state = State.INITIAL;
+        this.devicesRegistered = Gauge.builder()
+                .name("tenant_gateway_devices_registered")
+                .help("GPUs in the hami.io/node-nvidia-register annotation this agent last wrote")
+                .build();
+        this.failures = Counter.builder()
+                .name("tenant_gateway_device_registration_failures_total")
+                .help("Failed device discovery or registration attempts, by reason")
+                .labelNames("reason")
+                .build();
+        this.handshakeAge = GaugeWithCallback.builder()
+                .name("tenant_gateway_handshake_age_seconds")
+                .help("Seconds since the last successful hami.io/node-handshake write (since start before the first)")
+                .callback(callback -> callback.call(handshakeAgeSeconds()))
+                .build();
+        for (FailureReason reason : FailureReason.values()) {
+            failures.labelValues(reason.label()); // export 0 for every reason, so increase() works
+        }
+    }
+
+    /**
+     * Registers the metrics and starts the registration rounds (the first one at once). Idempotent.
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public void start() {
+        synchronized (lifecycleLock) {
+            if (closed) {
+                throw new IllegalStateException("device registrar for node " + config.nodeName() + " is closed");
+            }
+            if (started) {
+                return;
+            }
+            registry.register(devicesRegistered);
+            registry.register(failures);
+            try {
+                registry.register(handshakeAge);
+            } catch (RuntimeException e) {
+                registry.unregister(devicesRegistered);
+                registry.unregister(failures);
+                throw e;
+            }
+            startedAt = clock.instant();
+            executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+                Thread thread = new Thread(runnable, "device-registrar-" + config.nodeName());
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+            executor.setRemoveOnCancelPolicy(true);
+            started = true;
+            log.info("Starting device registration node={} source={} handshakeInterval={} rescanInterval={} "
+                            + "splitCount={} advertiseCapacity={} deregisterOnExit={}",
+                    config.nodeName(), source.kind(), config.handshakeInterval(), config.rescanInterval(),
+                    config.splitCount(), config.advertiseCapacity(), config.deregisterOnExit());
+            executor.execute(this::round);
+        }
+    }
+
+    /**
+     * Stops the rounds (waiting up to the close timeout for a running one), removes the
+     * registration when configured to, and unregisters the metrics. Idempotent; safe from a
+     * shutdown hook. Blocks on API calls: do not call it from an event loop.
+     */
+    @Override
+    public void close() {
+        ScheduledThreadPoolExecutor toStop;
+        synchronized (lifecycleLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toStop = executor;
+        }
+        if (toStop == null) {
+            return; // never started: nothing registered, no metrics
+        }
+        toStop.shutdown();
+        try {
+            if (!toStop.awaitTermination(config.closeTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                log.warn("Registration round still running after {}; interrupting node={}", config.closeTimeout(),
+                        config.nodeName());
+                toStop.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            toStop.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        if (config.deregisterOnExit()) {
+            deregister();
+        }
+        registry.unregister(devicesRegistered);
+        registry.unregister(failures);
+        registry.unregister(handshakeAge);
+        log.info("Stopped device registration node={}", config.nodeName());
+    }
+
+    /** True when the scheduler currently sees our devices; see {@link DeviceRegistrationSnapshot#ready()}. */
+    public boolean devicesRegistered() {
+        State s = state;
+        return !s.devices().isEmpty() && !s.discoveryFailing() && s.lastHandshake() != null
+                && Duration.between(s.lastHandshake(), clock.instant())
+                .compareTo(DeviceRegistrationConfig.SCHEDULER_STALE_AFTER) < 0;
+    }
+
+    /**
+     * A {@code devices-registered} readiness check for the health server: ok while
+     * {@link #devicesRegistered()}, otherwise failed with the last error. Reads state only, so it is
+     * safe on the health server's event loop.
+     */
+    public HealthCheck readinessCheck() {
+        return new HealthCheck("devices-registered", () -> {
+            DeviceRegistrationSnapshot s = snapshot();
+            if (s.ready()) {
+                return HealthCheck.Result.OK;
+            }
+            if (s.lastError() != null) {
+                return HealthCheck.Result.failed(s.lastFailure().label() + ": " + s.lastError());
+            }
+            return HealthCheck.Result.failed(s.lastHandshake() == null ? "not registered yet"
+                    : "last handshake at " + s.lastHandshake() + " is older than 60s");
+        });
+    }
+
+    /** UUIDs of the devices in the register annotation this agent last wrote. */
+    public Set<String> registeredDeviceIds() {
+        return state.devices().stream().map(GpuDevice::id).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** Everything a {@code /debug/devices} page or a readiness check needs. */
+    public DeviceRegistrationSnapshot snapshot() {
+        State s = state;
+        return new DeviceRegistrationSnapshot(config.nodeName(), source.kind(), devicesRegistered(), s.devices(),
+                s.registerAnnotation(), s.lastHandshake(), s.lastFailure(), s.lastError(), s.lastErrorAt());
+    }
+
+    private double handshakeAgeSeconds() {
+        Instant since = state.lastHandshake() != null ? state.lastHandshake() : startedAt;
+        if (since == null) {
+            return 0;
+        }
+        return Math.max(0, Duration.between(since, clock.instant()).toMillis() / 1000.0);
+    }
+
+    // ---------------------------------------------------------------- registrar thread
+
+    private void round() {
+        Instant began = clock.instant();
+        Duration next;
+        try {
+            next = registerOnce() ? untilNextHandshake(began) : nextBackoff();
+        } catch (RuntimeException e) {
+            // A bug or an unexpected client error: keep the loop alive, but say so loudly.
+            log.error("Unexpected error in device registration round node={}", config.nodeName(), e);
+            fail(FailureReason.API_REJECTED, "unexpected error: " + e, false);
+            next = nextBackoff();
+        }
+        synchronized (lifecycleLock) {
+            if (!closed) {
+                executor.schedule(this::round, next.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    private Duration untilNextHandshake(Instant began) {
+        Duration spent = Duration.between(began, clock.instant());
+        Duration remaining = config.handshakeInterval().minus(spent);
+        return remaining.isNegative() ? Duration.ZERO : remaining;
+    }
+
+    private Duration nextBackoff() {
+        int exponent = Math.min(consecutiveFailures - 1, 20);
+        long base = config.retryInitialBackoff().toMillis() << Math.max(exponent, 0);
+        long capped = Math.min(base, config.handshakeInterval().toMillis());
+        // Up to 20% less, so that agents on many nodes do not retry in lock step after an outage.
+        long jitter = (long) (capped * 0.2 * ThreadLocalRandom.current().nextDouble());
+        return Duration.ofMillis(Math.max(1, capped - jitter));
+    }
+
+    /** One round; true when the node now carries our registration and a fresh handshake. */
+    boolean registerOnce() {
+        List<GpuDevice> devices;
+        try {
+            devices = discoverIfDue();
+        } catch (DeviceDiscoveryException e) {
+            fail(e.reason(), e.getMessage(), true);
+            return false;
+        }
+        String encoded = HamiDeviceCodec.encode(devices);
+        for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
+            try {
+                Node node = client.nodes().withName(config.nodeName()).get();
+                if (node == null) {
+                    fail(FailureReason.NODE_MISSING, "node " + config.nodeName()
+                            + " not found (expected: the Node this agent runs on; check --node-name)", false);
+                    return false;
+                }
+                boolean registerChanged = patchAnnotations(node, encoded);
+                if (config.advertiseCapacity()) {
+                    patchCapacity(node, devices);
+                }
+                succeed(devices, encoded, registerChanged);
+                return true;
+            } catch (KubernetesClientException e) {
+                FailureReason reason = classify(e);
+                fail(reason, describe(e), false);
+                if (reason != FailureReason.CONFLICT) {
+                    return false;
+                }
+                log.debug("Conflict writing node, re-reading node={} attempt={}", config.nodeName(), attempt);
+            }
+        }
+        return false;
+    }
+
+    private List<GpuDevice> discoverIfDue() throws DeviceDiscoveryException {
+        Instant now = clock.instant();
+        if (discovered == null || Duration.between(discoveredAt, now).compareTo(config.rescanInterval()) >= 0) {
+            discovered = null; // a failed rescan must not leave stale devices registered as fresh
+            List<GpuDevice> devices = source.discover();
+            if (devices.isEmpty()) {
+                throw new DeviceDiscoveryException(FailureReason.NO_DEVICES,
+                        source.kind() + " source returned no devices (expected: at least one GPU)");
+            }
+            discovered = devices;
+            discoveredAt = now;
+        }
+        return discovered;
+    }
+
+    /** Writes the handshake, and the register annotation when it differs; true when the latter changed. */
+    private boolean patchAnnotations(Node node, String encoded) {
+        String currentRegister = Annotations.get(node.getMetadata().getAnnotations(), Annotations.NODE_NVIDIA_REGISTER);
+        Map<String, String> patch = new LinkedHashMap<>();
+        boolean registerChanged = !encoded.equals(currentRegister);
+        if (registerChanged) {
+            patch.put(Annotations.NODE_NVIDIA_REGISTER, encoded);
+        }
+        patch.put(Annotations.NODE_HANDSHAKE, handshakeValue(clock.instant(), clock.getZone()));
+        client.nodes().withName(config.nodeName())
+                .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, patch, Map.of()));
+        return registerChanged;
+    }
+
+    /** {@code Reported <YYYY-MM-DD hh:mm:ss>}, local time in {@code zone} (the scheduler stamps its local time too). */
+    static String handshakeValue(Instant at, ZoneId zone) {
+        return Annotations.HANDSHAKE_REPORTED_PREFIX + HANDSHAKE_TIME.format(at.atZone(zone));
+    }
+
+    private void patchCapacity(Node node, List<GpuDevice> devices) {
+        Map<String, String> desired = capacity(devices);
+        NodeStatus status = node.getStatus();
+        if (status != null && hasQuantities(status.getCapacity(), desired)
+                && hasQuantities(status.getAllocatable(), desired)) {
+            return;
+        }
+        client.nodes().withName(config.nodeName()).subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(desired));
+        log.info("Advertised GPU capacity node={} {}", config.nodeName(), desired);
+    }
+
+    /**
+     * What the node advertises for healthy devices: {@code nvidia.com/gpu} = the sum of split counts
+     * (GPUs × split count), memory and cores as the mock device plugin sums them, 100 % per GPU.
+     */
+    static Map<String, String> capacity(List<GpuDevice> devices) {
+        long gpus = 0;
+        long memory = 0;
+        long cores = 0;
+        long percentage = 0;
+        for (GpuDevice d : devices) {
+            if (d.healthy()) {
+                gpus += d.count();
+                memory += d.devmemMiB();
+                cores += d.devcore();
+                percentage += 100;
+            }
+        }
+        Map<String, String> quantities = new LinkedHashMap<>();
+        quantities.put(RESOURCE_GPU, Long.toString(gpus));
+        quantities.put(RESOURCE_GPU_MEMORY, Long.toString(memory));
+        quantities.put(RESOURCE_GPU_CORES, Long.toString(cores));
+        quantities.put(RESOURCE_GPU_MEMORY_PERCENTAGE, Long.toString(percentage));
+        return quantities;
+    }
+
+    /**
+     * {@code {"status":{"capacity":{…},"allocatable":{…}}}} with the same quantities in both (a
+     * {@code null} quantity deletes the resource), for the {@code status} subresource.
+     */
+    static String capacityPatch(Map<String, String> quantities) {
+        StringBuilder object = new StringBuilder("{");
+        for (Map.Entry<String, String> e : quantities.entrySet()) {
+            object.append(object.length() > 1 ? "," : "").append(MergePatch.quote(e.getKey())).append(':')
+                    .append(e.getValue() == null ? "null" : MergePatch.quote(e.getValue()));
+        }
+        object.append('}');
+        return "{\"status\":{\"capacity\":" + object + ",\"allocatable\":" + object + "}}";
+    }
+
+    private static boolean hasQuantities(Map<String, Quantity> actual, Map<String, String> desired) {
+        if (actual == null) {
+            return false;
+        }
+        for (Map.Entry<String, String> e : desired.entrySet()) {
+            Quantity q = actual.get(e.getKey());
+            if (q == null || q.getAmount() == null
+                    || q.getNumericalAmount().compareTo(new Quantity(e.getValue()).getNumericalAmount()) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void succeed(List<GpuDevice> devices, String encoded, boolean registerChanged) {
+        State previous = state;
+        state = previous.succeeded(devices, encoded, clock.instant());
+        devicesRegistered.set(devices.size());
+        consecutiveFailures = 0;
+        if (registerChanged || !encoded.equals(previous.registerAnnotation())) {
+            log.info("Registered GPUs node={} source={} devices={} ids={}", config.nodeName(), source.kind(),
+                    devices.size(), devices.stream().map(GpuDevice::id).toList());
+        } else if (previous.lastFailure() != null) {
+            log.info("Device registration recovered node={} after={}", config.nodeName(), previous.lastFailure().label());
+        } else {
+            log.debug("Handshake written node={}", config.nodeName());
+        }
+    }
+
+    private void fail(FailureReason reason, String message, boolean discovery) {
+        State previous = state;
+        consecutiveFailures++;
+        failures.labelValues(reason.label()).inc();
+        state = previous.failed(reason, message, clock.instant(), discovery);
+        if (reason != previous.lastFailure() || !Objects.equals(message, previous.lastError())) {
+            log.warn("Device registration failed node={} reason={} attempt={} error={}", config.nodeName(),
+                    reason.label(), consecutiveFailures, message);
+        } else {
+            log.debug("Device registration still failing node={} reason={} attempts={}", config.nodeName(),
+                    reason.label(), consecutiveFailures);
+        }
+    }
+
+    static FailureReason classify(KubernetesClientException e) {
+        int code = e.getCode();
+        if (code == 404) {
+            return FailureReason.NODE_MISSING;
+        }
+        if (code == 409) {
+            return FailureReason.CONFLICT;
+        }
+        if (code >= 500 || code == 429) {
+            return FailureReason.SERVER_ERROR;
+        }
+        if (code < 100) {
+            return FailureReason.API_UNREACHABLE; // no HTTP answer: connect/read failure or timeout
+        }
+        return FailureReason.API_REJECTED;
+    }
+
+    private String describe(KubernetesClientException e) {
+        String what = e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer";
+        Throwable cause = e.getCause();
+        return "node " + config.nodeName() + ": " + what + ": " + e.getMessage()
+                + (cause != null && e.getCode() <= 0 ? " (" + cause + ")" : "");
+    }
+
+    // ---------------------------------------------------------------- close
+
+    private void deregister() {
+        try {
+            Map<String, String> remove = new LinkedHashMap<>();
+            remove.put(Annotations.NODE_NVIDIA_REGISTER, null);
+            remove.put(Annotations.NODE_HANDSHAKE, null);
+            client.nodes().withName(config.nodeName())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, remove, Map.of()));
+            if (config.advertiseCapacity()) {
+                Map<String, String> zero = new LinkedHashMap<>();
+                capacity(List.of()).keySet().forEach(k -> zero.put(k, null));
+                client.nodes().withName(config.nodeName()).subresource("status")
+                        .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(zero));
+            }
+            state = State.INITIAL;
+            devicesRegistered.set(0);
+            log.info("Deregistered GPUs node={}", config.nodeName());
+        } catch (KubernetesClientException e) {
+            FailureReason reason = classify(e);
+            failures.labelValues(reason.label()).inc();
+            log.warn("Could not deregister GPUs on exit node={} reason={} error={}", config.nodeName(), reason.label(),
+                    describe(e));
+        }
+    }
+}

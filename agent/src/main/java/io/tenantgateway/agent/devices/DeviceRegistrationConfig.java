@@ -1,0 +1,222 @@
+package io.tenantgateway.agent.devices;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Settings of the device registration. The error messages name the command-line flag that sets the
+ * value ({@code AgentCommand} maps flags to this record).
+ *
+ * @param nodeName            the Node this agent runs on ({@code --node-name}, usually from the downward API)
+ * @param source              where the GPUs come from ({@code --device-source})
+ * @param mockInventory       the simulated GPUs; required for {@link Source#MOCK}, ignored otherwise
+ * @param nvidiaSmiPath       the nvidia-smi executable ({@code --nvidia-smi-path})
+ * @param sysfsRoot           where sysfs is mounted, for NUMA nodes ({@code --sysfs-root})
+ * @param nvidiaSmiTimeout    how long nvidia-smi may run ({@code --nvidia-smi-timeout})
+ * @param splitCount          HAMi split count per GPU ({@code --device-split-count}, HAMi's deviceSplitCount)
+ * @param handshakeInterval   how often {@code hami.io/node-handshake} is rewritten ({@code --handshake-interval});
+ *                            below the scheduler's 60 s staleness window
+ * @param rescanInterval      how often the source is asked again ({@code --device-rescan-interval})
+ * @param retryInitialBackoff first retry delay after a failure; doubles up to {@code handshakeInterval}
+ * @param advertiseCapacity   patch node status capacity/allocatable ({@code nvidia.com/gpu} etc.); default on
+ *                            in mock mode only, where no device plugin advertises them
+ * @param deregisterOnExit    remove the annotations (and advertised capacity) on close ({@code --deregister-on-exit})
+ * @param closeTimeout        how long close waits for a running registration round
+ */
+public record DeviceRegistrationConfig(String nodeName, Source source, MockInventory mockInventory,
+                                       Path nvidiaSmiPath, Path sysfsRoot, Duration nvidiaSmiTimeout,
+                                       int splitCount, Duration handshakeInterval, Duration rescanInterval,
+                                       Duration retryInitialBackoff, boolean advertiseCapacity,
+                                       boolean deregisterOnExit, Duration closeTimeout) {
+
+    /** HAMi's scheduler marks a node unhealthy when its {@code Requesting_} stamp is this old. */
+    public static final Duration SCHEDULER_STALE_AFTER = Duration.ofSeconds(60);
+
+    // RFC 1123 subdomain, what Kubernetes accepts as a Node name.
+    private static final Pattern NODE_NAME =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+    /** Where the GPUs to register come from. */
+    public enum Source {
+        /** Simulated GPUs from {@link #mockInventory()}. */
+        MOCK("mock"),
+        /** The node's real GPUs, from nvidia-smi. */
+        NVIDIA_SMI("nvidia-smi"),
+        /** No device registration (nodes without GPUs). */
+        NONE("none");
+
+        private final String flagValue;
+
+        Source(String flagValue) {
+            this.flagValue = flagValue;
+        }
+
+        public String flagValue() {
+            return flagValue;
+        }
+
+        /** Parses {@code mock}, {@code nvidia-smi} or {@code none}. */
+        public static Source parse(String value) {
+            requireNonNull(value, "value");
+            return Arrays.stream(values())
+                    .filter(s -> s.flagValue.equals(value.strip().toLowerCase(Locale.ROOT)))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("--device-source: '" + value + "' (expected one of: "
+                            + Arrays.stream(values()).map(Source::flagValue).collect(Collectors.joining(", ")) + ")"));
+        }
+    }
+
+    public DeviceRegistrationConfig {
+        requireNonNull(nodeName, "nodeName");
+        requireNonNull(source, "source");
+        requireNonNull(nvidiaSmiPath, "nvidiaSmiPath");
+        requireNonNull(sysfsRoot, "sysfsRoot");
+        requireNonNull(nvidiaSmiTimeout, "nvidiaSmiTimeout");
+        requireNonNull(handshakeInterval, "handshakeInterval");
+        requireNonNull(rescanInterval, "rescanInterval");
+        requireNonNull(retryInitialBackoff, "retryInitialBackoff");
+        requireNonNull(closeTimeout, "closeTimeout");
+        if (nodeName.length() > 253 || !NODE_NAME.matcher(nodeName).matches()) {
+            throw new IllegalArgumentException("--node-name: '" + nodeName
+                    + "' (expected: the Node's name, a lower-case RFC 1123 subdomain; set it from spec.nodeName)");
+        }
+        if (source == Source.MOCK && mockInventory == null) {
+            throw new IllegalArgumentException(
+                    "--mock-gpus/--mock-inventory: none (expected: a mock inventory when --device-source=mock)");
+        }
+        if (splitCount <= 0) {
+            throw new IllegalArgumentException("--device-split-count: " + splitCount + " (expected: > 0)");
+        }
+        requirePositive("--nvidia-smi-timeout", nvidiaSmiTimeout);
+        requirePositive("--handshake-interval", handshakeInterval);
+        requirePositive("--device-rescan-interval", rescanInterval);
+        requirePositive("retryInitialBackoff", retryInitialBackoff);
+        requirePositive("closeTimeout", closeTimeout);
+        if (handshakeInterval.compareTo(SCHEDULER_STALE_AFTER) >= 0) {
+            throw new IllegalArgumentException("--handshake-interval: " + handshakeInterval
+                    + " (expected: < 60s, the HAMi scheduler's staleness window)");
+        }
+        if (retryInitialBackoff.compareTo(handshakeInterval) > 0) {
+            throw new IllegalArgumentException("retryInitialBackoff: " + retryInitialBackoff
+                    + " (expected: <= --handshake-interval " + handshakeInterval + ")");
+        }
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+        }
+    }
+
+    /** A builder with the defaults: nvidia-smi source, split count 10, handshake every 20 s. */
+    public static Builder builder(String nodeName) {
+        return new Builder(nodeName);
+    }
+
+    /** Builds {@link DeviceRegistrationConfig}; every setter has the default noted on the record. */
+    public static final class Builder {
+        private final String nodeName;
+        private Source source = Source.NVIDIA_SMI;
+        private MockInventory mockInventory;
+        private Path nvidiaSmiPath = Path.of("/usr/bin/nvidia-smi");
+        private Path sysfsRoot = Path.of("/sys");
+        private Duration nvidiaSmiTimeout = Duration.ofSeconds(10);
+        private int splitCount = 10;
+        private Duration handshakeInterval = Duration.ofSeconds(20);
+        private Duration rescanInterval = Duration.ofSeconds(30);
+        private Duration retryInitialBackoff = Duration.ofSeconds(1);
+        private Boolean advertiseCapacity;
+        private boolean deregisterOnExit;
+        private Duration closeTimeout = Duration.ofSeconds(5);
+
+        private Builder(String nodeName) {
+            this.nodeName = nodeName;
+        }
+
+        /** Simulated GPUs; also sets the source to {@link Source#MOCK}. */
+        public Builder mock(MockInventory inventory) {
+            this.source = Source.MOCK;
+            this.mockInventory = inventory;
+            return this;
+        }
+
+        public Builder source(Source source) {
+            this.source = source;
+            return this;
+        }
+
+        public Builder nvidiaSmiPath(Path path) {
+            this.nvidiaSmiPath = path;
+            return this;
+        }
+
+        public Builder sysfsRoot(Path root) {
+            this.sysfsRoot = root;
+            return this;
+        }
+
+        public Builder nvidiaSmiTimeout(Duration timeout) {
+            this.nvidiaSmiTimeout = timeout;
+            return this;
+        }
+
+        public Builder splitCount(int count) {
+            this.splitCount = count;
+            return this;
+        }
+
+        public Builder handshakeInterval(Duration interval) {
+            this.handshakeInterval = interval;
+            return this;
+        }
+
+        public Builder rescanInterval(Duration interval) {
+            this.rescanInterval = interval;
+            return this;
+        }
+
+        public Builder retryInitialBackoff(Duration backoff) {
+            this.retryInitialBackoff = backoff;
+            return this;
+        }
+
+        public Builder advertiseCapacity(boolean advertise) {
+            this.advertiseCapacity = advertise;
+            return this;
+        }
+
+        public Builder deregisterOnExit(boolean deregister) {
+            this.deregisterOnExit = deregister;
+            return this;
+        }
+
+        public Builder closeTimeout(Duration timeout) {
+            this.closeTimeout = timeout;
+            return this;
+        }
+
+        public DeviceRegistrationConfig build() {
+            boolean advertise = advertiseCapacity != null ? advertiseCapacity : source == Source.MOCK;
+            return new DeviceRegistrationConfig(nodeName, source, mockInventory, nvidiaSmiPath, sysfsRoot,
+                    nvidiaSmiTimeout, splitCount, handshakeInterval, rescanInterval, retryInitialBackoff, advertise,
+                    deregisterOnExit, closeTimeout);
+        }
+    }
+
+    /** The source this configuration asks for; empty for {@link Source#NONE}. */
+    public Optional<DeviceSource> createSource() {
+        return switch (source) {
+            case MOCK -> Optional.of(new MockDeviceSource(nodeName, mockInventory, splitCount));
+            case NVIDIA_SMI -> Optional.of(new NvidiaSmiDeviceSource(nvidiaSmiPath, sysfsRoot, nvidiaSmiTimeout,
+                    splitCount, GpuDevice.MODE_HAMI_CORE));
+            case NONE -> Optional.empty();
+        };
+    }
+}

@@ -1,0 +1,462 @@
+package io.tenantgateway.agent.devices;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.k8s.Annotations;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The registrar against fabric8's mock API server in CRUD mode (a real HTTP server on loopback);
+ * failures are injected with the server's expectations, which take precedence over CRUD.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DeviceRegistrarIT {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+
+    private KubernetesMockServer server;
+    private RecordingDispatcher dispatcher;
+    private KubernetesClient client;
+    private KubernetesClient admin;
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final TestClock clock = new TestClock(T0);
+    private final List<DeviceRegistrar> registrars = new ArrayList<>();
+
+    @BeforeEach
+    void startApiServer() {
+        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+        dispatcher = new RecordingDispatcher(new KubernetesMixedDispatcher(responses));
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, dispatcher, false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        admin = server.createClient();
+        // The registrar's own client: no hidden client-side retries, so every API error reaches it.
+        Config config = new ConfigBuilder(admin.getConfiguration())
+                .withRequestRetryBackoffLimit(0)
+                .withRequestTimeout(1_000)
+                .build();
+        client = new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    @AfterEach
+    void stopAll() {
+        registrars.forEach(DeviceRegistrar::close);
+        client.close();
+        admin.close();
+        server.destroy();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "tenant-a-worker | A100-80GB | 10 | 81920 | 100 | 100",
+        "tenant-b-worker | L4-24GB:2 | 20 | 46068 | 200 | 200",
+    })
+    void labInventoryIsRegisteredByteForByteWithHandshakeAndCapacity(String node, String gpus, String gpu,
+                                                                     String gpumem, String gpucores, String percentage) {
+        createNode(node);
+        MockInventory inventory = MockInventory.parseShorthand(gpus);
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node).mock(inventory).build());
+
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+
+        String expected = node.equals("tenant-a-worker") ? HamiDeviceCodecTest.TENANT_A : HamiDeviceCodecTest.TENANT_B;
+        List<GpuDevice> devices = new MockDeviceSource(node, inventory, 10).discover();
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(expected);
+        assertThat(HamiDeviceCodec.decode(annotation(node, Annotations.NODE_NVIDIA_REGISTER))).isEqualTo(devices);
+        assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isEqualTo("Reported 2026-03-01 10:00:00");
+        Map<String, String> quantities = Map.of("nvidia.com/gpu", gpu, "nvidia.com/gpumem", gpumem,
+                "nvidia.com/gpucores", gpucores, "nvidia.com/gpumem-percentage", percentage);
+        assertThat(quantities(admin.nodes().withName(node).get().getStatus().getCapacity())).containsAllEntriesOf(quantities);
+        assertThat(quantities(admin.nodes().withName(node).get().getStatus().getAllocatable())).containsAllEntriesOf(quantities);
+        assertThat(dispatcher.seen).anySatisfy(r -> {
+            assertThat(r.method()).isEqualTo("PATCH");
+            assertThat(r.path()).isEqualTo("/api/v1/nodes/" + node + "/status");
+            assertThat(r.contentType()).startsWith("application/merge-patch+json");
+            assertThat(r.body()).isEqualTo("{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"" + gpu + "\",\"nvidia.com/gpumem\":\""
+                    + gpumem + "\",\"nvidia.com/gpucores\":\"" + gpucores + "\",\"nvidia.com/gpumem-percentage\":\""
+                    + percentage + "\"},\"allocatable\":{\"nvidia.com/gpu\":\"" + gpu + "\",\"nvidia.com/gpumem\":\"" + gpumem
+                    + "\",\"nvidia.com/gpucores\":\"" + gpucores + "\",\"nvidia.com/gpumem-percentage\":\"" + percentage + "\"}}}");
+        });
+        assertThat(registrar.registeredDeviceIds()).containsExactlyInAnyOrderElementsOf(
+                devices.stream().map(GpuDevice::id).toList());
+        assertThat(registrar.snapshot().registerAnnotation()).isEqualTo(expected);
+        String metrics = scrape();
+        assertThat(metrics).contains("tenant_gateway_devices_registered " + devices.size() + ".0\n");
+        assertThat(metrics).contains("tenant_gateway_handshake_age_seconds 0.0\n");
+        assertThat(metrics).contains("tenant_gateway_device_registration_failures_total{reason=\"conflict\"} 0.0\n");
+    }
+
+    @Test
+    void handshakeIsRefreshedOnCadenceAndRewrittenAfterDeletionWhileRegisterIsWrittenOnce() {
+        String node = "tenant-b-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
+                .mock(MockInventory.parseShorthand("L4-24GB:2"))
+                .handshakeInterval(Duration.ofMillis(100))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build());
+        await().until(() -> "Reported 2026-03-01 10:00:00".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
+
+        clock.set(T0.plusSeconds(30));
+        await().until(() -> "Reported 2026-03-01 10:00:30".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
+        clock.set(T0.plusSeconds(45));
+        await().until(() -> "Reported 2026-03-01 10:00:45".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
+
+        // Someone (v2.10 scheduler on an unhealthy node, an operator) deletes the handshake.
+        admin.nodes().withName(node).patch(PatchContext.of(PatchType.JSON),
+                "[{\"op\":\"remove\",\"path\":\"/metadata/annotations/hami.io~1node-handshake\"}]");
+        clock.set(T0.plusSeconds(50));
+        await().until(() -> "Reported 2026-03-01 10:00:50".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
+
+        await().until(() -> registrarPatches(node, "Reported ") >= 6);
+        assertThat(registrarPatches(node, Annotations.NODE_NVIDIA_REGISTER))
+                .as("the register annotation is patched only when its value changes").isEqualTo(1);
+        assertThat(registrar.snapshot().lastHandshake()).isEqualTo(T0.plusSeconds(50));
+    }
+
+    @Test
+    void schedulerRequestingWritesInBetweenAreNotFought() {
+        String node = "tenant-a-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
+                .mock(MockInventory.parseShorthand("A100-80GB"))
+                .handshakeInterval(Duration.ofSeconds(30))
+                .build());
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        int ourPatches = registrarPatches(node, "Reported ");
+        String register = annotation(node, Annotations.NODE_NVIDIA_REGISTER);
+
+        for (String stamp : List.of("10:00:15", "10:00:30", "10:00:45")) {
+            admin.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE),
+                    "{\"metadata\":{\"annotations\":{\"hami.io/node-handshake\":\"Requesting_2026-03-01 " + stamp + "\"}}}");
+        }
+
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isEqualTo("Requesting_2026-03-01 10:00:45");
+            assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(register);
+        });
+        assertThat(registrarPatches(node, "Reported ")).as("no extra writes in reply").isEqualTo(ourPatches);
+        assertThat(registrar.devicesRegistered()).isTrue();
+    }
+
+    @Test
+    void conflictOnceThenSuccess() {
+        String node = "tenant-a-worker";
+        createNode(node);
+        server.expect().patch().withPath("/api/v1/nodes/" + node)
+                .andReturn(409, new StatusBuilder().withStatus("Failure").withCode(409).withReason("Conflict")
+                        .withMessage("Operation cannot be fulfilled on nodes \"" + node + "\": the object has been modified")
+                        .build())
+                .once();
+
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
+                .mock(MockInventory.parseShorthand("A100-80GB")).build());
+
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(HamiDeviceCodecTest.TENANT_A);
+        assertThat(scrape()).contains("tenant_gateway_device_registration_failures_total{reason=\"conflict\"} 1.0\n");
+        assertThat(registrar.snapshot().lastFailure()).isNull();
+        // Retried at once, within the same round, after re-reading the node.
+        assertThat(registrarPatches(node, "Reported ")).isEqualTo(2);
+    }
+
+    @Test
+    void serverErrorsBackOffThenRecover() {
+        String node = "tenant-a-worker";
+        createNode(node);
+        server.expect().patch().withPath("/api/v1/nodes/" + node)
+                .andReturn(500, new StatusBuilder().withStatus("Failure").withCode(500).withMessage("etcdserver: leader changed").build())
+                .times(3);
+
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
+                .mock(MockInventory.parseShorthand("A100-80GB"))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build());
+
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(HamiDeviceCodecTest.TENANT_A);
+        assertThat(scrape()).contains("tenant_gateway_device_registration_failures_total{reason=\"server_error\"} 3.0\n");
+        assertThat(registrar.snapshot().lastError()).isNull();
+    }
+
+    @Test
+    void apiTimeoutThenRecovery() {
+        String node = "tenant-a-worker";
+        Node created = createNode(node);
+        server.expect().get().delay(3, TimeUnit.SECONDS).withPath("/api/v1/nodes/" + node)
+                .andReturn(200, created).once();
+
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
+                .mock(MockInventory.parseShorthand("A100-80GB"))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build());
+
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        assertThat(scrape()).contains("tenant_gateway_device_registration_failures_total{reason=\"api_unreachable\"} 1.0\n");
+    }
+
+    @Test
+    void nodeAbsentAtStartThenCreatedGetsRegistered() {
+        String node = "tenant-b-worker";
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
+                .mock(MockInventory.parseShorthand("L4-24GB:2"))
+                .handshakeInterval(Duration.ofMillis(200))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build());
+
+        await().untilAsserted(() -> {
+            DeviceRegistrationSnapshot snapshot = registrar.snapshot();
+            assertThat(snapshot.lastFailure()).isEqualTo(FailureReason.NODE_MISSING);
+            assertThat(snapshot.lastError()).isEqualTo(
+                    "node tenant-b-worker not found (expected: the Node this agent runs on; check --node-name)");
+            assertThat(snapshot.ready()).isFalse();
+        });
+        assertThat(registrar.readinessCheck().run()).isEqualTo(HealthCheck.Result.failed("node_missing: "
+                + "node tenant-b-worker not found (expected: the Node this agent runs on; check --node-name)"));
+        await().until(() -> failures("node_missing") >= 2);
+
+        createNode(node);
+
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(HamiDeviceCodecTest.TENANT_B);
+        assertThat(registrar.snapshot().lastFailure()).isNull();
+        assertThat(registrar.readinessCheck().run()).isEqualTo(HealthCheck.Result.OK);
+    }
+
+    @Test
+    void nvidiaSmiFailureRegistersNothingShowsInReadinessAndIsRetried(@TempDir Path dir) throws IOException {
+        String node = "gpu-worker-1";
+        createNode(node);
+        Path driverLoaded = dir.resolve("driver-loaded");
+        Path smi = fakeNvidiaSmi(dir, driverLoaded);
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
+                .nvidiaSmiPath(smi)
+                .sysfsRoot(dir.resolve("sys"))
+                .handshakeInterval(Duration.ofMillis(200))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build());
+
+        await().until(() -> failures("driver_unavailable") >= 2);
+        DeviceRegistrationSnapshot failing = registrar.snapshot();
+        assertThat(failing.ready()).isFalse();
+        assertThat(failing.lastFailure()).isEqualTo(FailureReason.DRIVER_UNAVAILABLE);
+        assertThat(failing.lastError()).startsWith(
+                "nvidia-smi exited with status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.");
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isNull();
+        assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isNull();
+
+        Files.createFile(driverLoaded);
+
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        assertThat(HamiDeviceCodec.decode(annotation(node, Annotations.NODE_NVIDIA_REGISTER))).containsExactly(
+                new GpuDevice("GPU-a75cda02-62ce-2c30-9150-555ef08935e2", 0, 10, 81920, 100, "NVIDIA A100-SXM4-80GB",
+                        0, "hami-core", true));
+        Node registered = admin.nodes().withName(node).get();
+        assertThat(registered.getStatus() == null || registered.getStatus().getCapacity() == null
+                || !registered.getStatus().getCapacity().containsKey("nvidia.com/gpu"))
+                .as("with real GPUs the device plugin advertises capacity, not us").isTrue();
+    }
+
+    @Test
+    void deregistersOnExitAndLifecycleIsIdempotent() {
+        String node = "tenant-a-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
+                .mock(MockInventory.parseShorthand("A100-80GB"))
+                .deregisterOnExit(true)
+                .build());
+        registrar.start();
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+
+        registrar.close();
+        registrar.close();
+
+        // A real API server deletes null-patched keys; the CRUD mock keeps them as null.
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isNull();
+        assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isNull();
+        Map<String, Quantity> capacity = admin.nodes().withName(node).get().getStatus().getCapacity();
+        assertThat(capacity.get("nvidia.com/gpu")).isNull();
+        assertThat(registrar.registeredDeviceIds()).isEmpty();
+        assertThat(scrape()).doesNotContain("tenant_gateway_");
+        assertThatThrownBy(registrar::start).isInstanceOf(IllegalStateException.class)
+                .hasMessage("device registrar for node tenant-a-worker is closed");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private DeviceRegistrar start(DeviceRegistrationConfig config) {
+        DeviceRegistrar registrar = new DeviceRegistrar(config, config.createSource().orElseThrow(), client, clock, registry);
+        registrars.add(registrar);
+        registrar.start();
+        return registrar;
+    }
+
+    private Node createNode(String name) {
+        return admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build()).create();
+    }
+
+    /** The annotation's value; {@code null} when absent or null (the CRUD mock's deletion). */
+    private String annotation(String node, String key) {
+        Node n = admin.nodes().withName(node).get();
+        return n == null ? null : Annotations.get(n.getMetadata().getAnnotations(), key);
+    }
+
+    private static Map<String, String> quantities(Map<String, Quantity> quantities) {
+        Map<String, String> out = new HashMap<>();
+        quantities.forEach((k, v) -> out.put(k, v == null ? null : v.toString()));
+        return out;
+    }
+
+    /** Merge patches on the node's metadata whose body contains {@code text}. */
+    private int registrarPatches(String node, String text) {
+        return (int) dispatcher.seen.stream()
+                .filter(r -> r.method().equals("PATCH") && r.path().equals("/api/v1/nodes/" + node))
+                .filter(r -> r.body().contains(text))
+                .count();
+    }
+
+    private double failures(String reason) {
+        String prefix = "tenant_gateway_device_registration_failures_total{reason=\"" + reason + "\"} ";
+        return scrape().lines().filter(l -> l.startsWith(prefix))
+                .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length()))).findFirst().orElse(-1);
+    }
+
+    private String scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** nvidia-smi that fails like an unloaded driver until {@code driverLoaded} exists. */
+    private Path fakeNvidiaSmi(Path dir, Path driverLoaded) throws IOException {
+        Path output = dir.resolve("a100.csv");
+        try (InputStream in = getClass().getResourceAsStream("nvidia-smi/a100-sxm4-80gb.csv")) {
+            Files.write(output, in.readAllBytes());
+        }
+        Path smi = dir.resolve("nvidia-smi");
+        Files.writeString(smi, "#!/bin/sh\n"
+                + "if [ -f '" + driverLoaded + "' ]; then cat '" + output + "'; exit 0; fi\n"
+                + "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+                + "Make sure that the latest NVIDIA driver is installed and running.\"\n"
+                + "exit 9\n");
+        Files.setPosixFilePermissions(smi, PosixFilePermissions.fromString("rwx------"));
+        return smi;
+    }
+
+    /**
+     * Notes what each request carried (the CRUD dispatcher consumes bodies), then lets the mixed
+     * dispatcher (expectations first, CRUD otherwise) answer.
+     */
+    static final class RecordingDispatcher extends Dispatcher {
+        record Seen(String method, String path, String contentType, String body) {
+        }
+
+        final List<Seen> seen = new CopyOnWriteArrayList<>();
+        private final KubernetesMixedDispatcher delegate;
+
+        RecordingDispatcher(KubernetesMixedDispatcher delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            seen.add(new Seen(request.getMethod(), request.getPath(), String.valueOf(request.getHeader("Content-Type")),
+                    new String(request.getBody().getBytes(), StandardCharsets.UTF_8)));
+            return delegate.dispatch(request);
+        }
+
+        @Override
+        public void shutdown() {
+            delegate.shutdown();
+        }
+
+        @Override
+        public void releaseResources() {
+            delegate.releaseResources();
+        }
+    }
+
+    /** A clock the test moves by hand. */
+    static final class TestClock extends Clock {
+        private final AtomicReference<Instant> now;
+
+        TestClock(Instant start) {
+            this.now = new AtomicReference<>(start);
+        }
+
+        void set(Instant instant) {
+            now.set(instant);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException("the test clock is UTC");
+        }
+
+        @Override
+        public Instant instant() {
+            return now.get();
+        }
+    }
+}
