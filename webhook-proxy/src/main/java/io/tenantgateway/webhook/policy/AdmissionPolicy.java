@@ -1,0 +1,163 @@
+package io.tenantgateway.webhook.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.webhook.quota.QuotaLookup;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * HAMi's mutating-webhook decisions for pod CREATE requests (HAMi {@code pkg/scheduler/webhook.go}), in HAMi's
+ * order:
+ *
+ * <ol>
+ *   <li>an object that is not a readable Pod: errored 400;</li>
+ *   <li>no containers: denied "pod has no containers";</li>
+ *   <li>another scheduler already named (not ours, and not {@code default-scheduler} while force-overwrite is
+ *       on): allowed unchanged, "pod already has different scheduler assigned";</li>
+ *   <li>each container (v2.10: init containers first) through every vendor: validation (v2.10, errored 500),
+ *       then mutation; privileged containers are skipped (v2.9) or, when the pod asks for a HAMi resource,
+ *       deny it "container &lt;name&gt; is privileged" (v2.10);</li>
+ *   <li>a HAMi resource anywhere: {@code spec.schedulerName} set to ours; {@code spec.nodeName} set: denied
+ *       "pod has node assigned";</li>
+ *   <li>quota: denied "exceeding resource quota";</li>
+ *   <li>allowed with the mutated object (the caller turns it into a JSON patch).</li>
+ * </ol>
+ *
+ * <p>Pure: no I/O besides the {@link QuotaLookup}; immutable and thread-safe.
+ */
+public final class AdmissionPolicy {
+    static final String NO_CONTAINERS = "pod has no containers";
+    static final String OTHER_SCHEDULER = "pod already has different scheduler assigned";
+    static final String NODE_ASSIGNED = "pod has node assigned";
+    static final String QUOTA_EXCEEDED = "exceeding resource quota";
+
+    private final PolicyConfig config;
+    private final List<Vendor> vendors;
+    private final QuotaLookup quota;
+
+    public AdmissionPolicy(PolicyConfig config, List<Vendor> vendors, QuotaLookup quota) {
+        this.config = requireNonNull(config, "config");
+        this.vendors = List.copyOf(requireNonNull(vendors, "vendors"));
+        this.quota = requireNonNull(quota, "quota");
+        if (this.vendors.isEmpty()) {
+            throw new IllegalArgumentException("vendors: none (expected: at least NVIDIA)");
+        }
+    }
+
+    public AdmissionPolicy(PolicyConfig config, DeviceConfig devices, QuotaLookup quota) {
+        this(config, requireNonNull(devices, "devices").vendors(), quota);
+    }
+
+    public PolicyConfig config() {
+        return config;
+    }
+
+    /**
+     * Decides on a pod being created.
+     *
+     * @param object the {@code request.object} of the AdmissionReview (not modified)
+     * @param requestNamespace the {@code request.namespace}; the pod's own {@code metadata.namespace} is used when
+     *     this is empty
+     */
+    public Decision admit(JsonNode object, String requestNamespace) {
+        if (object == null || !object.isObject()) {
+            return Decision.errored(400, "undecodable pod: request.object is " + JsonTypes.describe(object)
+                    + " (expected: the Pod being created)");
+        }
+        ObjectNode copy = ((ObjectNode) object).deepCopy();
+        try {
+            PodNode pod = new PodNode(copy);
+            return decide(pod, namespace(copy, requestNamespace));
+        } catch (UndecodablePodException e) {
+            return Decision.errored(400, "undecodable pod: " + e.getMessage());
+        }
+    }
+
+    private Decision decide(PodNode pod, String namespace) {
+        List<ContainerNode> containers = pod.containers();
+        if (containers.isEmpty()) {
+            return Decision.denied(NO_CONTAINERS);
+        }
+        if (namesOtherScheduler(pod.schedulerName())) {
+            return Decision.allowedUnchanged(OTHER_SCHEDULER);
+        }
+        HamiCompat compat = config.compat();
+        List<ContainerNode> initContainers = pod.initContainers();
+        List<ContainerNode> toMutate = new ArrayList<>();
+        if (compat.mutatesInitContainers()) {
+            toMutate.addAll(initContainers);
+        }
+        toMutate.addAll(containers);
+
+        boolean hasResource = false;
+        for (ContainerNode container : toMutate) {
+            if (!compat.deniesPrivilegedContainers() && container.privileged()) {
+                continue; // v2.9: a privileged container sees every device anyway, so HAMi leaves it alone
+            }
+            for (Vendor vendor : vendors) {
+                if (compat.validatesResourceValues()) {
+                    Optional<String> invalid = vendor.validate(container);
+                    if (invalid.isPresent()) {
+                        return Decision.errored(500, invalid.get());
+                    }
+                }
+                hasResource |= vendor.mutate(container, pod);
+            }
+        }
+        if (compat.deniesPrivilegedContainers() && hasResource) {
+            Optional<String> privileged = firstPrivileged(initContainers, containers);
+            if (privileged.isPresent()) {
+                return Decision.denied("container " + privileged.get() + " is privileged");
+            }
+        }
+        if (hasResource) {
+            pod.setSchedulerName(config.schedulerName());
+            if (!pod.nodeName().isEmpty()) {
+                return Decision.denied(NODE_ASSIGNED);
+            }
+        }
+        QuotaCheck.Result quotaResult = QuotaCheck.check(pod, namespace, vendors, compat, quota);
+        if (quotaResult == QuotaCheck.Result.EXCEEDED) {
+            return Decision.denied(QUOTA_EXCEEDED);
+        }
+        if (quotaResult instanceof QuotaCheck.Result.Failed failed) {
+            return Decision.errored(500, failed.message());
+        }
+        return Decision.allowed(pod.tree());
+    }
+
+    /**
+     * HAMi's condition: a scheduler is named, it is not ours, and it is not {@code default-scheduler} while
+     * force-overwrite is on.
+     */
+    private boolean namesOtherScheduler(String current) {
+        if (current.isEmpty() || current.equals(config.schedulerName())) {
+            return false;
+        }
+        return !current.equals(PolicyConfig.KUBERNETES_DEFAULT_SCHEDULER) || !config.forceOverwriteDefaultScheduler();
+    }
+
+    private static Optional<String> firstPrivileged(List<ContainerNode> initContainers,
+            List<ContainerNode> containers) {
+        for (List<ContainerNode> list : List.of(initContainers, containers)) {
+            for (ContainerNode container : list) {
+                if (container.privileged()) {
+                    return Optional.of(container.name());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String namespace(ObjectNode pod, String requestNamespace) {
+        if (requestNamespace != null && !requestNamespace.isEmpty()) {
+            return requestNamespace;
+        }
+        ObjectNode metadata = JsonTypes.object(pod, "metadata", "pod", false);
+        return metadata == null ? "" : JsonTypes.string(metadata, "namespace", "metadata");
+    }
+}

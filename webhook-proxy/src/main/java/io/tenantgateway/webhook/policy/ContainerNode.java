@@ -1,0 +1,116 @@
+package io.tenantgateway.webhook.policy;
+
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * One container of the pod being admitted, as a view over the JSON tree: vendors read and write
+ * {@code resources.limits} and {@code env} through it, so every vendor mutates the same way HAMi's
+ * {@code MutateAdmission} does on the decoded Pod.
+ *
+ * <p>Not thread-safe; lives for one admission.
+ */
+public final class ContainerNode {
+    private final ObjectNode node;
+    private final String path;
+
+    ContainerNode(ObjectNode node, String path) {
+        this.node = node;
+        this.path = path;
+    }
+
+    /** The container's name ({@code ""} when the object has none, which the API server rejects later anyway). */
+    public String name() {
+        JsonNode name = node.get("name");
+        return name != null && name.isString() ? name.stringValue() : "";
+    }
+
+    /** Where this container sits in the pod, e.g. {@code spec.initContainers[0]}, for error messages. */
+    public String path() {
+        return path;
+    }
+
+    /** {@code securityContext.privileged: true}. */
+    public boolean privileged() {
+        JsonNode securityContext = node.get("securityContext");
+        if (securityContext == null || securityContext.isNull()) {
+            return false;
+        }
+        if (!securityContext.isObject()) {
+            throw new UndecodablePodException(path + ".securityContext: expected an object, got "
+                    + JsonTypes.describe(securityContext));
+        }
+        JsonNode privileged = securityContext.get("privileged");
+        if (privileged == null || privileged.isNull()) {
+            return false;
+        }
+        if (!privileged.isBoolean()) {
+            throw new UndecodablePodException(path + ".securityContext.privileged: expected a boolean, got "
+                    + JsonTypes.describe(privileged));
+        }
+        return privileged.booleanValue();
+    }
+
+    /** Whether {@code resources.limits} names the resource (HAMi reads only limits). */
+    public boolean hasLimit(String resource) {
+        return limit(resource).isPresent();
+    }
+
+    /** The parsed limit for a resource, if set. */
+    public Optional<Quantity> limit(String resource) {
+        if (resource == null || resource.isEmpty()) {
+            return Optional.empty();
+        }
+        ObjectNode limits = limits(false);
+        if (limits == null) {
+            return Optional.empty();
+        }
+        JsonNode value = limits.get(resource);
+        if (value == null || value.isNull()) {
+            return Optional.empty();
+        }
+        String text;
+        if (value.isString()) {
+            text = value.stringValue();
+        } else if (value.isNumber()) {
+            text = value.numberValue().toString();
+        } else {
+            throw new UndecodablePodException(path + ".resources.limits[" + resource + "]: expected a quantity,"
+                    + " got " + JsonTypes.describe(value));
+        }
+        return Optional.of(Quantity.parse(text).orElseThrow(() -> new UndecodablePodException(path
+                + ".resources.limits[" + resource + "]: '" + text + "' is not a quantity (expected: a value"
+                + " matching " + Quantity.FORMAT + ", e.g. 1, 3000, 2Gi)")));
+    }
+
+    /** Sets a limit, creating {@code resources} and {@code limits} when absent. */
+    public void putLimit(String resource, String quantity) {
+        limits(true).put(resource, quantity);
+    }
+
+    /** Appends an environment variable (HAMi appends, it does not replace an existing entry of that name). */
+    public void appendEnv(String name, String value) {
+        JsonNode env = node.get("env");
+        ArrayNode array;
+        if (env == null || env.isNull()) {
+            array = node.putArray("env");
+        } else if (env.isArray()) {
+            array = (ArrayNode) env;
+        } else {
+            throw new UndecodablePodException(path + ".env: expected an array, got " + JsonTypes.describe(env));
+        }
+        ObjectNode variable = array.addObject();
+        variable.put("name", name);
+        variable.put("value", value);
+    }
+
+    private ObjectNode limits(boolean create) {
+        ObjectNode resources = JsonTypes.object(node, "resources", path, create);
+        if (resources == null) {
+            return null;
+        }
+        return JsonTypes.object(resources, "limits", path + ".resources", create);
+    }
+}

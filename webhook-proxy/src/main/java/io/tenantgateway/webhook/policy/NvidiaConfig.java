@@ -1,0 +1,87 @@
+package io.tenantgateway.webhook.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Set;
+
+/**
+ * The {@code nvidia:} block of HAMi's {@code device-config.yaml} (ConfigMap {@code hami-scheduler-device}). Field
+ * names follow the YAML keys; {@link #defaults()} are HAMi's documented defaults.
+ *
+ * <p>{@code defaultMemory}, {@code defaultCores}, {@code deviceSplitCount} and the scaling factors are read and
+ * validated but the webhook does not use them: HAMi applies them in the scheduler (request generation and device
+ * registration), never in admission.
+ */
+public record NvidiaConfig(
+        String resourceCountName,
+        String resourceMemoryName,
+        String resourceMemoryPercentageName,
+        String resourceCoreName,
+        String resourcePriorityName,
+        boolean overwriteEnv,
+        long defaultMemory,
+        long defaultCores,
+        long defaultGpuNum,
+        int memoryFactor,
+        String gpuCorePolicy,
+        String runtimeClassName,
+        long deviceSplitCount,
+        double deviceMemoryScaling,
+        double deviceCoreScaling) {
+
+    /** HAMi's {@code GPUCoreUtilizationPolicy} values. */
+    public static final Set<String> CORE_POLICIES = Set.of("default", "force", "disable");
+
+    public NvidiaConfig {
+        resourceCountName = required("nvidia.resourceCountName", resourceCountName);
+        resourceMemoryName = requireNonNull(resourceMemoryName, "resourceMemoryName").trim();
+        resourceMemoryPercentageName = requireNonNull(resourceMemoryPercentageName, "resourceMemoryPercentageName")
+                .trim();
+        resourceCoreName = requireNonNull(resourceCoreName, "resourceCoreName").trim();
+        resourcePriorityName = requireNonNull(resourcePriorityName, "resourcePriorityName").trim();
+        gpuCorePolicy = requireNonNull(gpuCorePolicy, "gpuCorePolicy").trim();
+        runtimeClassName = requireNonNull(runtimeClassName, "runtimeClassName").trim();
+        if (gpuCorePolicy.isEmpty()) {
+            gpuCorePolicy = "default";
+        }
+        if (!CORE_POLICIES.contains(gpuCorePolicy)) {
+            throw new IllegalArgumentException("nvidia.gpuCorePolicy: '" + gpuCorePolicy
+                    + "' (expected: default, force or disable)");
+        }
+        atLeast("nvidia.defaultMemory", defaultMemory, 0);
+        atLeast("nvidia.defaultCores", defaultCores, 0);
+        if (defaultCores > 100) {
+            throw new IllegalArgumentException("nvidia.defaultCores: " + defaultCores + " (expected: 0..100)");
+        }
+        atLeast("nvidia.defaultGPUNum", defaultGpuNum, 0);
+        atLeast("nvidia.memoryFactor", memoryFactor, 1);
+        atLeast("nvidia.deviceSplitCount", deviceSplitCount, 1);
+        if (!(deviceMemoryScaling > 0)) {
+            throw new IllegalArgumentException("nvidia.deviceMemoryScaling: " + deviceMemoryScaling
+                    + " (expected: > 0)");
+        }
+        if (!(deviceCoreScaling > 0)) {
+            throw new IllegalArgumentException("nvidia.deviceCoreScaling: " + deviceCoreScaling + " (expected: > 0)");
+        }
+    }
+
+    /** HAMi's defaults (its chart's ConfigMap and {@code InitDefaultDevices}). */
+    public static NvidiaConfig defaults() {
+        return new NvidiaConfig("nvidia.com/gpu", "nvidia.com/gpumem", "nvidia.com/gpumem-percentage",
+                "nvidia.com/gpucores", "nvidia.com/priority", false, 0, 0, 1, 1, "default", "", 10, 1.0, 1.0);
+    }
+
+    private static String required(String key, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(key + ": '" + (value == null ? "" : value)
+                    + "' (expected: a resource name such as nvidia.com/gpu)");
+        }
+        return value.trim();
+    }
+
+    private static void atLeast(String key, long value, long minimum) {
+        if (value < minimum) {
+            throw new IllegalArgumentException(key + ": " + value + " (expected: >= " + minimum + ")");
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.tenantgateway.webhook.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.regex.Pattern;
+
+/**
+ * The webhook-level settings of HAMi's admission policy (its scheduler flags).
+ *
+ * @param schedulerName written into {@code spec.schedulerName} of pods that ask for a HAMi resource
+ *     (HAMi {@code --scheduler-name}, {@code hami-scheduler} in its chart)
+ * @param forceOverwriteDefaultScheduler whether a pod naming {@code default-scheduler} is taken over
+ *     (HAMi {@code --force-overwrite-default-scheduler}, default true)
+ * @param compat which HAMi release's decisions to reproduce
+ */
+public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultScheduler, HamiCompat compat) {
+    public static final String DEFAULT_SCHEDULER_NAME = "hami-scheduler";
+    /** Kubernetes' {@code corev1.DefaultSchedulerName}. */
+    public static final String KUBERNETES_DEFAULT_SCHEDULER = "default-scheduler";
+    private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+
+    public PolicyConfig {
+        requireNonNull(schedulerName, "schedulerName");
+        requireNonNull(compat, "compat");
+        if (!DNS_SUBDOMAIN.matcher(schedulerName).matches()) {
+            throw new IllegalArgumentException("--scheduler-name: '" + schedulerName
+                    + "' (expected: a DNS subdomain such as hami-scheduler)");
+        }
+    }
+
+    /** {@code hami-scheduler}, force-overwrite on, v2.10: what HAMi's chart deploys. */
+    public static PolicyConfig defaults() {
+        return new PolicyConfig(DEFAULT_SCHEDULER_NAME, true, HamiCompat.V2_10);
+    }
+
+    public PolicyConfig withCompat(HamiCompat newCompat) {
+        return new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler, newCompat);
+    }
+
+    public PolicyConfig withForceOverwriteDefaultScheduler(boolean force) {
+        return new PolicyConfig(schedulerName, force, compat);
+    }
+}

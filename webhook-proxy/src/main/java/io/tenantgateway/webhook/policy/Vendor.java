@@ -1,0 +1,57 @@
+package io.tenantgateway.webhook.policy;
+
+import java.util.Optional;
+
+/**
+ * One accelerator vendor's part of HAMi's admission webhook (HAMi's {@code Devices.MutateAdmission} plus the
+ * resource names its quota check uses). Adding a vendor is its configuration block plus one implementation of
+ * this interface; the decision order, the privileged rule, scheduler assignment, quota arithmetic and patching
+ * stay in {@link AdmissionPolicy}.
+ *
+ * <p>Implementations are immutable and thread-safe; the containers they receive belong to one admission.
+ */
+public interface Vendor {
+
+    /** HAMi's common word for the vendor, e.g. {@code NVIDIA}. */
+    String name();
+
+    /**
+     * Checks a container before it is mutated (HAMi v2.10 does this first in {@code MutateAdmission}).
+     *
+     * @return HAMi's error text when a value is invalid; the pod is then answered errored 500 with it
+     */
+    Optional<String> validate(ContainerNode container);
+
+    /**
+     * Mutates one container (limits, env) and, where the vendor does so, the pod (runtime class).
+     *
+     * @return whether the container asks for this vendor's devices after mutation
+     */
+    boolean mutate(ContainerNode container, PodNode pod);
+
+    /** The resources a namespace's ResourceQuota limits ({@code limits.<name>}) and the memory factor. */
+    QuotaResources quotaResources();
+
+    /** What a (mutated) container asks for, read from its limits, for the quota check. */
+    DeviceRequest request(ContainerNode container);
+
+    /**
+     * Names of the memory and core resources a quota may limit ({@code null} when the vendor has none), and the
+     * factor HAMi multiplies memory by before comparing it with the quota.
+     */
+    record QuotaResources(String memoryResource, String coreResource, int memoryFactor) {
+        public QuotaResources {
+            if (memoryFactor < 1) {
+                throw new IllegalArgumentException("memoryFactor: " + memoryFactor + " (expected: >= 1)");
+            }
+        }
+    }
+
+    /**
+     * A container's device request: number of devices, memory and cores per device, each 0 when not given as a
+     * whole number (HAMi's {@code AsInt64} fails and the value is not counted).
+     */
+    record DeviceRequest(long count, long memoryPerDevice, long coresPerDevice) {
+        public static final DeviceRequest NONE = new DeviceRequest(0, 0, 0);
+    }
+}
