@@ -1,0 +1,126 @@
+package io.tenantgateway.webhook;
+
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.certs.ClientAuthMode;
+import io.tenantgateway.webhook.policy.PolicyConfig;
+import io.tenantgateway.webhook.proxy.UpstreamConfig;
+import java.util.Optional;
+
+/**
+ * Everything the webhook server needs besides live objects (TLS material, quota lookup, metrics registry), which
+ * {@link WebhookServer.Builder} takes separately.
+ *
+ * @param host address to bind ({@code 0.0.0.0} for all IPv4 interfaces, {@code ::} for all)
+ * @param port port to bind; 0 picks a free one (tests)
+ * @param path the admission path the API server calls ({@code /webhook}, as HAMi)
+ * @param clientAuth whether callers must present a client certificate signed by the server material's CA
+ *     (kube-apiserver can, via its admission-control kubeconfig)
+ * @param policy scheduler name, force-overwrite, HAMi compatibility
+ * @param upstream reverse-proxy settings, when an upstream webhook answers some or all requests
+ * @param maxRequestBytes requests larger than this are answered 413 (controller-runtime's 7 MiB)
+ * @param recentAdmissions how many recent decisions {@link RecentAdmissions} keeps (0 keeps none)
+ */
+public record WebhookConfig(String host, int port, String path, ClientAuthMode clientAuth, PolicyConfig policy,
+        Optional<UpstreamConfig> upstream, int maxRequestBytes, int recentAdmissions) {
+
+    public static final int DEFAULT_PORT = 9443;
+    public static final String DEFAULT_PATH = "/webhook";
+    /** controller-runtime's {@code maxRequestSize}: HAMi's webhook refuses larger bodies the same way. */
+    public static final int DEFAULT_MAX_REQUEST_BYTES = 7 * 1024 * 1024;
+    public static final int DEFAULT_RECENT_ADMISSIONS = 200;
+    private static final int MAX_RECENT_ADMISSIONS = 100_000;
+
+    public WebhookConfig {
+        requireNonNull(host, "host");
+        requireNonNull(clientAuth, "clientAuth");
+        requireNonNull(policy, "policy");
+        upstream = upstream == null ? Optional.empty() : upstream;
+        path = path == null || path.isEmpty() ? DEFAULT_PATH : path;
+        if (host.isBlank()) {
+            throw new IllegalArgumentException("--listen: host '' (expected: an address such as 0.0.0.0)");
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--listen: port " + port + " (expected: 0..65535)");
+        }
+        if (!path.startsWith("/")) {
+            throw new IllegalArgumentException("path: '" + path + "' (expected: a path starting with /)");
+        }
+        if (maxRequestBytes <= 0) {
+            throw new IllegalArgumentException("maxRequestBytes: " + maxRequestBytes + " (expected: > 0)");
+        }
+        if (recentAdmissions < 0 || recentAdmissions > MAX_RECENT_ADMISSIONS) {
+            throw new IllegalArgumentException("recentAdmissions: " + recentAdmissions + " (expected: 0.."
+                    + MAX_RECENT_ADMISSIONS + ")");
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Whether requests to the admission path itself go upstream (rather than to the built-in mutator). */
+    public boolean proxiesAdmissionPath() {
+        return upstream.map(u -> u.path().equals(path)).orElse(false);
+    }
+
+    /** Builds a {@link WebhookConfig}; unset values take the defaults above. */
+    public static final class Builder {
+        private String host = "0.0.0.0";
+        private int port = DEFAULT_PORT;
+        private String path = DEFAULT_PATH;
+        private ClientAuthMode clientAuth = ClientAuthMode.NONE;
+        private PolicyConfig policy = PolicyConfig.defaults();
+        private UpstreamConfig upstream;
+        private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+        private int recentAdmissions = DEFAULT_RECENT_ADMISSIONS;
+
+        private Builder() {
+        }
+
+        public Builder host(String value) {
+            this.host = value;
+            return this;
+        }
+
+        public Builder port(int value) {
+            this.port = value;
+            return this;
+        }
+
+        public Builder path(String value) {
+            this.path = value;
+            return this;
+        }
+
+        public Builder clientAuth(ClientAuthMode value) {
+            this.clientAuth = value;
+            return this;
+        }
+
+        public Builder policy(PolicyConfig value) {
+            this.policy = value;
+            return this;
+        }
+
+        public Builder upstream(UpstreamConfig value) {
+            this.upstream = value;
+            return this;
+        }
+
+        public Builder maxRequestBytes(int value) {
+            this.maxRequestBytes = value;
+            return this;
+        }
+
+        public Builder recentAdmissions(int value) {
+            this.recentAdmissions = value;
+            return this;
+        }
+
+        public WebhookConfig build() {
+            return new WebhookConfig(host, port, path, clientAuth, policy, Optional.ofNullable(upstream),
+                    maxRequestBytes, recentAdmissions);
+        }
+    }
+}
