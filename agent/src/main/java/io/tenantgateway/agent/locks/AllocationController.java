@@ -1,0 +1,587 @@
+package io.tenantgateway.agent.locks;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.k8s.Annotations;
+import io.tenantgateway.agent.k8s.EventRecorder;
+import io.tenantgateway.agent.k8s.MergePatch;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Completes HAMi allocations on this node and releases HAMi's node lock safely — the step a mock
+ * device plugin never does (shared/spec/hami.md, "Pod annotations", "Node lock").
+ *
+ * <p>For a pod bound to this node with {@code hami.io/bind-phase=allocating} and
+ * {@code hami.io/vgpu-node=<this node>}: check that every device in
+ * {@code hami.io/vgpu-devices-to-allocate} is one this node registered, consume the entries and set
+ * {@code success} (or set {@code failed}), then release the lock if — and only if — it names that
+ * pod. A reaper judges the lock on every node event and every {@code reapInterval}: expired,
+ * dangling (holder gone, finished, or bound elsewhere) and long-malformed locks are released.
+ *
+ * <p>Threading: informer callbacks only enqueue keys; one worker thread owned by this controller
+ * runs every reconcile and every (blocking) API call, so decisions about the node lock never race
+ * each other inside the agent. Each key is queued at most once (a coalescing set), which bounds the
+ * queue by the pods on this node. Writes are compare-and-swap merge patches; a conflict or server
+ * error is retried with {@link RetryBackoff} after re-reading the objects from the API server.
+ */
+public final class AllocationController implements AutoCloseable {
+    static final String EVENT_COMPONENT = "tenant-gateway-agent";
+    static final String REASON_ALLOCATED = "GPUAllocated";
+    static final String REASON_ALLOCATION_FAILED = "GPUAllocationFailed";
+    static final String REASON_LOCK_RELEASED = "NodeLockReleased";
+    static final String REASON_LOCK_MALFORMED = "NodeLockMalformed";
+    private static final String NODE_KEY = "node";
+    private static final Logger log = LoggerFactory.getLogger(AllocationController.class);
+
+    private enum State { NEW, STARTED, CLOSED }
+
+    private final KubernetesClient client;
+    private final AllocationConfig config;
+    private final String node;
+    private final Supplier<Set<String>> registeredDeviceIds;
+    private final Clock clock;
+    private final LockPolicy policy;
+    private final LockMetrics metrics;
+    private final EventRecorder events;
+
+    private final Object lifecycle = new Object();
+    private volatile State state = State.NEW;
+    private volatile ScheduledExecutorService worker;
+    private volatile SharedIndexInformer<Pod> podInformer;
+    private volatile SharedIndexInformer<Node> nodeInformer;
+    private final Set<String> queued = ConcurrentHashMap.newKeySet();
+
+    // Owned by the worker thread.
+    private final Map<String, Instant> malformedFirstSeen = new HashMap<>();
+    private final Map<String, String> reportedPods = new HashMap<>();
+
+    // Read by snapshot() from any thread.
+    private volatile String lockValue;
+    private volatile String lockVerdict = "";
+    private final AtomicLong reapPasses = new AtomicLong();
+    private final ArrayDeque<LockAction> recentActions = new ArrayDeque<>();
+
+    /**
+     * @param client the API client; owned by the caller (not closed here)
+     * @param registeredDeviceIds the GPU UUIDs this node registered with HAMi (the device registrar's
+     *        {@code registeredDeviceIds()}); an empty set means "not registered yet", and allocations
+     *        wait rather than fail
+     * @param registry where the metrics go; one controller per registry
+     */
+    public AllocationController(KubernetesClient client, AllocationConfig config,
+            Supplier<Set<String>> registeredDeviceIds, PrometheusRegistry registry, Clock clock) {
+        this.client = requireNonNull(client, "client");
+        this.config = requireNonNull(config, "config");
+        this.node = config.nodeName();
+        this.registeredDeviceIds = requireNonNull(registeredDeviceIds, "registeredDeviceIds");
+        this.clock = requireNonNull(clock, "clock");
+        this.policy = new LockPolicy(config.nodeLockTimeout(), config.mode() == AllocationMode.COMPLETE);
+        this.metrics = new LockMetrics(registry);
+        this.events = new EventRecorder(client, EVENT_COMPONENT, node, clock);
+    }
+
+    /**
+     * Starts the pod and node informers, waits for their first list, and starts the reaper. Idempotent.
+     *
+     * @throws IllegalStateException when the informers do not start within {@code startTimeout}
+     *         (everything started so far is stopped again), or after {@link #close()}
+     */
+    public void start() {
+        synchronized (lifecycle) {
+            if (state == State.STARTED) {
+                return;
+            }
+            if (state == State.CLOSED) {
+                throw new IllegalStateException("allocation controller for node " + node + " is closed");
+            }
+            try {
+                ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+                    Thread thread = new Thread(runnable, "allocation-controller-" + node);
+                    thread.setDaemon(true);
+                    return thread;
+                });
+                // Pending retries die with the controller; a successor re-derives everything from the API.
+                executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+                executor.setRemoveOnCancelPolicy(true);
+                worker = executor;
+                podInformer = (config.podFieldSelector()
+                        ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
+                        : client.pods().inAnyNamespace()).runnableInformer(0);
+                podInformer.addEventHandler(new PodEvents());
+                nodeInformer = client.nodes().withName(node).runnableInformer(0);
+                nodeInformer.addEventHandler(new NodeEvents());
+                CompletableFuture.allOf(podInformer.start().toCompletableFuture(),
+                                nodeInformer.start().toCompletableFuture())
+                        .get(config.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                long interval = config.reapInterval().toMillis();
+                worker.scheduleWithFixedDelay(this::reapTick, interval, interval, TimeUnit.MILLISECONDS);
+                state = State.STARTED;
+                // Events before both caches were filled were ignored (a pod judged without its node in
+                // the cache would wait for the next event); start from the complete picture instead.
+                enqueue(NODE_KEY);
+                for (Pod pod : podInformer.getStore().list()) {
+                    if (onThisNode(pod)) {
+                        enqueue(Cache.metaNamespaceKeyFunc(pod));
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stopResources();
+                throw new IllegalStateException("allocation controller for node " + node + ": interrupted while starting", e);
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                stopResources();
+                throw new IllegalStateException("allocation controller for node " + node
+                        + ": informers did not start within " + config.startTimeout() + ": " + e, e);
+            }
+        }
+        log.info("allocation controller started node={} mode={} nodeLockTimeout={} reapInterval={} podFieldSelector={}"
+                        + " clientRetries={}", node, config.mode().flagValue(), config.nodeLockTimeout(),
+                config.reapInterval(), config.podFieldSelector(), client.getConfiguration().getRequestRetryBackoffLimit());
+    }
+
+    /** Stops the informers and the worker (waiting briefly for an in-flight API call). Idempotent. */
+    @Override
+    public void close() {
+        synchronized (lifecycle) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            boolean wasStarted = state == State.STARTED;
+            state = State.CLOSED;
+            stopResources();
+            if (wasStarted) {
+                log.info("allocation controller stopped node={}", node);
+            }
+        }
+    }
+
+    private void stopResources() {
+        if (nodeInformer != null) {
+            nodeInformer.close();
+        }
+        if (podInformer != null) {
+            podInformer.close();
+        }
+        if (worker != null) {
+            worker.shutdown();
+            try {
+                if (!worker.awaitTermination(5, TimeUnit.SECONDS)) {
+                    worker.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                worker.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Readiness: started, and both informers have completed their first list. */
+    public boolean synced() {
+        return state == State.STARTED && podInformer.hasSynced() && nodeInformer.hasSynced();
+    }
+
+    /** The current lock and the last actions, for {@code /debug/locks}. Thread-safe. */
+    public LockSnapshot snapshot() {
+        List<LockAction> actions;
+        synchronized (recentActions) {
+            actions = List.copyOf(recentActions);
+        }
+        return new LockSnapshot(node, config.mode(), synced(), lockValue, lockVerdict, reapPasses.get(), actions);
+    }
+
+    // ---------------------------------------------------------------- queue and retries
+
+    private final class PodEvents implements ResourceEventHandler<Pod> {
+        @Override
+        public void onAdd(Pod pod) {
+            if (onThisNode(pod)) {
+                enqueue(Cache.metaNamespaceKeyFunc(pod));
+            }
+        }
+
+        @Override
+        public void onUpdate(Pod oldPod, Pod newPod) {
+            if (onThisNode(newPod)) {
+                enqueue(Cache.metaNamespaceKeyFunc(newPod));
+            }
+        }
+
+        @Override
+        public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
+            // The key's reconcile finds the pod gone and forgets it; the holder of the lock may be gone too.
+            enqueue(Cache.metaNamespaceKeyFunc(pod));
+            enqueue(NODE_KEY);
+        }
+    }
+
+    private final class NodeEvents implements ResourceEventHandler<Node> {
+        @Override
+        public void onAdd(Node added) {
+            enqueue(NODE_KEY);
+        }
+
+        @Override
+        public void onUpdate(Node oldNode, Node newNode) {
+            enqueue(NODE_KEY);
+        }
+
+        @Override
+        public void onDelete(Node deleted, boolean deletedFinalStateUnknown) {
+            enqueue(NODE_KEY);
+        }
+    }
+
+    /** Client-side filter: the field selector is not honoured everywhere (fabric8's CRUD mock server). */
+    private boolean onThisNode(Pod pod) {
+        return pod.getSpec() != null && node.equals(pod.getSpec().getNodeName());
+    }
+
+    private void enqueue(String key) {
+        if (state != State.STARTED || !queued.add(key)) {
+            return;
+        }
+        try {
+            worker.execute(() -> {
+                queued.remove(key);
+                run(key, 1);
+            });
+        } catch (RejectedExecutionException e) {
+            queued.remove(key); // closing
+        }
+    }
+
+    /** Runs one reconcile attempt; on a retryable failure schedules the next one (which re-reads). */
+    private void run(String key, int attempt) {
+        boolean reread = attempt > 1;
+        try {
+            if (NODE_KEY.equals(key)) {
+                reconcileNode(reread);
+            } else {
+                reconcilePod(key, reread);
+            }
+        } catch (KubernetesClientException e) {
+            if (isRetryable(e) && config.retryBackoff().hasNext(attempt)) {
+                Duration delay = config.retryBackoff().delayAfter(attempt, ThreadLocalRandom.current().nextDouble());
+                log.debug("write failed, retrying after re-read node={} key={} attempt={} code={} delay={}",
+                        node, key, attempt, e.getCode(), delay);
+                try {
+                    worker.schedule(() -> run(key, attempt + 1), delay.toNanos(), TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closing) {
+                    log.debug("not retrying, controller closing node={} key={}", node, key);
+                }
+            } else {
+                log.warn("giving up for now node={} key={} attempts={} code={}; the next event or reap pass retries",
+                        node, key, attempt, e.getCode(), e);
+            }
+        } catch (RuntimeException e) {
+            log.error("reconcile failed node={} key={}", node, key, e);
+        }
+    }
+
+    /** Conflicts, throttling, server errors and transport errors (no HTTP code) are retried. */
+    private static boolean isRetryable(KubernetesClientException e) {
+        int code = e.getCode();
+        return code == 409 || code == 429 || code >= 500 || code <= 0;
+    }
+
+    private void reapTick() {
+        try {
+            enqueue(NODE_KEY);
+            // Allocations that wait for device registration, or whose retries ran out, try again.
+            for (Pod pod : podInformer.getStore().list()) {
+                if (onThisNode(pod) && Annotations.BIND_PHASE_ALLOCATING.equals(
+                        Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_BIND_PHASE))) {
+                    enqueue(Cache.metaNamespaceKeyFunc(pod));
+                }
+            }
+        } catch (RuntimeException e) {
+            log.error("reap tick failed node={}", node, e); // never let the periodic task die
+        }
+    }
+
+    // ---------------------------------------------------------------- allocation completion
+
+    private void reconcilePod(String key, boolean reread) {
+        Pod pod = reread ? getPod(key) : podInformer.getStore().getByKey(key);
+        if (pod == null) {
+            reportedPods.remove(key);
+            return;
+        }
+        Map<String, String> annotations = pod.getMetadata().getAnnotations();
+        if (!onThisNode(pod) || !node.equals(Annotations.get(annotations, Annotations.POD_VGPU_NODE))) {
+            return; // not a HAMi allocation for this node: never act on other nodes' pods
+        }
+        String podPhase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        if ("Succeeded".equals(podPhase) || "Failed".equals(podPhase)) {
+            enqueue(NODE_KEY); // a finished pod needs no devices; if it holds the lock, that lock is dangling
+            return;
+        }
+        String bindPhase = Annotations.get(annotations, Annotations.POD_BIND_PHASE);
+        if (Annotations.BIND_PHASE_ALLOCATING.equals(bindPhase)) {
+            allocate(key, pod, reread);
+        } else if (config.mode() == AllocationMode.COMPLETE && Annotations.BIND_PHASE_SUCCESS.equals(bindPhase)) {
+            releaseAfterAllocation(pod, ReleaseReason.ALLOCATED, reread);
+        } else if (config.mode() == AllocationMode.COMPLETE && Annotations.BIND_PHASE_FAILED.equals(bindPhase)) {
+            releaseAfterAllocation(pod, ReleaseReason.FAILED, reread);
+        }
+    }
+
+    private void allocate(String key, Pod pod, boolean reread) {
+        String toAllocate = Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_DEVICES_TO_ALLOCATE);
+        if (config.mode() == AllocationMode.OBSERVE) {
+            reportOnce(key, pod, "observed", "allocating with devices \"" + toAllocate
+                    + "\"; allocation-mode observe leaves it to the device plugin");
+            return;
+        }
+        if (toAllocate == null) {
+            fail(pod, "pod has no " + Annotations.POD_DEVICES_TO_ALLOCATE + " annotation", reread);
+            return;
+        }
+        List<List<ContainerDevice>> entries;
+        try {
+            entries = DeviceAllocationCodec.decode(toAllocate);
+        } catch (IllegalArgumentException e) {
+            fail(pod, Annotations.POD_DEVICES_TO_ALLOCATE + ": " + e.getMessage(), reread);
+            return;
+        }
+        Set<String> devices = DeviceAllocationCodec.deviceUuids(entries);
+        if (!devices.isEmpty()) {
+            Set<String> registered = registeredDeviceIds.get();
+            if (registered == null || registered.isEmpty()) {
+                reportOnce(key, pod, "waiting", "no devices registered on node " + node + " yet; allocation waits");
+                return;
+            }
+            Set<String> unknown = new TreeSet<>(devices);
+            unknown.removeAll(registered);
+            if (!unknown.isEmpty()) {
+                fail(pod, "devices " + unknown + " are not registered on node " + node, reread);
+                return;
+            }
+        }
+        Map<String, String> patch = new LinkedHashMap<>();
+        patch.put(Annotations.POD_DEVICES_TO_ALLOCATE, DeviceAllocationCodec.consumeAll(toAllocate));
+        patch.put(Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_SUCCESS);
+        Pod patched = patchPod(pod, patch);
+        if (patched == null) {
+            return;
+        }
+        String subject = podName(pod);
+        String message = "allocated devices " + devices + " on node " + node;
+        metrics.allocation(LockMetrics.RESULT_SUCCESS);
+        log.info("allocation completed pod={} node={} devices={}", subject, node, devices);
+        remember("allocated", subject, message);
+        events.record(patched, EventRecorder.NORMAL, REASON_ALLOCATED, message);
+        releaseAfterAllocation(patched, ReleaseReason.ALLOCATED, false);
+    }
+
+    private void fail(Pod pod, String why, boolean reread) {
+        Pod patched = patchPod(pod, Map.of(Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_FAILED));
+        if (patched == null) {
+            return;
+        }
+        String subject = podName(pod);
+        metrics.allocation(LockMetrics.RESULT_FAILED);
+        log.warn("allocation failed pod={} node={} reason=\"{}\"", subject, node, why);
+        remember("allocation-failed", subject, why);
+        events.record(patched, EventRecorder.WARNING, REASON_ALLOCATION_FAILED, why);
+        releaseAfterAllocation(patched, ReleaseReason.FAILED, false);
+    }
+
+    /** Logs and remembers a non-action once per pod version, so periodic passes do not repeat it. */
+    private void reportOnce(String key, Pod pod, String kind, String detail) {
+        String version = kind + "@" + pod.getMetadata().getResourceVersion();
+        if (!version.equals(reportedPods.put(key, version))) {
+            log.info("allocation {} pod={} node={}: {}", kind, key, node, detail);
+            remember(kind, key, detail);
+        }
+    }
+
+    /** Owner-checked release after the pod's own allocation completed or failed. */
+    private void releaseAfterAllocation(Pod pod, ReleaseReason reason, boolean reread) {
+        Node current = reread ? getNode() : cachedNode();
+        if (current == null) {
+            return;
+        }
+        String value = Annotations.get(current.getMetadata().getAnnotations(), Annotations.NODE_LOCK);
+        LockDecision decision = policy.afterAllocation(value, pod.getMetadata().getNamespace(),
+                pod.getMetadata().getName(), reason);
+        if (decision instanceof LockDecision.Release release) {
+            releaseLock(current, value, release);
+        } else if (value != null) {
+            log.debug("lock kept node={} pod={}: {}", node, podName(pod), decision.detail());
+        }
+    }
+
+    /** Compare-and-swap merge patch on the pod; {@code null} when the pod was deleted meanwhile. */
+    private Pod patchPod(Pod pod, Map<String, String> annotations) {
+        String patch = MergePatch.annotations(pod.getMetadata().getResourceVersion(), annotations);
+        try {
+            return client.pods().resource(pod).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                log.info("pod deleted mid-allocation pod={} node={}; the lock is judged on its own", podName(pod), node);
+                enqueue(NODE_KEY);
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------- stale-lock reaper
+
+    private void reconcileNode(boolean reread) {
+        reapPasses.incrementAndGet();
+        Node current = reread ? getNode() : cachedNode();
+        if (current == null) {
+            lockValue = null;
+            lockVerdict = "node " + node + " not found";
+            return;
+        }
+        String value = Annotations.get(current.getMetadata().getAnnotations(), Annotations.NODE_LOCK);
+        lockValue = value;
+        if (value == null) {
+            malformedFirstSeen.clear();
+            lockVerdict = "";
+            return;
+        }
+        Instant now = clock.instant();
+        LockDecision decision;
+        try {
+            NodeLock lock = NodeLock.parse(value);
+            malformedFirstSeen.clear();
+            decision = policy.judge(lock, lock.hasHolder() ? holderOf(lock, reread) : null, now);
+        } catch (MalformedNodeLockException e) {
+            Instant firstSeen = malformedFirstSeen.get(value);
+            if (firstSeen == null) {
+                malformedFirstSeen.clear();
+                malformedFirstSeen.put(value, now);
+                firstSeen = now;
+                String message = e.getMessage() + ": \"" + value + "\"; the scheduler cannot bind GPU pods here;"
+                        + " the agent clears it after " + config.nodeLockTimeout();
+                log.warn("malformed node lock node={} value=\"{}\": {}", node, value, e.getMessage());
+                remember("lock-malformed", node, message);
+                events.record(current, EventRecorder.WARNING, REASON_LOCK_MALFORMED, message);
+            }
+            decision = policy.judgeMalformed(value, e.getMessage(), firstSeen, now);
+        }
+        lockVerdict = decision.detail();
+        if (decision instanceof LockDecision.Release release) {
+            releaseLock(current, value, release);
+        }
+    }
+
+    private LockHolder holderOf(NodeLock lock, boolean reread) {
+        String key = lock.namespace() + "/" + lock.podName();
+        if (!reread) {
+            Pod cached = podInformer.getStore().getByKey(key);
+            if (cached != null && onThisNode(cached)) {
+                return holder(cached);
+            }
+        }
+        // Unbound holders (a Bind in progress) are not in this node's cache: ask the API server.
+        Pod pod = client.pods().inNamespace(lock.namespace()).withName(lock.podName()).get();
+        return pod == null ? LockHolder.gone() : holder(pod);
+    }
+
+    private LockHolder holder(Pod pod) {
+        return LockHolder.of(pod.getSpec() == null ? null : pod.getSpec().getNodeName(),
+                pod.getStatus() == null ? null : pod.getStatus().getPhase(),
+                Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_BIND_PHASE), node);
+    }
+
+    /**
+     * Removes the lock with HAMi's own write: a merge patch setting the key to null, carrying the
+     * resourceVersion under which {@code value} was judged — so a lock taken or changed meanwhile
+     * is never removed (409, re-read, judge again).
+     */
+    private void releaseLock(Node current, String value, LockDecision.Release decision) {
+        String patch = MergePatch.annotations(current.getMetadata().getResourceVersion(),
+                Collections.singletonMap(Annotations.NODE_LOCK, null));
+        Node patched;
+        try {
+            patched = client.nodes().resource(current).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                log.warn("node {} not found while releasing its lock", node);
+                return;
+            }
+            throw e;
+        }
+        Duration held = null;
+        try {
+            held = Duration.between(NodeLock.parse(value).lockedAt(), clock.instant());
+        } catch (MalformedNodeLockException e) {
+            // no time to measure: a malformed value is counted but not observed in the histogram
+        }
+        lockValue = Annotations.get(patched.getMetadata().getAnnotations(), Annotations.NODE_LOCK);
+        lockVerdict = "";
+        String reason = decision.reason().label();
+        String message = "released " + Annotations.NODE_LOCK + " \"" + value + "\": " + reason + " (" + decision.detail() + ")";
+        metrics.released(decision.reason(), held);
+        log.info("node lock released node={} value=\"{}\" reason={} held={}: {}", node, value, reason, held, decision.detail());
+        remember("lock-released", node, message);
+        events.record(patched, EventRecorder.NORMAL, REASON_LOCK_RELEASED, message);
+    }
+
+    // ---------------------------------------------------------------- reads and bookkeeping
+
+    private Node cachedNode() {
+        Node cached = nodeInformer.getStore().getByKey(node);
+        return cached != null ? cached : getNode();
+    }
+
+    private Node getNode() {
+        return client.nodes().withName(node).get();
+    }
+
+    private Pod getPod(String key) {
+        int slash = key.indexOf('/');
+        return client.pods().inNamespace(key.substring(0, slash)).withName(key.substring(slash + 1)).get();
+    }
+
+    private static String podName(Pod pod) {
+        return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    }
+
+    private void remember(String kind, String subject, String detail) {
+        synchronized (recentActions) {
+            if (recentActions.size() == config.recentActionLimit()) {
+                recentActions.removeFirst();
+            }
+            recentActions.addLast(new LockAction(clock.instant(), kind, subject, detail));
+        }
+    }
+}

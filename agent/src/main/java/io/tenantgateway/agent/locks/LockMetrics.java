@@ -1,0 +1,61 @@
+package io.tenantgateway.agent.locks;
+
+import static java.util.Objects.requireNonNull;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
+
+/**
+ * The controller's metrics, registered on the owner's registry (one controller per registry):
+ * <ul>
+ *   <li>{@code tenant_gateway_node_lock_releases_total{reason}} — allocated, expired, dangling, failed, malformed</li>
+ *   <li>{@code tenant_gateway_allocations_total{result}} — success, failed</li>
+ *   <li>{@code tenant_gateway_node_lock_hold_seconds} — from the lock's time to its release by the agent</li>
+ * </ul>
+ */
+final class LockMetrics {
+    static final String RESULT_SUCCESS = "success";
+    static final String RESULT_FAILED = "failed";
+
+    private final Counter releases;
+    private final Counter allocations;
+    private final Histogram holdSeconds;
+
+    LockMetrics(PrometheusRegistry registry) {
+        requireNonNull(registry, "registry");
+        releases = Counter.builder()
+                .name("tenant_gateway_node_lock_releases_total")
+                .help("HAMi node locks (hami.io/mutex.lock) removed by the agent, by reason")
+                .labelNames("reason")
+                .register(registry);
+        for (ReleaseReason reason : ReleaseReason.values()) {
+            releases.initLabelValues(reason.label());
+        }
+        allocations = Counter.builder()
+                .name("tenant_gateway_allocations_total")
+                .help("HAMi allocations completed by the agent (bind-phase success or failed), by result")
+                .labelNames("result")
+                .register(registry);
+        allocations.initLabelValues(RESULT_SUCCESS);
+        allocations.initLabelValues(RESULT_FAILED);
+        holdSeconds = Histogram.builder()
+                .name("tenant_gateway_node_lock_hold_seconds")
+                .help("How long a node lock was held when the agent released it (lock time to release)")
+                .classicOnly()
+                .classicUpperBounds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
+                .register(registry);
+    }
+
+    void released(ReleaseReason reason, Duration held) {
+        releases.labelValues(reason.label()).inc();
+        if (held != null) {
+            holdSeconds.observe(Math.max(0, held.toNanos()) / 1e9);
+        }
+    }
+
+    void allocation(String result) {
+        allocations.labelValues(result).inc();
+    }
+}

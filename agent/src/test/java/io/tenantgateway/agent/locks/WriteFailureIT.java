@@ -1,0 +1,128 @@
+package io.tenantgateway.agent.locks;
+
+import static io.tenantgateway.agent.locks.LockTestCluster.GPU_A;
+import static io.tenantgateway.agent.locks.LockTestCluster.NODE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.k8s.Annotations;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Conflicts, server errors and a restart, injected over real HTTP: the mock server answers an
+ * expectation (registered for the next N requests) before falling back to CRUD.
+ */
+@EnableKubernetesMockClient(crud = true, https = false)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class WriteFailureIT {
+    private static final String POD_PATH = "/api/v1/namespaces/team-a/pods/p1";
+    private static final String NODE_PATH = "/api/v1/nodes/node-a";
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+    private LockTestCluster cluster;
+
+    @BeforeEach
+    void setUp() {
+        cluster = new LockTestCluster(server, client);
+        cluster.createNode(NODE);
+        cluster.createGpuPod("p1");
+        cluster.filterAndBind("p1", GPU_A);
+    }
+
+    @AfterEach
+    void tearDown() {
+        cluster.close();
+    }
+
+    private static Status status(int code, String reason) {
+        return new StatusBuilder().withCode(code).withReason(reason).withMessage("injected " + code).withStatus("Failure").build();
+    }
+
+    @Test
+    void conflictOnTheFirstWriteIsReReadAndSucceeds() throws Exception {
+        server.expect().patch().withPath(POD_PATH).andReturn(409, status(409, "Conflict")).once();
+        cluster.takeRequests();
+        PrometheusRegistry registry = new PrometheusRegistry();
+
+        cluster.startController(registry);
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+            assertThat(cluster.lock(NODE)).isNull();
+        });
+        List<String> podRequests = cluster.takeRequests().stream().filter(r -> r.endsWith(" " + POD_PATH)).toList();
+        assertThat(podRequests).startsWith("PATCH " + POD_PATH, "GET " + POD_PATH, "PATCH " + POD_PATH);
+        assertThat(podRequests.stream().filter(r -> r.startsWith("PATCH"))).hasSize(2);
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
+        assertThat(LockTestCluster.allocations(registry, "success")).isEqualTo(1);
+        assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
+    }
+
+    @Test
+    void serverErrorsAreRetriedWithoutCrashing() throws Exception {
+        server.expect().patch().withPath(NODE_PATH).andReturn(500, status(500, "InternalError")).times(2);
+        cluster.takeRequests();
+        PrometheusRegistry registry = new PrometheusRegistry();
+
+        AllocationController controller = cluster.startController(registry);
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        // Two writes failed, the third (after re-reading the pod and the node) succeeded.
+        List<String> requests = cluster.takeRequests().stream()
+                .filter(r -> r.equals("PATCH " + NODE_PATH) || r.equals("GET " + POD_PATH)).toList();
+        assertThat(requests).filteredOn(r -> r.startsWith("PATCH")).hasSize(3);
+        assertThat(requests).startsWith("PATCH " + NODE_PATH).containsSubsequence("PATCH " + NODE_PATH,
+                "GET " + POD_PATH, "PATCH " + NODE_PATH);
+        assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
+
+        // Still working: the next pod on the node is completed as usual.
+        cluster.createGpuPod("p2");
+        cluster.filterAndBind("p2", GPU_A);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+            assertThat(cluster.lock(NODE)).isNull();
+        });
+        assertThat(controller.synced()).isTrue();
+        assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(2);
+    }
+
+    @Test
+    void aRestartedAgentFinishesTheReleaseItsPredecessorLeft() throws Exception {
+        // The first agent consumes the entries, then every lock write fails until it is stopped.
+        server.expect().patch().withPath(NODE_PATH).andReturn(500, status(500, "InternalError")).always();
+        PrometheusRegistry first = new PrometheusRegistry();
+        AllocationController stopped = cluster.startController(first);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success"));
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                cluster.takeRequests().stream().anyMatch(r -> r.equals("PATCH " + NODE_PATH)));
+        stopped.close();
+        assertThat(cluster.lock(NODE)).isEqualTo("2025-06-01T10:00:00Z,team-a,p1");
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
+        assertThat(LockTestCluster.releases(first, ReleaseReason.ALLOCATED)).isZero();
+
+        server.clearExpectations();
+        PrometheusRegistry second = new PrometheusRegistry();
+        cluster.startController(second);
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        assertThat(LockTestCluster.releases(second, ReleaseReason.ALLOCATED)).isEqualTo(1);
+        assertThat(LockTestCluster.allocations(second, "success")).as("not allocated twice").isZero();
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_ALLOCATED)).isEqualTo(GPU_A + ",NVIDIA,10000,30:;");
+    }
+}
