@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -144,6 +145,28 @@ class AllocationControllerIT {
         assertThat(LockTestCluster.releases(registry, ReleaseReason.FAILED)).isEqualTo(1);
         assertThat(cluster.events(AllocationController.REASON_LOCK_RELEASED)).singleElement()
                 .satisfies(e -> assertThat(e.getMessage()).contains(": failed (allocation of team-a/p1 failed)"));
+    }
+
+    @Test
+    void aPodDeletedMidAllocationEndsCleanly() throws Exception {
+        cluster.createGpuPod("p1");
+        cluster.filterAndBind("p1", GPU_A);
+        // The pod vanishes between the agent's read and its write: the write answers 404.
+        server.expect().patch().withPath("/api/v1/namespaces/team-a/pods/p1")
+                .andReturn(404, new StatusBuilder().withCode(404).withReason("NotFound").withStatus("Failure").build())
+                .always();
+        cluster.takeRequests();
+
+        cluster.startController(registry);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.takeRequests().contains("PATCH /api/v1/namespaces/team-a/pods/p1"));
+        cluster.client.pods().inNamespace(NAMESPACE).withName("p1").delete();
+
+        // Its lock is then judged on its own: the holder is gone.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        assertThat(LockTestCluster.releases(registry, ReleaseReason.DANGLING)).isEqualTo(1);
+        assertThat(LockTestCluster.allocations(registry, "success")).isZero();
+        assertThat(LockTestCluster.allocations(registry, "failed")).isZero();
+        assertThat(cluster.events(AllocationController.REASON_ALLOCATED)).isEmpty();
     }
 
     @Test
