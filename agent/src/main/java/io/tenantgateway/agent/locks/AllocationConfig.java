@@ -82,6 +82,11 @@ public record AllocationConfig(
                 recentActionLimit, startTimeout);
     }
 
+    public AllocationConfig withStartTimeout(Duration timeout) {
+        return new AllocationConfig(nodeName, mode, nodeLockTimeout, reapInterval, retryBackoff, podFieldSelector,
+                recentActionLimit, timeout);
+    }
+
     private static void requirePositive(String name, Duration value) {
         requireNonNull(value, name);
         if (value.isNegative() || value.isZero()) {

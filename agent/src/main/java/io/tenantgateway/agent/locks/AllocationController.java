@@ -99,7 +99,7 @@ public final class AllocationController implements AutoCloseable {
      * @param registeredDeviceIds the GPU UUIDs this node registered with HAMi (the device registrar's
      *        {@code registeredDeviceIds()}); an empty set means "not registered yet", and allocations
      *        wait rather than fail
-     * @param registry where the metrics go; one controller per registry
+     * @param registry where the metrics go; registered here, removed by {@link #close()}
      */
     public AllocationController(KubernetesClient client, AllocationConfig config,
             Supplier<Set<String>> registeredDeviceIds, PrometheusRegistry registry, Clock clock) {
@@ -159,9 +159,11 @@ public final class AllocationController implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                state = State.NEW;
                 stopResources();
                 throw new IllegalStateException("allocation controller for node " + node + ": interrupted while starting", e);
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                state = State.NEW;
                 stopResources();
                 throw new IllegalStateException("allocation controller for node " + node
                         + ": informers did not start within " + config.startTimeout() + ": " + e, e);
@@ -182,6 +184,7 @@ public final class AllocationController implements AutoCloseable {
             boolean wasStarted = state == State.STARTED;
             state = State.CLOSED;
             stopResources();
+            metrics.unregister();
             if (wasStarted) {
                 log.info("allocation controller stopped node={}", node);
             }

@@ -8,7 +8,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 
 /**
- * The controller's metrics, registered on the owner's registry (one controller per registry):
+ * The controller's metrics, registered on the owner's registry (one live controller per registry):
  * <ul>
  *   <li>{@code tenant_gateway_node_lock_releases_total{reason}} — allocated, expired, dangling, failed, malformed</li>
  *   <li>{@code tenant_gateway_allocations_total{result}} — success, failed</li>
@@ -19,12 +19,13 @@ final class LockMetrics {
     static final String RESULT_SUCCESS = "success";
     static final String RESULT_FAILED = "failed";
 
+    private final PrometheusRegistry registry;
     private final Counter releases;
     private final Counter allocations;
     private final Histogram holdSeconds;
 
     LockMetrics(PrometheusRegistry registry) {
-        requireNonNull(registry, "registry");
+        this.registry = requireNonNull(registry, "registry");
         releases = Counter.builder()
                 .name("tenant_gateway_node_lock_releases_total")
                 .help("HAMi node locks (hami.io/mutex.lock) removed by the agent, by reason")
@@ -46,6 +47,13 @@ final class LockMetrics {
                 .classicOnly()
                 .classicUpperBounds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
                 .register(registry);
+    }
+
+    /** Removes the metrics again, so that a successor controller can register on the same registry. */
+    void unregister() {
+        registry.unregister(releases);
+        registry.unregister(allocations);
+        registry.unregister(holdSeconds);
     }
 
     void released(ReleaseReason reason, Duration held) {

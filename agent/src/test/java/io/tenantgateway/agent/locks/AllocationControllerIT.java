@@ -4,16 +4,21 @@ import static io.tenantgateway.agent.locks.LockTestCluster.GPU_A;
 import static io.tenantgateway.agent.locks.LockTestCluster.NAMESPACE;
 import static io.tenantgateway.agent.locks.LockTestCluster.NODE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.hamisim.BindResult;
 import io.tenantgateway.agent.k8s.Annotations;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -167,6 +172,26 @@ class AllocationControllerIT {
         assertThat(LockTestCluster.allocations(registry, "success")).isZero();
         assertThat(LockTestCluster.allocations(registry, "failed")).isZero();
         assertThat(cluster.events(AllocationController.REASON_ALLOCATED)).isEmpty();
+    }
+
+    @Test
+    void startFailsCleanlyWhenTheApiServerIsUnreachable() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        try (KubernetesClient unreachable = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
+                .withMasterUrl("http://127.0.0.1:" + closedPort).withRequestRetryBackoffLimit(0).build()).build()) {
+            AllocationController controller = new AllocationController(unreachable,
+                    LockTestCluster.config(AllocationMode.COMPLETE).withStartTimeout(Duration.ofSeconds(5)),
+                    () -> Set.of(GPU_A), registry, cluster.clock);
+
+            assertThatThrownBy(controller::start).isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("allocation controller for node node-a: informers did not start within PT5S");
+            assertThat(controller.synced()).isFalse();
+            controller.close();
+            controller.close();
+        }
     }
 
     @Test

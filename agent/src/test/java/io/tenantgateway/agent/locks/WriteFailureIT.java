@@ -103,24 +103,25 @@ class WriteFailureIT {
     void aRestartedAgentFinishesTheReleaseItsPredecessorLeft() throws Exception {
         // The first agent consumes the entries, then every lock write fails until it is stopped.
         server.expect().patch().withPath(NODE_PATH).andReturn(500, status(500, "InternalError")).always();
-        PrometheusRegistry first = new PrometheusRegistry();
-        AllocationController stopped = cluster.startController(first);
+        PrometheusRegistry registry = new PrometheusRegistry();
+        AllocationController stopped = cluster.startController(registry);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success"));
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 cluster.takeRequests().stream().anyMatch(r -> r.equals("PATCH " + NODE_PATH)));
+        assertThat(LockTestCluster.allocations(registry, "success")).isEqualTo(1);
+        assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isZero();
         stopped.close();
         assertThat(cluster.lock(NODE)).isEqualTo("2025-06-01T10:00:00Z,team-a,p1");
         assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
-        assertThat(LockTestCluster.releases(first, ReleaseReason.ALLOCATED)).isZero();
 
+        // The successor registers its metrics on the same registry (close() removed the old ones).
         server.clearExpectations();
-        PrometheusRegistry second = new PrometheusRegistry();
-        cluster.startController(second);
+        cluster.startController(registry);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
-        assertThat(LockTestCluster.releases(second, ReleaseReason.ALLOCATED)).isEqualTo(1);
-        assertThat(LockTestCluster.allocations(second, "success")).as("not allocated twice").isZero();
+        assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
+        assertThat(LockTestCluster.allocations(registry, "success")).as("not allocated twice").isZero();
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
         assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
         assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_ALLOCATED)).isEqualTo(GPU_A + ",NVIDIA,10000,30:;");
