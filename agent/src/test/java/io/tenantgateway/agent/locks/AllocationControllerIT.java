@@ -12,8 +12,6 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.hamisim.BindResult;
 import io.tenantgateway.agent.k8s.Annotations;
@@ -29,17 +27,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Allocation completion and owner-checked release against the mock API server (CRUD mode, real HTTP). */
-@EnableKubernetesMockClient(crud = true, https = false)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AllocationControllerIT {
-    KubernetesMockServer server;
-    KubernetesClient client;
     private LockTestCluster cluster;
     private final PrometheusRegistry registry = new PrometheusRegistry();
 
     @BeforeEach
     void setUp() {
-        cluster = new LockTestCluster(server, client);
+        cluster = LockTestCluster.start();
         cluster.createNode(NODE);
     }
 
@@ -157,7 +152,7 @@ class AllocationControllerIT {
         cluster.createGpuPod("p1");
         cluster.filterAndBind("p1", GPU_A);
         // The pod vanishes between the agent's read and its write: the write answers 404.
-        server.expect().patch().withPath("/api/v1/namespaces/team-a/pods/p1")
+        cluster.server.expect().patch().withPath("/api/v1/namespaces/team-a/pods/p1")
                 .andReturn(404, new StatusBuilder().withCode(404).withReason("NotFound").withStatus("Failure").build())
                 .always();
         cluster.takeRequests();

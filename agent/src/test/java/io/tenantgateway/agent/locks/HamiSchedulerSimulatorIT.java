@@ -6,9 +6,6 @@ import static io.tenantgateway.agent.locks.LockTestCluster.NODE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Binding;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.tenantgateway.agent.hamisim.BindResult;
 import io.tenantgateway.agent.hamisim.HamiSchedulerSimulator;
 import io.tenantgateway.agent.k8s.Annotations;
@@ -21,16 +18,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The scheduler simulator's writes, which the lock tests and the lab rely on, match HAMi's. */
-@EnableKubernetesMockClient(crud = true, https = false)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HamiSchedulerSimulatorIT {
-    KubernetesMockServer server;
-    KubernetesClient client;
     private LockTestCluster cluster;
 
     @BeforeEach
     void setUp() {
-        cluster = new LockTestCluster(server, client);
+        cluster = LockTestCluster.start();
         cluster.createNode(NODE);
         cluster.createGpuPod("p1");
         cluster.createGpuPod("p2");

@@ -8,13 +8,17 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
@@ -22,12 +26,15 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.tenantgateway.agent.hamisim.HamiSchedulerSimulator;
 import io.tenantgateway.agent.k8s.Annotations;
 import io.tenantgateway.agent.k8s.MergePatch;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -51,18 +58,26 @@ final class LockTestCluster {
     final HamiSchedulerSimulator scheduler;
     private final List<AllocationController> controllers = new ArrayList<>();
 
-    /**
-     * @param mockClient the extension's client; its configuration is reused with fabric8's own
-     *        retry of 5xx responses switched off, so the controller's retries (re-read, then HAMi's
-     *        backoff) are what the tests see — as the agent configures its client
-     */
-    LockTestCluster(KubernetesMockServer server, KubernetesClient mockClient) {
+    private LockTestCluster(KubernetesMockServer server, KubernetesClient client) {
         this.server = server;
-        this.client = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(mockClient.getConfiguration()).withRequestRetryBackoffLimit(0).build())
-                .build();
+        this.client = client;
         this.scheduler = new HamiSchedulerSimulator(client, clock, TIMEOUT,
                 HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, RetryBackoff.hamiWithBaseDelay(Duration.ofMillis(5)));
+    }
+
+    /**
+     * A CRUD-mode mock API server on 127.0.0.1 (expectations registered on it answer first, then CRUD)
+     * and one client whose fabric8-internal retry of 5xx responses is off, so the controller's retries
+     * (re-read, then HAMi's backoff) are what the tests see — as the agent configures its client.
+     */
+    static LockTestCluster start() {
+        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+        KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
+                new MockWebServer(), responses, new KubernetesMixedDispatcher(responses), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        KubernetesClient client = server.createClient(builder -> builder.editOrNewConfig()
+                .withRequestRetryBackoffLimit(0).endConfig());
+        return new LockTestCluster(server, client);
     }
 
     /** Test settings: CRUD mode needs the client-side pod filter only; fast reaper and retries. */
@@ -91,6 +106,7 @@ final class LockTestCluster {
     void close() {
         controllers.forEach(AllocationController::close);
         client.close();
+        server.destroy();
     }
 
     void createNode(String name) {

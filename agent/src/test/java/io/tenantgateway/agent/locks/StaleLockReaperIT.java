@@ -8,9 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.k8s.Annotations;
 import java.time.Duration;
@@ -21,17 +18,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The stale-lock reaper: expired, dangling and malformed locks, on this node only. */
-@EnableKubernetesMockClient(crud = true, https = false)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class StaleLockReaperIT {
-    KubernetesMockServer server;
-    KubernetesClient client;
     private LockTestCluster cluster;
     private final PrometheusRegistry registry = new PrometheusRegistry();
 
     @BeforeEach
     void setUp() {
-        cluster = new LockTestCluster(server, client);
+        cluster = LockTestCluster.start();
         cluster.createNode(NODE);
         cluster.createNode(OTHER_NODE);
     }
