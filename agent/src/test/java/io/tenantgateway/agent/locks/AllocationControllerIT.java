@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,6 +78,7 @@ class AllocationControllerIT {
             assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("success");
             assertThat(cluster.lock(NODE)).isNull();
         });
+        cluster.awaitReleaseEvents(2);
 
         assertThat(LockTestCluster.allocations(registry, "success")).isEqualTo(2);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(2);
@@ -135,6 +137,7 @@ class AllocationControllerIT {
             assertThat(cluster.lock(NODE)).isNull();
             assertThat(cluster.events(AllocationController.REASON_ALLOCATION_FAILED)).hasSize(1);
         });
+        cluster.awaitReleaseEvents(1);
         Event warning = cluster.events(AllocationController.REASON_ALLOCATION_FAILED).get(0);
         assertThat(warning.getType()).isEqualTo("Warning");
         assertThat(warning.getInvolvedObject().getName()).isEqualTo("p1");
@@ -163,6 +166,7 @@ class AllocationControllerIT {
 
         // Its lock is then judged on its own: the holder is gone.
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        cluster.awaitReleaseEvents(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.DANGLING)).isEqualTo(1);
         assertThat(LockTestCluster.allocations(registry, "success")).isZero();
         assertThat(LockTestCluster.allocations(registry, "failed")).isZero();
@@ -187,6 +191,27 @@ class AllocationControllerIT {
             controller.close();
             controller.close();
         }
+    }
+
+    @Test
+    void allocationWaitsUntilTheNodeHasRegisteredDevices() {
+        cluster.createGpuPod("p1");
+        cluster.filterAndBind("p1", GPU_A);
+        AtomicReference<Set<String>> registered = new AtomicReference<>(Set.of());
+
+        AllocationController controller = cluster.startController(
+                LockTestCluster.config(AllocationMode.COMPLETE), registry, registered::get);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(controller.snapshot().recentActions())
+                .extracting(LockAction::kind).contains("waiting"));
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+
+        registered.set(Set.of(GPU_A)); // the registrar's first round
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+            assertThat(cluster.lock(NODE)).isNull();
+        });
+        cluster.awaitReleaseEvents(1);
+        assertThat(LockTestCluster.allocations(registry, "failed")).isZero();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.tenantgateway.agent.locks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
@@ -167,6 +168,15 @@ final class LockTestCluster {
             p.getStatus().setPhase(phase);
             return p;
         });
+    }
+
+    /**
+     * Waits until {@code count} NodeLockReleased Events exist: the controller records the Event last,
+     * after the write and the metrics, so its bookkeeping is complete then.
+     */
+    void awaitReleaseEvents(int count) {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(events(AllocationController.REASON_LOCK_RELEASED)).hasSize(count));
     }
 
     List<Event> events(String reason) {

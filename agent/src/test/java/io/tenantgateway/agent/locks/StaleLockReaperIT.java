@@ -45,6 +45,7 @@ class StaleLockReaperIT {
         AllocationController controller = cluster.startController(registry);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        cluster.awaitReleaseEvents(1);
         Event released = cluster.events(AllocationController.REASON_LOCK_RELEASED).get(0);
         assertThat(released.getMessage()).isEqualTo("released hami.io/mutex.lock \"" + expired + "\": expired "
                 + "(taken at 2025-06-01T09:54:00Z, older than PT5M (holder team-a/p1))");
@@ -71,6 +72,7 @@ class StaleLockReaperIT {
         cluster.client.pods().inNamespace(NAMESPACE).withName("p1").delete();
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        cluster.awaitReleaseEvents(1);
         assertThat(cluster.events(AllocationController.REASON_LOCK_RELEASED)).singleElement()
                 .satisfies(e -> assertThat(e.getMessage()).endsWith(": dangling (holder team-a/p1 no longer exists)"));
         assertThat(LockTestCluster.releases(registry, ReleaseReason.DANGLING)).isEqualTo(1);
@@ -86,6 +88,7 @@ class StaleLockReaperIT {
         cluster.startController(registry);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        cluster.awaitReleaseEvents(1);
         assertThat(cluster.events(AllocationController.REASON_LOCK_RELEASED)).singleElement()
                 .satisfies(e -> assertThat(e.getMessage()).endsWith(": dangling (holder team-a/p1 has finished (phase Failed))"));
         assertThat(LockTestCluster.releases(registry, ReleaseReason.DANGLING)).isEqualTo(1);
@@ -106,7 +109,8 @@ class StaleLockReaperIT {
         assertThat(warning.getType()).isEqualTo("Warning");
         assertThat(warning.getMessage()).isEqualTo("malformed lock annotation: expected 3 parts, got 2: \"" + malformed
                 + "\"; the scheduler cannot bind GPU pods here; the agent clears it after PT5M");
-        assertThat(controller.snapshot().lockVerdict()).startsWith("malformed lock annotation: expected 3 parts, got 2");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(controller.snapshot().lockVerdict())
+                .startsWith("malformed lock annotation: expected 3 parts, got 2"));
 
         // Exactly the timeout after first sight: still there, reported once.
         cluster.clock.advance(LockTestCluster.TIMEOUT);
@@ -117,6 +121,7 @@ class StaleLockReaperIT {
 
         cluster.clock.advance(Duration.ofSeconds(1));
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        cluster.awaitReleaseEvents(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.MALFORMED)).isEqualTo(1);
         assertThat(LockTestCluster.holdTime(registry).getCount()).as("no lock time to measure").isZero();
         assertThat(cluster.events(AllocationController.REASON_LOCK_RELEASED)).singleElement()

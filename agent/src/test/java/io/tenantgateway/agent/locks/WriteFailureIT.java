@@ -78,6 +78,7 @@ class WriteFailureIT {
         AllocationController controller = cluster.startController(registry);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        cluster.awaitReleaseEvents(1);
         // Two writes failed (500), a later one, after re-reading the pod and the node, succeeded.
         List<String> requests = cluster.takeRequests().stream()
                 .filter(r -> r.equals("PATCH " + NODE_PATH) || r.equals("GET " + POD_PATH)).toList();
@@ -93,6 +94,7 @@ class WriteFailureIT {
             assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("success");
             assertThat(cluster.lock(NODE)).isNull();
         });
+        cluster.awaitReleaseEvents(2);
         assertThat(controller.synced()).isTrue();
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(2);
     }
@@ -118,6 +120,7 @@ class WriteFailureIT {
         cluster.startController(registry);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        cluster.awaitReleaseEvents(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
         assertThat(LockTestCluster.allocations(registry, "success")).as("not allocated twice").isZero();
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
