@@ -3,6 +3,7 @@ package io.tenantgateway.webhook;
 import static java.util.Objects.requireNonNull;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.certs.TlsFailures;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.VertxTls;
 import io.tenantgateway.webhook.policy.AdmissionPolicy;
@@ -121,7 +122,8 @@ public final class WebhookServer implements AutoCloseable {
                     .setAlpnVersions(List.of(HttpVersion.HTTP_1_1));
             VertxTls.configureServer(options, serverTls, config.clientAuth(), clock);
             AdmissionHandler handler = new AdmissionHandler(config, policy, proxy, metrics, recent, clock);
-            server = await(vertx.createHttpServer(options).requestHandler(handler).listen(), START_TIMEOUT,
+            server = await(vertx.createHttpServer(options).requestHandler(handler)
+                    .exceptionHandler(WebhookServer::connectionFailed).listen(), START_TIMEOUT,
                     "listen on " + config.host() + ":" + config.port());
             started = true;
             logStarted();
@@ -145,6 +147,11 @@ public final class WebhookServer implements AutoCloseable {
             log.info("quota check disabled: no ResourceQuota lookup configured, pods are not checked against"
                     + " limits.{} / limits.{}", nvidia.resourceMemoryName(), nvidia.resourceCoreName());
         }
+    }
+
+    /** A caller's TLS handshake failed (untrusted or missing client certificate, no common protocol). */
+    private static void connectionFailed(Throwable failure) {
+        log.warn("webhook connection failed before HTTP: {}", TlsFailures.describe(failure));
     }
 
     /** The bound port (the real one when the config asked for 0). */

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.zjsonpatch.JsonPatch;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.VertxTls;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
@@ -22,22 +24,33 @@ import tools.jackson.databind.node.ObjectNode;
 /** A caller of the webhook over real HTTPS, like kube-apiserver: posts AdmissionReviews and reads the answer. */
 final class AdmissionClient implements AutoCloseable {
     private final HttpClientAgent client;
+    private final Context context;
 
     AdmissionClient(Vertx vertx, TlsMaterial material) {
         HttpClientOptions options = VertxTls.configureClient(new HttpClientOptions(), material, Clock.systemUTC());
         this.client = vertx.createHttpClient(options);
+        this.context = vertx.getOrCreateContext();
     }
 
     Reply post(int port, String path, String contentType, Buffer body) {
-        RequestOptions request = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port)
+        return send(HttpMethod.POST, port, path, contentType, body);
+    }
+
+    Reply send(HttpMethod method, int port, String path, String contentType, Buffer body) {
+        RequestOptions request = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port)
                 .setURI(path);
         if (contentType != null) {
             request.putHeader("Content-Type", contentType);
         }
-        return await(client.request(request)
+        // The whole exchange runs on one event loop: built from the test thread, a step could attach its
+        // handler after the event loop has already delivered the response and its body.
+        Promise<Reply> reply = Promise.promise();
+        context.runOnContext(ignored -> client.request(request)
                 .compose(sent -> sent.send(body))
                 .compose(response -> response.body().map(bytes -> new Reply(response.statusCode(),
-                        response.getHeader("Content-Type"), bytes))));
+                        response.getHeader("Content-Type"), bytes)))
+                .onComplete(reply));
+        return await(reply.future());
     }
 
     /** Posts {@code review} as JSON to {@code /webhook}. */

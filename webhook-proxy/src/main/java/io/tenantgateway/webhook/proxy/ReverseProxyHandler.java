@@ -6,6 +6,7 @@ import io.netty.channel.ConnectTimeoutException;
 import io.tenantgateway.certs.TlsFailures;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.VertxTls;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -36,8 +37,8 @@ import tools.jackson.databind.json.JsonMapper;
  * certificate is verified against the upstream's own CA (and host name); the whole exchange, connect included,
  * must finish within the configured timeout.
  *
- * <p>Threading: {@link #forward} must be called on an event loop; the returned future completes on it. The
- * client's connection pool is shared by all admissions and bounded.
+ * <p>Threading: {@link #forward} runs on the caller's event loop (a call from another thread is moved onto one);
+ * the returned future completes there. The client's connection pool is shared by all admissions and bounded.
  */
 public final class ReverseProxyHandler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReverseProxyHandler.class);
@@ -80,6 +81,13 @@ public final class ReverseProxyHandler implements AutoCloseable {
      * @param uid the request's uid; an answer for another uid is invalid
      */
     public Future<UpstreamResult> forward(Buffer body, String uid) {
+        if (!Context.isOnEventLoopThread()) {
+            // Every step must attach its handler on the loop that completes it, or a fast answer can arrive
+            // before the body handler is set and be lost.
+            Promise<UpstreamResult> dispatched = Promise.promise();
+            vertx.getOrCreateContext().runOnContext(ignored -> forward(body, uid).onComplete(dispatched));
+            return dispatched.future();
+        }
         Promise<UpstreamResult> promise = Promise.promise();
         HttpClientRequest[] inFlight = new HttpClientRequest[1];
         long timer = vertx.setTimer(config.timeout().toMillis(), id -> {
