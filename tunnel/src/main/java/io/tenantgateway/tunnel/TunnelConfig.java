@@ -1,0 +1,427 @@
+package io.tenantgateway.tunnel;
+
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.tunnel.policy.DialPolicy;
+import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Agent-side tunnel configuration: every flag of the upstream {@code konnectivity-agent} with its upstream
+ * default (see {@code shared/spec/konnectivity.md}), plus tenant-gateway's own settings (last group). Validated on
+ * construction; messages name the flag, the value and what was expected.
+ *
+ * @param proxyServerHost {@code --proxy-server-host}: load balancer address of the server replicas; also the TLS
+ *     server name
+ * @param proxyServerPort {@code --proxy-server-port}
+ * @param caCert {@code --ca-cert}: CA bundle the server certificate must chain to ({@code null}: the caller
+ *     passes TLS material itself)
+ * @param agentCert {@code --agent-cert} (optional client certificate, with {@code agentKey})
+ * @param agentKey {@code --agent-key}
+ * @param alpnProtos {@code --alpn-proto}: ALPN protocols to offer (empty: gRPC's {@code h2})
+ * @param serviceAccountTokenPath {@code --service-account-token-path}: bearer token file, re-read on every connect
+ *     attempt ({@code null}: no token)
+ * @param agentId {@code --agent-id}
+ * @param agentIdentifiers {@code --agent-identifiers}
+ * @param syncInterval {@code --sync-interval}: pause between connection attempts while fewer than servercount
+ * @param syncIntervalCap {@code --sync-interval-cap}: upper bound of the ×1.5 error backoff
+ * @param probeInterval {@code --probe-interval}: how often connection health is checked
+ * @param syncForever {@code --sync-forever}: keep dialling new connections even with servercount reached
+ * @param keepaliveTime {@code --keepalive-time}: gRPC keepalive ping interval (at least 30 s)
+ * @param xfrChannelSize {@code --xfr-channel-size}: per-tunnel queue length in packets; here it sizes the
+ *     per-tunnel buffer used against servers without the flow-control extension ({@link #perTunnelBufferBytes()})
+ * @param countServerLeases {@code --count-server-leases}
+ * @param leaseNamespace {@code --lease-namespace}
+ * @param leaseLabelSelector {@code --lease-label-selector}
+ * @param healthServerHost {@code --health-server-host}
+ * @param healthServerPort {@code --health-server-port}
+ * @param adminBindAddress {@code --admin-bind-address}
+ * @param adminServerPort {@code --admin-server-port}
+ * @param kubeconfig {@code --kubeconfig} ({@code null}: in-cluster)
+ * @param dialTimeout timeout of one dial to a target (upstream: fixed 5 s)
+ * @param connectTimeout limit for one server connection attempt, TLS and response headers included
+ * @param dialPolicy destinations the agent may dial; default allows all (upstream behaviour)
+ * @param flowControl whether to offer the per-tunnel credit extension to servers
+ * @param flowControlWindow bytes a peer may send per tunnel before it needs more credit (extension only)
+ * @param maxDataSize largest DATA payload the agent sends (the socket read size; upstream uses 4 KiB)
+ */
+public record TunnelConfig(
+        String proxyServerHost,
+        int proxyServerPort,
+        Path caCert,
+        Path agentCert,
+        Path agentKey,
+        List<String> alpnProtos,
+        Path serviceAccountTokenPath,
+        String agentId,
+        AgentIdentifiers agentIdentifiers,
+        Duration syncInterval,
+        Duration syncIntervalCap,
+        Duration probeInterval,
+        boolean syncForever,
+        Duration keepaliveTime,
+        int xfrChannelSize,
+        boolean countServerLeases,
+        String leaseNamespace,
+        String leaseLabelSelector,
+        String healthServerHost,
+        int healthServerPort,
+        String adminBindAddress,
+        int adminServerPort,
+        Path kubeconfig,
+        Duration dialTimeout,
+        Duration connectTimeout,
+        DialPolicy dialPolicy,
+        boolean flowControl,
+        int flowControlWindow,
+        int maxDataSize) {
+
+    /** konnectivity-server answers pings more frequent than this with GOAWAY {@code too_many_pings}. */
+    public static final Duration MIN_KEEPALIVE_TIME = Duration.ofSeconds(30);
+    /** gRPC's default message limit, which upstream servers enforce on what we send. */
+    public static final int MAX_MESSAGE_SIZE = 4 * 1024 * 1024;
+
+    public TunnelConfig {
+        requireNonNull(proxyServerHost, "proxyServerHost");
+        if (proxyServerHost.isBlank()) {
+            throw new IllegalArgumentException("--proxy-server-host: \"\" (expected: a host name or IP address)");
+        }
+        checkPort("--proxy-server-port", proxyServerPort, false);
+        if ((agentCert == null) != (agentKey == null)) {
+            throw new IllegalArgumentException("--agent-cert/--agent-key: " + agentCert + "/" + agentKey
+                    + " (expected: both or neither)");
+        }
+        alpnProtos = List.copyOf(requireNonNull(alpnProtos, "alpnProtos"));
+        if (!alpnProtos.isEmpty() && !alpnProtos.contains("h2")) {
+            throw new IllegalArgumentException("--alpn-proto: " + alpnProtos
+                    + " (expected: a list containing h2; gRPC runs on HTTP/2)");
+        }
+        requireNonNull(agentId, "agentId");
+        if (agentId.isBlank()) {
+            throw new IllegalArgumentException("--agent-id: \"\" (expected: a non-empty id)");
+        }
+        requireNonNull(agentIdentifiers, "agentIdentifiers");
+        positive("--sync-interval", syncInterval);
+        positive("--sync-interval-cap", syncIntervalCap);
+        if (syncIntervalCap.compareTo(syncInterval) < 0) {
+            throw new IllegalArgumentException("--sync-interval-cap: " + format(syncIntervalCap)
+                    + " (expected: >= --sync-interval " + format(syncInterval) + ")");
+        }
+        positive("--probe-interval", probeInterval);
+        requireNonNull(keepaliveTime, "keepaliveTime");
+        if (keepaliveTime.compareTo(MIN_KEEPALIVE_TIME) < 0) {
+            throw new IllegalArgumentException("--keepalive-time: " + format(keepaliveTime)
+                    + " (expected: >= 30s; konnectivity-server closes connections that ping more often with"
+                    + " GOAWAY too_many_pings)");
+        }
+        if (xfrChannelSize <= 0) {
+            throw new IllegalArgumentException("--xfr-channel-size: " + xfrChannelSize + " (expected: > 0)");
+        }
+        requireNonNull(leaseNamespace, "leaseNamespace");
+        requireNonNull(leaseLabelSelector, "leaseLabelSelector");
+        requireNonNull(healthServerHost, "healthServerHost");
+        checkPort("--health-server-port", healthServerPort, true);
+        requireNonNull(adminBindAddress, "adminBindAddress");
+        checkPort("--admin-server-port", adminServerPort, true);
+        positive("dialTimeout", dialTimeout);
+        positive("connectTimeout", connectTimeout);
+        requireNonNull(dialPolicy, "dialPolicy");
+        if (flowControlWindow < 16 * 1024) {
+            throw new IllegalArgumentException("flowControlWindow: " + flowControlWindow + " (expected: >= 16384)");
+        }
+        if (maxDataSize < 1024 || maxDataSize > MAX_MESSAGE_SIZE / 2) {
+            throw new IllegalArgumentException("maxDataSize: " + maxDataSize + " (expected: 1024.."
+                    + MAX_MESSAGE_SIZE / 2 + ")");
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /**
+     * Bytes buffered for one tunnel towards its target before the agent stops reading the shared server stream,
+     * when the server does not speak the flow-control extension (upstream's queue of {@code xfr-channel-size}
+     * packets, counted in our larger DATA size).
+     */
+    public long perTunnelBufferBytes() {
+        return (long) xfrChannelSize * maxDataSize;
+    }
+
+    /** The configuration as flag=value pairs for the startup log; the token file's path is shown, never its content. */
+    public Map<String, String> describe() {
+        Map<String, String> out = new LinkedHashMap<>();
+        out.put("proxy-server-host", proxyServerHost);
+        out.put("proxy-server-port", Integer.toString(proxyServerPort));
+        out.put("ca-cert", String.valueOf(caCert));
+        out.put("agent-cert", String.valueOf(agentCert));
+        out.put("agent-key", agentKey == null ? "null" : "<set>");
+        out.put("alpn-proto", String.join(",", alpnProtos));
+        out.put("service-account-token-path", String.valueOf(serviceAccountTokenPath));
+        out.put("agent-id", agentId);
+        out.put("agent-identifiers", agentIdentifiers.encode());
+        out.put("sync-interval", format(syncInterval));
+        out.put("sync-interval-cap", format(syncIntervalCap));
+        out.put("probe-interval", format(probeInterval));
+        out.put("sync-forever", Boolean.toString(syncForever));
+        out.put("keepalive-time", format(keepaliveTime));
+        out.put("xfr-channel-size", Integer.toString(xfrChannelSize));
+        out.put("count-server-leases", Boolean.toString(countServerLeases));
+        out.put("dial-timeout", format(dialTimeout));
+        out.put("dial-policy", dialPolicy.allowsAll() ? "allow-all" : dialPolicy.toString());
+        out.put("flow-control", flowControl ? "v1 window=" + flowControlWindow : "off");
+        out.put("max-data-size", Integer.toString(maxDataSize));
+        return out;
+    }
+
+    /** Go-style duration text ({@code 10s}, {@code 1500ms}), as the upstream flags print them. */
+    public static String format(Duration duration) {
+        long millis = duration.toMillis();
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+    }
+
+    private static void positive(String flag, Duration value) {
+        requireNonNull(value, flag);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(flag + ": " + format(value) + " (expected: > 0)");
+        }
+    }
+
+    private static void checkPort(String flag, int port, boolean zeroAllowed) {
+        if (port < (zeroAllowed ? 0 : 1) || port > 65535) {
+            throw new IllegalArgumentException(flag + ": " + port + " (expected: " + (zeroAllowed ? 0 : 1)
+                    + "..65535)");
+        }
+    }
+
+    /** Upstream defaults; {@code agentId} defaults to a random UUID (the CLI applies {@code PROXY_AGENT_ID}). */
+    public static final class Builder {
+        private String proxyServerHost = "127.0.0.1";
+        private int proxyServerPort = 8091;
+        private Path caCert;
+        private Path agentCert;
+        private Path agentKey;
+        private List<String> alpnProtos = List.of();
+        private Path serviceAccountTokenPath;
+        private String agentId = UUID.randomUUID().toString();
+        private AgentIdentifiers agentIdentifiers = AgentIdentifiers.NONE;
+        private Duration syncInterval = Duration.ofSeconds(1);
+        private Duration syncIntervalCap = Duration.ofSeconds(10);
+        private Duration probeInterval = Duration.ofSeconds(1);
+        private boolean syncForever;
+        private Duration keepaliveTime = Duration.ofHours(1);
+        private int xfrChannelSize = 150;
+        private boolean countServerLeases;
+        private String leaseNamespace = "kube-system";
+        private String leaseLabelSelector = "k8s-app=konnectivity-server";
+        private String healthServerHost = "";
+        private int healthServerPort = 8093;
+        private String adminBindAddress = "127.0.0.1";
+        private int adminServerPort = 8094;
+        private Path kubeconfig;
+        private Duration dialTimeout = Duration.ofSeconds(5);
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        private DialPolicy dialPolicy = DialPolicy.ALLOW_ALL;
+        private boolean flowControl = true;
+        private int flowControlWindow = 2 * 1024 * 1024;
+        private int maxDataSize = 64 * 1024;
+
+        private Builder() {
+        }
+
+        private Builder(TunnelConfig c) {
+            proxyServerHost = c.proxyServerHost;
+            proxyServerPort = c.proxyServerPort;
+            caCert = c.caCert;
+            agentCert = c.agentCert;
+            agentKey = c.agentKey;
+            alpnProtos = c.alpnProtos;
+            serviceAccountTokenPath = c.serviceAccountTokenPath;
+            agentId = c.agentId;
+            agentIdentifiers = c.agentIdentifiers;
+            syncInterval = c.syncInterval;
+            syncIntervalCap = c.syncIntervalCap;
+            probeInterval = c.probeInterval;
+            syncForever = c.syncForever;
+            keepaliveTime = c.keepaliveTime;
+            xfrChannelSize = c.xfrChannelSize;
+            countServerLeases = c.countServerLeases;
+            leaseNamespace = c.leaseNamespace;
+            leaseLabelSelector = c.leaseLabelSelector;
+            healthServerHost = c.healthServerHost;
+            healthServerPort = c.healthServerPort;
+            adminBindAddress = c.adminBindAddress;
+            adminServerPort = c.adminServerPort;
+            kubeconfig = c.kubeconfig;
+            dialTimeout = c.dialTimeout;
+            connectTimeout = c.connectTimeout;
+            dialPolicy = c.dialPolicy;
+            flowControl = c.flowControl;
+            flowControlWindow = c.flowControlWindow;
+            maxDataSize = c.maxDataSize;
+        }
+
+        public Builder proxyServerHost(String value) {
+            proxyServerHost = value;
+            return this;
+        }
+
+        public Builder proxyServerPort(int value) {
+            proxyServerPort = value;
+            return this;
+        }
+
+        public Builder caCert(Path value) {
+            caCert = value;
+            return this;
+        }
+
+        public Builder agentCert(Path value) {
+            agentCert = value;
+            return this;
+        }
+
+        public Builder agentKey(Path value) {
+            agentKey = value;
+            return this;
+        }
+
+        public Builder alpnProtos(List<String> value) {
+            alpnProtos = value;
+            return this;
+        }
+
+        public Builder serviceAccountTokenPath(Path value) {
+            serviceAccountTokenPath = value;
+            return this;
+        }
+
+        public Builder agentId(String value) {
+            agentId = value;
+            return this;
+        }
+
+        public Builder agentIdentifiers(AgentIdentifiers value) {
+            agentIdentifiers = value;
+            return this;
+        }
+
+        public Builder syncInterval(Duration value) {
+            syncInterval = value;
+            return this;
+        }
+
+        public Builder syncIntervalCap(Duration value) {
+            syncIntervalCap = value;
+            return this;
+        }
+
+        public Builder probeInterval(Duration value) {
+            probeInterval = value;
+            return this;
+        }
+
+        public Builder syncForever(boolean value) {
+            syncForever = value;
+            return this;
+        }
+
+        public Builder keepaliveTime(Duration value) {
+            keepaliveTime = value;
+            return this;
+        }
+
+        public Builder xfrChannelSize(int value) {
+            xfrChannelSize = value;
+            return this;
+        }
+
+        public Builder countServerLeases(boolean value) {
+            countServerLeases = value;
+            return this;
+        }
+
+        public Builder leaseNamespace(String value) {
+            leaseNamespace = value;
+            return this;
+        }
+
+        public Builder leaseLabelSelector(String value) {
+            leaseLabelSelector = value;
+            return this;
+        }
+
+        public Builder healthServerHost(String value) {
+            healthServerHost = value;
+            return this;
+        }
+
+        public Builder healthServerPort(int value) {
+            healthServerPort = value;
+            return this;
+        }
+
+        public Builder adminBindAddress(String value) {
+            adminBindAddress = value;
+            return this;
+        }
+
+        public Builder adminServerPort(int value) {
+            adminServerPort = value;
+            return this;
+        }
+
+        public Builder kubeconfig(Path value) {
+            kubeconfig = value;
+            return this;
+        }
+
+        public Builder dialTimeout(Duration value) {
+            dialTimeout = value;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration value) {
+            connectTimeout = value;
+            return this;
+        }
+
+        public Builder dialPolicy(DialPolicy value) {
+            dialPolicy = value;
+            return this;
+        }
+
+        public Builder flowControl(boolean value) {
+            flowControl = value;
+            return this;
+        }
+
+        public Builder flowControlWindow(int value) {
+            flowControlWindow = value;
+            return this;
+        }
+
+        public Builder maxDataSize(int value) {
+            maxDataSize = value;
+            return this;
+        }
+
+        public TunnelConfig build() {
+            return new TunnelConfig(proxyServerHost, proxyServerPort, caCert, agentCert, agentKey, alpnProtos,
+                    serviceAccountTokenPath, agentId, agentIdentifiers, syncInterval, syncIntervalCap, probeInterval,
+                    syncForever, keepaliveTime, xfrChannelSize, countServerLeases, leaseNamespace,
+                    leaseLabelSelector, healthServerHost, healthServerPort, adminBindAddress, adminServerPort,
+                    kubeconfig, dialTimeout, connectTimeout, dialPolicy, flowControl, flowControlWindow,
+                    maxDataSize);
+        }
+    }
+}

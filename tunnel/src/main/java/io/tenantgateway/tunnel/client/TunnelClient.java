@@ -1,0 +1,539 @@
+package io.tenantgateway.tunnel.client;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.protobuf.UnsafeByteOperations;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.netty.NettyChannelBuilder;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.tenantgateway.certs.TlsFailures;
+import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.tunnel.endpoint.DialFailure;
+import io.tenantgateway.tunnel.endpoint.EndpointConnection;
+import io.tenantgateway.tunnel.endpoint.EndpointRelayHandler;
+import io.tenantgateway.tunnel.metrics.AgentMetrics;
+import io.tenantgateway.tunnel.metrics.GrpcCodes;
+import io.tenantgateway.tunnel.proto.Data;
+import io.tenantgateway.tunnel.proto.DialRequest;
+import io.tenantgateway.tunnel.proto.Packet;
+import java.util.Optional;
+import io.tenantgateway.tunnel.protocol.FlowControlOffer;
+import io.tenantgateway.tunnel.protocol.Headers;
+import io.tenantgateway.tunnel.protocol.Packets;
+import io.tenantgateway.tunnel.protocol.ReceiveWindow;
+import io.tenantgateway.tunnel.endpoint.ConnectionTable;
+import io.tenantgateway.tunnel.transport.Transports;
+import io.tenantgateway.tunnel.transport.TunnelMethods;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One agent connection to one konnectivity-server replica: a gRPC channel of its own (a new TCP+TLS connection
+ * through the load balancer) carrying one {@code /AgentService/Connect} stream, and the tunnels on it.
+ *
+ * <p>Threading: the channel is pinned to one Netty event loop and runs its callbacks directly on it
+ * ({@code directExecutor}); target sockets of this stream are registered on the same loop. So the whole data
+ * path of this server connection is single-threaded: no locks, no hand-offs. Other threads ({@link #drain()},
+ * {@link #close()}) submit commands to the loop.
+ */
+public final class TunnelClient implements AutoCloseable, EndpointConnection.TunnelPort {
+    private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
+    /** Messages the stream may deliver ahead of processing; small, since each may be up to 4 MiB. */
+    private static final int INBOUND_MESSAGES = 8;
+    /** Bytes gRPC may queue for this stream before {@code isReady()} turns false. */
+    private static final int ON_READY_THRESHOLD = 1024 * 1024;
+    /** HTTP/2 window for the stream: room for many tunnels' in-flight DATA. */
+    private static final int HTTP2_WINDOW = 8 * 1024 * 1024;
+    /** Largest message accepted from a server: above gRPC's 4 MiB so one oversized DATA costs one tunnel, not all. */
+    static final int MAX_INBOUND_MESSAGE = 16 * 1024 * 1024;
+    /** Largest DATA payload accepted towards a target (what an upstream server can send at most). */
+    static final int MAX_DATA_PAYLOAD = TunnelConfig.MAX_MESSAGE_SIZE;
+
+    public enum State { CONNECTING, READY, DRAINING, CLOSED }
+
+    private final ClientResources resources;
+    private final TunnelConfig config;
+    private final AgentMetrics metrics;
+    private final String token;
+    private final EventLoop loop;
+    private final ManagedChannel channel;
+    private final ConnectionTable table = new ConnectionTable();
+    private final CompletableFuture<ServerIdentity> connected = new CompletableFuture<>();
+    private final CompletableFuture<Status> closed = new CompletableFuture<>();
+
+    // Loop-confined state.
+    private ClientCall<Packet, Packet> call;
+    private boolean callDone;
+    private boolean creditMode;
+    private long serverWindow;
+    private final ArrayDeque<EndpointConnection> parked = new ArrayDeque<>();
+    private final Set<EndpointConnection> fullBuffers = new HashSet<>();
+    private int owedRequests;
+    private boolean pauseLogged;
+    private final Set<String> malformedLogged = new HashSet<>();
+    private ScheduledFuture<?> connectTimer;
+
+    // Read by other threads (snapshots, the set).
+    private volatile State state = State.CONNECTING;
+    private volatile Instant since;
+    private volatile String serverId = "";
+
+    /** @param token bearer token read for this attempt, or {@code null} */
+    TunnelClient(ClientResources resources, String token) {
+        this.resources = requireNonNull(resources, "resources");
+        this.config = resources.config();
+        this.metrics = resources.metrics();
+        this.token = token;
+        this.loop = resources.group().next();
+        this.since = resources.clock().instant();
+        NettyChannelBuilder builder = NettyChannelBuilder.forAddress(config.proxyServerHost(),
+                        config.proxyServerPort())
+                .eventLoopGroup(loop)
+                .channelType(Transports.socketChannel(loop))
+                .sslContext(resources.sslContext())
+                .directExecutor()
+                .disableRetry()
+                .maxInboundMessageSize(MAX_INBOUND_MESSAGE)
+                .flowControlWindow(HTTP2_WINDOW)
+                .keepAliveTime(config.keepaliveTime().toNanos(), TimeUnit.NANOSECONDS)
+                .keepAliveWithoutCalls(true)
+                .userAgent("tenant-gateway-agent");
+        this.channel = builder.build();
+    }
+
+    /** Opens the Connect stream. {@link #connected()} completes when the server's headers arrive. */
+    void start() {
+        loop.execute(this::startCall);
+    }
+
+    /** Completes with the server's identity, or fails with the reason the attempt failed. */
+    public CompletableFuture<ServerIdentity> connected() {
+        return connected;
+    }
+
+    /** Completes with the final status once the stream is gone and every tunnel of it is closed. */
+    public CompletableFuture<Status> closeFuture() {
+        return closed;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public String serverId() {
+        return serverId;
+    }
+
+    /** Whether the underlying channel is still READY (the probe drops connections that are not). */
+    boolean channelReady() {
+        return channel.getState(false) == ConnectivityState.READY;
+    }
+
+    ServerConnectionSnapshot snapshot() {
+        return new ServerConnectionSnapshot(serverId, state.name(), since, creditMode, table.size());
+    }
+
+    void addTunnelSnapshots(List<TunnelSnapshot> out, Instant now) {
+        for (EndpointConnection connection : table.connections()) {
+            if (connection.state() == EndpointConnection.State.OPEN) {
+                out.add(new TunnelSnapshot(connection.connectId(), serverId, connection.address(),
+                        connection.bytesToTarget(), connection.bytesFromTarget(), connection.bufferedToTarget(),
+                        Duration.between(connection.openedAt(), now)));
+            }
+        }
+    }
+
+    int openTunnels() {
+        return table.size();
+    }
+
+    /** Sends DRAIN: the server stops routing new dials here; existing tunnels keep working. */
+    public void drain() {
+        loop.execute(() -> {
+            if (state == State.READY) {
+                setState(State.DRAINING);
+                send(Packets.drain());
+                log.info("sent DRAIN serverID={}", serverId);
+            }
+        });
+    }
+
+    /** Cancels the stream; every tunnel on it closes. Idempotent and non-blocking (see {@link #closeFuture()}). */
+    @Override
+    public void close() {
+        close("agent closed the connection");
+    }
+
+    void close(String reason) {
+        loop.execute(() -> {
+            if (call != null && !callDone) {
+                call.cancel(reason, null);
+            } else if (call == null) {
+                finish(Status.CANCELLED.withDescription(reason));
+            }
+        });
+    }
+
+    private void startCall() {
+        Metadata headers = new Metadata();
+        headers.put(key(Headers.AGENT_ID), config.agentId());
+        headers.put(key(Headers.AGENT_IDENTIFIERS), config.agentIdentifiers().encode());
+        if (token != null) {
+            headers.put(key(Headers.AUTHORIZATION), Headers.bearer(token));
+        }
+        if (config.flowControl()) {
+            headers.put(key(Headers.FLOW_CONTROL), FlowControlOffer.v1(config.flowControlWindow()).format());
+        }
+        call = channel.newCall(TunnelMethods.CONNECT, CallOptions.DEFAULT.withOnReadyThreshold(ON_READY_THRESHOLD));
+        call.start(new Listener(), headers);
+        call.request(INBOUND_MESSAGES);
+        connectTimer = loop.schedule(() -> {
+            if (state == State.CONNECTING && !callDone) {
+                call.cancel("no response headers within " + TunnelConfig.format(config.connectTimeout()), null);
+            }
+        }, config.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private final class Listener extends ClientCall.Listener<Packet> {
+        @Override
+        public void onHeaders(Metadata headers) {
+            try {
+                String id = Headers.single(Headers.SERVER_ID, values(headers, Headers.SERVER_ID));
+                int count = Headers.serverCount(values(headers, Headers.SERVER_COUNT));
+                var offer = config.flowControl()
+                        ? FlowControlOffer.parse(headers.get(key(Headers.FLOW_CONTROL))) : Optional.<FlowControlOffer>empty();
+                boolean credit = offer.isPresent();
+                serverWindow = credit ? offer.get().window() : 0;
+                creditMode = credit;
+                serverId = id;
+                connectTimer.cancel(false);
+                setState(State.READY);
+                connected.complete(new ServerIdentity(id, count, credit));
+            } catch (IllegalArgumentException e) {
+                call.cancel("invalid response headers: " + e.getMessage(), null);
+            }
+        }
+
+        @Override
+        public void onMessage(Packet packet) {
+            try {
+                handle(packet);
+            } finally {
+                if (!callDone) {
+                    if (fullBuffers.isEmpty()) {
+                        call.request(1);
+                    } else {
+                        owedRequests++;
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void onReady() {
+            wakeParked();
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+            callDone = true;
+            finish(status);
+        }
+    }
+
+    private void finish(Status status) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        State before = state;
+        setState(State.CLOSED);
+        if (connectTimer != null) {
+            connectTimer.cancel(false);
+        }
+        for (EndpointConnection connection : new ArrayList<>(table.connections())) {
+            connection.streamLost();
+        }
+        parked.clear();
+        fullBuffers.clear();
+        if (before != State.CONNECTING) {
+            metrics.streamError(AgentMetrics.TO_AGENT, GrpcCodes.goName(status.getCode()), "UNKNOWN");
+            log.info("server connection closed serverID={} status={} description=\"{}\"", serverId,
+                    status.getCode(), describe(status));
+        }
+        connected.completeExceptionally(new ConnectAttemptException(status, describe(status)));
+        channel.shutdownNow();
+        closed.complete(status);
+    }
+
+    /** A sentence for logs: the status, with TLS causes made readable. */
+    static String describe(Status status) {
+        String description = status.getDescription();
+        Throwable cause = status.getCause();
+        if (cause != null) {
+            String tls = TlsFailures.describe(cause);
+            return description == null ? tls : description + ": " + tls;
+        }
+        return description == null ? status.getCode().name() : description;
+    }
+
+    // ---- packets from the server ----
+
+    private void handle(Packet packet) {
+        Packets.Malformation problem = Packets.check(packet, creditMode);
+        if (problem != null) {
+            malformed(problem.reason(), problem.message());
+            return;
+        }
+        metrics.packet(AgentMetrics.TO_AGENT, Packets.typeName(packet));
+        if (log.isTraceEnabled()) {
+            log.trace("received {} serverID={}", Packets.describe(packet), serverId);
+        }
+        switch (packet.getType()) {
+            case DIAL_REQ -> onDialRequest(packet.getDialRequest());
+            case DATA -> onData(packet.getData());
+            case CLOSE_REQ -> onCloseRequest(packet.getCloseRequest().getConnectID());
+            case DIAL_CLS -> onDialClose(packet.getCloseDial().getRandom());
+            case TG_CREDIT -> onCredit(packet.getTgCredit().getConnectID(), packet.getTgCredit().getBytes());
+            default -> malformed("unexpected_type", packet.getType() + " is not sent to agents");
+        }
+    }
+
+    private void malformed(String reason, String message) {
+        metrics.malformed(reason);
+        if (malformedLogged.add(reason)) {
+            log.warn("ignoring malformed packet from server serverID={} reason={} detail=\"{}\" (further ones of"
+                    + " this kind are logged at DEBUG)", serverId, reason, message);
+        } else {
+            log.debug("ignoring malformed packet from server serverID={} reason={} detail=\"{}\"", serverId, reason,
+                    message);
+        }
+    }
+
+    private void onDialRequest(DialRequest request) {
+        long random = request.getRandom();
+        String address = request.getAddress();
+        if (!Packets.TCP.equals(request.getProtocol())) {
+            send(Packets.dialFailure(random, "protocol \"" + request.getProtocol()
+                    + "\" not supported (expected: tcp)"));
+            return;
+        }
+        if (table.byRandom(random) != null) {
+            malformed("duplicate_dial", "DIAL_REQ random=" + random + " is already in progress");
+            return;
+        }
+        long connectId = resources.connectionIds().next();
+        Instant startedAt = resources.clock().instant();
+        long startNanos = System.nanoTime();
+        EndpointConnection connection = new EndpointConnection(connectId, random, address, startedAt, this,
+                serverWindow, creditMode ? new ReceiveWindow(config.flowControlWindow(), MAX_DATA_PAYLOAD) : null);
+        table.add(connection);
+        log.debug("dialing connectionID={} dialID={} address={} serverID={}", connectId, random, address, serverId);
+        Future<Channel> dial = resources.dialer().dial(loop, address, new EndpointRelayHandler(connection));
+        connection.dialing(dial);
+        dial.addListener(f -> {
+            if (f.isSuccess()) {
+                if (!connection.dialed(dial.getNow())) {
+                    return; // cancelled by DIAL_CLS or stream loss meanwhile
+                }
+                metrics.dialSucceeded(Duration.ofNanos(System.nanoTime() - startNanos));
+                metrics.endpointOpened();
+                send(Packets.dialResponse(random, connectId));
+                connection.startReading();
+            } else if (connection.state() == EndpointConnection.State.DIALING && !f.isCancelled()) {
+                connection.streamLost();
+                String error;
+                if (f.cause() instanceof DialFailure failure) {
+                    error = failure.getMessage();
+                    if (failure.reason() == DialFailure.Reason.DENIED) {
+                        metrics.dialDenied();
+                    } else {
+                        metrics.dialFailed(failure.reason().label());
+                    }
+                } else {
+                    error = "dial tcp " + address + ": " + f.cause();
+                    metrics.dialFailed(DialFailure.Reason.UNKNOWN.label());
+                }
+                log.debug("dial failed connectionID={} dialID={} address={} error=\"{}\"", connectId, random, address,
+                        error);
+                if (!callDone) {
+                    send(Packets.dialFailure(random, error));
+                }
+            }
+        });
+    }
+
+    private void onData(Data data) {
+        long connectId = data.getConnectID();
+        if (connectId == 0) {
+            malformed("connect_id_0", "DATA for connectID 0");
+            return;
+        }
+        EndpointConnection connection = table.get(connectId);
+        if (connection == null) {
+            metrics.malformed("unknown_connect_id");
+            log.debug("DATA for unknown connectionID={} serverID={}; answering CLOSE_RSP", connectId, serverId);
+            send(Packets.closeResponse(connectId, Packets.UNKNOWN_CONNECT_ID));
+            return;
+        }
+        int size = data.getData().size();
+        if (size > MAX_DATA_PAYLOAD) {
+            malformed("oversized_data", "DATA of " + size + " bytes for connectionID=" + connectId + " (expected: <= "
+                    + MAX_DATA_PAYLOAD + ")");
+            connection.fail("DATA of " + size + " bytes exceeds " + MAX_DATA_PAYLOAD);
+            return;
+        }
+        metrics.bytesToTarget(size);
+        connection.write(data.getData());
+    }
+
+    private void onCloseRequest(long connectId) {
+        EndpointConnection connection = table.get(connectId);
+        if (connection == null) {
+            log.debug("CLOSE_REQ for unknown connectionID={} serverID={}", connectId, serverId);
+            send(Packets.closeResponse(connectId, Packets.UNKNOWN_CONNECT_ID));
+            return;
+        }
+        log.debug("closing on CLOSE_REQ connectionID={} serverID={}", connectId, serverId);
+        connection.closeRequested();
+    }
+
+    private void onDialClose(long random) {
+        EndpointConnection connection = table.byRandom(random);
+        if (connection != null) {
+            log.debug("DIAL_CLS dialID={} connectionID={} state={}", random, connection.connectId(),
+                    connection.state());
+            connection.dialCancelled();
+        }
+    }
+
+    private void onCredit(long connectId, long bytes) {
+        EndpointConnection connection = table.get(connectId);
+        if (connection != null) {
+            connection.addCredit(bytes);
+        }
+    }
+
+    // ---- EndpointConnection.TunnelPort (all on the loop) ----
+
+    @Override
+    public void sendData(EndpointConnection connection, ByteBuf data) {
+        try {
+            int size = data.readableBytes();
+            // Zero-copy view of the socket buffer: grpc-netty serialises the message inside sendMessage, before
+            // it returns, so the buffer can be released right after (retries are disabled on this channel, and
+            // DATA is only sent after the stream delivered a message, so no DelayedStream can hold it).
+            send(Packets.data(connection.connectId(), UnsafeByteOperations.unsafeWrap(data.nioBuffer())));
+            metrics.bytesFromTarget(size);
+        } finally {
+            data.release();
+        }
+    }
+
+    @Override
+    public void sendCloseResponse(long connectId, String errorOrNull) {
+        send(errorOrNull == null ? Packets.closeResponse(connectId) : Packets.closeResponse(connectId, errorOrNull));
+    }
+
+    @Override
+    public void sendCredit(long connectId, long bytes) {
+        send(Packets.credit(connectId, bytes));
+    }
+
+    @Override
+    public boolean streamWritable() {
+        return !callDone && call.isReady();
+    }
+
+    @Override
+    public void parkUntilWritable(EndpointConnection connection) {
+        parked.add(connection);
+    }
+
+    @Override
+    public void bufferFull(EndpointConnection connection, boolean full) {
+        if (full) {
+            if (fullBuffers.add(connection) && fullBuffers.size() == 1) {
+                metrics.sharedStreamPaused();
+                String message = "tunnel buffer full; pausing the server stream until it drains (the server does"
+                        + " not speak the flow-control extension, so this is the only way to bound memory)"
+                        + " connectionID={} address={} buffered={} serverID={}";
+                if (!pauseLogged) {
+                    pauseLogged = true;
+                    log.warn(message, connection.connectId(), connection.address(), connection.bufferedToTarget(),
+                            serverId);
+                } else {
+                    log.debug(message, connection.connectId(), connection.address(),
+                            connection.bufferedToTarget(), serverId);
+                }
+            }
+        } else if (fullBuffers.remove(connection) && fullBuffers.isEmpty() && owedRequests > 0 && !callDone) {
+            int owed = owedRequests;
+            owedRequests = 0;
+            call.request(owed);
+        }
+    }
+
+    @Override
+    public void closed(EndpointConnection connection) {
+        table.remove(connection);
+        if (connection.opened()) {
+            metrics.endpointClosed();
+        }
+    }
+
+    private void wakeParked() {
+        int count = parked.size();
+        for (int i = 0; i < count && !callDone && call.isReady(); i++) {
+            parked.poll().onStreamWritable();
+        }
+    }
+
+    private void send(Packet packet) {
+        if (callDone || call == null) {
+            return;
+        }
+        call.sendMessage(packet);
+        metrics.packet(AgentMetrics.FROM_AGENT, Packets.typeName(packet));
+    }
+
+    private void setState(State next) {
+        state = next;
+        since = resources.clock().instant();
+    }
+
+    private static Metadata.Key<String> key(String name) {
+        return Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER);
+    }
+
+    private static List<String> values(Metadata headers, String name) {
+        Iterable<String> values = headers.getAll(key(name));
+        List<String> out = new ArrayList<>();
+        if (values != null) {
+            values.forEach(out::add);
+        }
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return "TunnelClient{serverID=" + serverId + ", state=" + state + "}";
+    }
+}

@@ -1,0 +1,404 @@
+package io.tenantgateway.tunnel.client;
+
+import static java.util.Objects.requireNonNull;
+
+import io.grpc.netty.GrpcSslContexts;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.certs.ReloadingTlsMaterial;
+import io.tenantgateway.certs.TlsContexts;
+import io.tenantgateway.certs.TlsFiles;
+import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.tunnel.endpoint.EndpointDialer;
+import io.tenantgateway.tunnel.metrics.AgentMetrics;
+import io.tenantgateway.tunnel.protocol.ConnectionIds;
+import io.tenantgateway.tunnel.transport.Transports;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's set of server connections, kept at the servers' {@code servercount} (upstream's ClientSet).
+ *
+ * <p>One sync thread runs the loop: while fewer connections than servers are held (or with
+ * {@code --sync-forever}), dial a new connection through the load balancer; a server we already hold is closed
+ * at once and the loop carries on at the normal interval; failures back off ×1.5 with jitter up to the cap. A
+ * probe drops connections whose channel is no longer READY. Nothing here blocks an event loop: the token file
+ * is read and the server count is asked on the sync thread.
+ *
+ * <p>Lifecycle: {@link #start()} once; on shutdown {@link #drain()} (DRAIN on every stream, no new connections,
+ * tunnels keep working), then {@link #close()}.
+ */
+public final class TunnelClientSet implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TunnelClientSet.class);
+
+    private final TunnelConfig config;
+    private final ClientResources resources;
+    private final ServerCounter serverCounter;
+    private final SyncBackoff backoff;
+    private final AgentMetrics metrics;
+    private final Clock clock;
+    private final EventLoopGroup ownedGroup;
+    private final ReloadingTlsMaterial ownedMaterial;
+    private final Map<String, TunnelClient> clients = new ConcurrentHashMap<>();
+    private final Object lifecycle = new Object();
+    private ScheduledExecutorService scheduler;
+    private ScheduledFuture<?> probe;
+    private volatile boolean started;
+    private volatile boolean draining;
+    private volatile boolean closed;
+    private volatile int lastServerCount;
+    private TunnelClient attempt;
+    private long attempts;
+
+    private TunnelClientSet(Builder builder) {
+        this.config = builder.config;
+        this.clock = builder.clock;
+        this.serverCounter = builder.serverCounter;
+        this.backoff = new SyncBackoff(config.syncInterval(), config.syncIntervalCap(), builder.random);
+        ReloadingTlsMaterial loaded = null;
+        TlsMaterial material = builder.material;
+        if (material == null) {
+            if (config.caCert() == null) {
+                throw new IllegalArgumentException("--ca-cert: not set (expected: the CA bundle that signs the"
+                        + " server certificate)");
+            }
+            loaded = ReloadingTlsMaterial.load(config.agentCert() == null ? TlsFiles.trustOnly(config.caCert())
+                    : TlsFiles.identityAndTrust(config.agentCert(), config.agentKey(), config.caCert()),
+                    Duration.ofMinutes(1));
+            material = loaded;
+        }
+        this.ownedMaterial = loaded;
+        EventLoopGroup group = builder.group;
+        this.ownedGroup = group == null
+                ? Transports.newGroup(Math.max(1, Runtime.getRuntime().availableProcessors()), "tunnel-agent")
+                : null;
+        if (group == null) {
+            group = ownedGroup;
+        }
+        this.metrics = new AgentMetrics(builder.registry);
+        SslContextBuilder ssl = GrpcSslContexts.configure(TlsContexts.clientBuilder(material, clock), SslProvider.JDK);
+        if (!config.alpnProtos().isEmpty()) {
+            TlsContexts.alpn(ssl, config.alpnProtos().toArray(String[]::new));
+        }
+        SslContext sslContext = TlsContexts.build(ssl);
+        EndpointDialer dialer = new EndpointDialer(group, config.dialPolicy(), config.dialTimeout(),
+                config.maxDataSize(), (int) Math.min(Integer.MAX_VALUE, config.perTunnelBufferBytes()));
+        this.resources = new ClientResources(config, sslContext, group, dialer, metrics, clock, new ConnectionIds());
+    }
+
+    public static Builder builder(TunnelConfig config) {
+        return new Builder(config);
+    }
+
+    /** Starts the sync loop and the probe. Idempotent. */
+    public void start() {
+        synchronized (lifecycle) {
+            if (closed) {
+                throw new IllegalStateException("closed");
+            }
+            if (started) {
+                return;
+            }
+            started = true;
+            if (ownedMaterial != null) {
+                ownedMaterial.start();
+            }
+            scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "tunnel-sync");
+                thread.setDaemon(true);
+                return thread;
+            });
+            log.info("tunnel agent starting {}", config.describe());
+            if (config.dialPolicy().allowsAll()) {
+                log.warn("dial policy allows every destination (upstream behaviour); configure allow/deny lists to"
+                        + " restrict what the control plane can reach through this agent");
+            }
+            scheduler.execute(this::sync);
+            long probeNanos = config.probeInterval().toNanos();
+            probe = scheduler.scheduleWithFixedDelay(this::probe, probeNanos, probeNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Sends DRAIN on every server stream and stops opening new connections. Existing tunnels keep working; call
+     * {@link #close()} after the grace period.
+     */
+    public void drain() {
+        synchronized (lifecycle) {
+            if (draining || closed) {
+                return;
+            }
+            draining = true;
+        }
+        log.info("draining: sending DRAIN to {} server(s), no new server connections", clients.size());
+        clients.values().forEach(TunnelClient::drain);
+    }
+
+    /** Closes every server connection and its tunnels. Idempotent; waits up to a few seconds for the sockets. */
+    @Override
+    public void close() {
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+        List<TunnelClient> all = new ArrayList<>(clients.values());
+        TunnelClient pending = attempt;
+        if (pending != null) {
+            all.add(pending);
+        }
+        all.forEach(TunnelClient::close);
+        for (TunnelClient client : all) {
+            try {
+                client.closeFuture().get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                log.warn("server connection did not close within 5s serverID={}: {}", client.serverId(),
+                        e.toString());
+            }
+        }
+        clients.clear();
+        metrics.serverConnections(0);
+        resources.dialer().close();
+        if (ownedGroup != null) {
+            ownedGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+        if (ownedMaterial != null) {
+            ownedMaterial.close();
+        }
+        log.info("tunnel agent closed");
+    }
+
+    /** Readiness as upstream defines it: at least one server connection is established. */
+    public boolean isReady() {
+        return clients.values().stream().anyMatch(c -> c.state() == TunnelClient.State.READY
+                || c.state() == TunnelClient.State.DRAINING);
+    }
+
+    /** The {@code /readyz} failure line upstream prints, or {@code null} when ready. */
+    public String readinessFailure() {
+        return isReady() ? null : "server-connected failed: no servers connected";
+    }
+
+    public boolean isDraining() {
+        return draining;
+    }
+
+    /** Current connections by server id. */
+    public Map<String, TunnelClient.State> connections() {
+        Map<String, TunnelClient.State> out = new LinkedHashMap<>();
+        clients.forEach((id, client) -> out.put(id, client.state()));
+        return out;
+    }
+
+    public int serverCount() {
+        return lastServerCount;
+    }
+
+    /** Open tunnels across all server connections (cheap; for leak checks and gauges). */
+    public int openTunnels() {
+        return clients.values().stream().mapToInt(TunnelClient::openTunnels).sum();
+    }
+
+    public AgentSnapshot snapshot() {
+        Instant now = clock.instant();
+        List<ServerConnectionSnapshot> servers = new ArrayList<>();
+        List<TunnelSnapshot> tunnels = new ArrayList<>();
+        for (TunnelClient client : clients.values()) {
+            servers.add(client.snapshot());
+            client.addTunnelSnapshots(tunnels, now);
+        }
+        servers.sort(Comparator.comparing(ServerConnectionSnapshot::serverId));
+        tunnels.sort(Comparator.comparingLong(TunnelSnapshot::connectId));
+        return new AgentSnapshot(now, lastServerCount, draining, servers, tunnels);
+    }
+
+    // ---- sync loop (scheduler thread) ----
+
+    private void sync() {
+        if (closed || draining) {
+            return;
+        }
+        int target;
+        try {
+            target = serverCounter.serverCount(lastServerCount);
+        } catch (RuntimeException e) {
+            log.warn("server counter failed; keeping the last count {}: {}", lastServerCount, e.toString());
+            target = lastServerCount;
+        }
+        metrics.serverCount(target);
+        if (!config.syncForever() && target > 0 && clients.size() >= target) {
+            schedule(backoff.steady());
+            return;
+        }
+        String token = null;
+        if (config.serviceAccountTokenPath() != null) {
+            try {
+                // Re-read on every attempt: projected tokens rotate hourly.
+                token = Files.readString(config.serviceAccountTokenPath()).strip();
+            } catch (IOException e) {
+                Duration wait = backoff.failure();
+                log.warn("cannot read service account token {}: {}; retrying in {}",
+                        config.serviceAccountTokenPath(), e.toString(), TunnelConfig.format(wait));
+                schedule(wait);
+                return;
+            }
+        }
+        attempts++;
+        long attemptNumber = attempts;
+        TunnelClient client = new TunnelClient(resources, token);
+        attempt = client;
+        client.connected().whenComplete((identity, failure) -> {
+            try {
+                scheduler.execute(() -> attemptDone(client, attemptNumber, identity, failure));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                client.close(); // closing
+            }
+        });
+        client.start();
+    }
+
+    private void attemptDone(TunnelClient client, long attemptNumber, ServerIdentity identity, Throwable failure) {
+        attempt = null;
+        if (closed) {
+            client.close();
+            return;
+        }
+        if (failure != null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            Duration wait = backoff.failure();
+            String code = cause instanceof ConnectAttemptException attemptFailure
+                    ? attemptFailure.status().getCode().name() : cause.getClass().getSimpleName();
+            log.warn("server connection attempt failed server={}:{} attempt={} code={} reason=\"{}\" retryIn={}",
+                    config.proxyServerHost(), config.proxyServerPort(), attemptNumber, code, cause.getMessage(),
+                    TunnelConfig.format(wait));
+            client.close();
+            schedule(wait);
+            return;
+        }
+        if (draining) {
+            client.close();
+            return;
+        }
+        lastServerCount = identity.serverCount();
+        metrics.serverCount(serverCounter.serverCount(lastServerCount));
+        if (clients.containsKey(identity.serverId())) {
+            log.debug("duplicate server connection closed serverID={} serverCount={} connections={}",
+                    identity.serverId(), identity.serverCount(), clients.size());
+            client.close("duplicate server connection");
+            schedule(backoff.steady());
+            return;
+        }
+        clients.put(identity.serverId(), client);
+        metrics.serverConnections(clients.size());
+        log.info("connected to server serverID={} serverCount={} flowControl={} connections={}",
+                identity.serverId(), identity.serverCount(), identity.flowControl(), clients.size());
+        client.closeFuture().whenComplete((status, error) -> {
+            if (clients.remove(identity.serverId(), client)) {
+                metrics.serverConnections(clients.size());
+            }
+        });
+        schedule(backoff.steady());
+    }
+
+    private void probe() {
+        for (TunnelClient client : clients.values()) {
+            if (client.state() == TunnelClient.State.CLOSED || !client.channelReady()) {
+                if (clients.remove(client.serverId(), client)) {
+                    log.info("dropping server connection whose channel is not READY serverID={}",
+                            client.serverId());
+                    metrics.serverConnections(clients.size());
+                    client.close("probe: channel not ready");
+                }
+            }
+        }
+    }
+
+    private void schedule(Duration wait) {
+        if (!closed) {
+            scheduler.schedule(this::sync, wait.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Builds a set; only the configuration and the metrics registry are required. */
+    public static final class Builder {
+        private final TunnelConfig config;
+        private TlsMaterial material;
+        private PrometheusRegistry registry;
+        private Clock clock = Clock.systemUTC();
+        private ServerCounter serverCounter = ServerCounter.FROM_HEADERS;
+        private EventLoopGroup group;
+        private RandomGenerator random = new Random();
+
+        private Builder(TunnelConfig config) {
+            this.config = requireNonNull(config, "config");
+        }
+
+        /** TLS material to use instead of loading (and hot-reloading) {@code --ca-cert}/{@code --agent-cert}. */
+        public Builder tlsMaterial(TlsMaterial value) {
+            material = requireNonNull(value, "tlsMaterial");
+            return this;
+        }
+
+        public Builder registry(PrometheusRegistry value) {
+            registry = requireNonNull(value, "registry");
+            return this;
+        }
+
+        public Builder clock(Clock value) {
+            clock = requireNonNull(value, "clock");
+            return this;
+        }
+
+        /** Replaces the header-based count, e.g. with a lease counter ({@code --count-server-leases}). */
+        public Builder serverCounter(ServerCounter value) {
+            serverCounter = requireNonNull(value, "serverCounter");
+            return this;
+        }
+
+        /** Event loops to run on (created with {@link Transports#newGroup}); by default the set owns its own. */
+        public Builder eventLoopGroup(EventLoopGroup value) {
+            group = requireNonNull(value, "eventLoopGroup");
+            return this;
+        }
+
+        public Builder random(RandomGenerator value) {
+            random = requireNonNull(value, "random");
+            return this;
+        }
+
+        public TunnelClientSet build() {
+            if (registry == null) {
+                throw new IllegalStateException("registry: not set (expected: the PrometheusRegistry the agent"
+                        + " exposes on /metrics)");
+            }
+            return new TunnelClientSet(this);
+        }
+    }
+}

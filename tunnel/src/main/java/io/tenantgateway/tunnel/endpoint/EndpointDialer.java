@@ -1,0 +1,202 @@
+package io.tenantgateway.tunnel.endpoint;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.resolver.NoopAddressResolverGroup;
+import io.netty.resolver.dns.DnsAddressResolverGroup;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.tenantgateway.tunnel.policy.DialPolicy;
+import io.tenantgateway.tunnel.policy.DialPolicy.Decision;
+import io.tenantgateway.tunnel.policy.DialPolicy.Verdict;
+import io.tenantgateway.tunnel.protocol.IpLiteral;
+import io.tenantgateway.tunnel.transport.Transports;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Dials targets without blocking: IP literals connect at once, names go through Netty's asynchronous DNS
+ * resolver (the JDK resolver would block the event loop), the policy is applied to the name and again to the
+ * resolved address, and one timer bounds resolution plus connect.
+ *
+ * <p>Channels are created with {@code AUTO_READ=false}: the tunnel decides when to read (flow control), and
+ * with a receive allocator that grows up to {@code maxReadSize}, so a busy target is read in large chunks.
+ */
+public final class EndpointDialer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EndpointDialer.class);
+
+    private final DialPolicy policy;
+    private final Duration timeout;
+    private final int maxReadSize;
+    private final WriteBufferWaterMark waterMark;
+    private final DnsAddressResolverGroup resolvers;
+
+    /**
+     * @param group the group whose loops will call {@link #dial} (selects the channel and resolver transports)
+     * @param maxReadSize largest single socket read, which becomes the largest DATA payload
+     * @param writeHighWaterMark bytes pending towards a target before its channel reports unwritable
+     */
+    public EndpointDialer(EventLoopGroup group, DialPolicy policy, Duration timeout, int maxReadSize,
+            int writeHighWaterMark) {
+        this.policy = requireNonNull(policy, "policy");
+        this.timeout = requireNonNull(timeout, "timeout");
+        this.maxReadSize = maxReadSize;
+        this.waterMark = new WriteBufferWaterMark(Math.max(1, writeHighWaterMark / 2), writeHighWaterMark);
+        this.resolvers = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
+                .datagramChannelType(Transports.datagramChannel(group))
+                .socketChannelType(Transports.socketChannel(group)));
+    }
+
+    public DialPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Dials {@code address} ({@code host:port}, IPv6 hosts in brackets) on {@code loop}, with {@code handler}
+     * installed on the new channel. Must be called on {@code loop}; the result completes there. Cancelling the
+     * result aborts the dial and closes a channel that connected meanwhile.
+     *
+     * <p>Failures are {@link DialFailure}s whose message is ready for DIAL_RSP.
+     */
+    public Future<Channel> dial(EventLoop loop, String address, ChannelHandler handler) {
+        Promise<Channel> promise = loop.newPromise();
+        String host;
+        int port;
+        try {
+            int colon = address.lastIndexOf(':');
+            if (colon <= 0 || colon == address.length() - 1) {
+                throw new IllegalArgumentException("missing port");
+            }
+            host = address.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            port = Integer.parseInt(address.substring(colon + 1));
+            if (port < 1 || port > 65535 || host.isEmpty()) {
+                throw new IllegalArgumentException("port out of range");
+            }
+        } catch (IllegalArgumentException e) {
+            promise.setFailure(new DialFailure(DialFailure.Reason.UNKNOWN, "dial tcp " + address
+                    + ": address " + address + ": invalid address (expected: host:port)", e));
+            return promise;
+        }
+        Decision decision = policy.beforeResolution(host, port);
+        if (decision.verdict() == Verdict.DENY) {
+            return denied(promise, address, decision);
+        }
+        ScheduledFuture<?> timer = loop.schedule(() -> {
+            promise.tryFailure(new DialFailure(DialFailure.Reason.TIMEOUT, "dial tcp " + address + ": i/o timeout",
+                    null));
+        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        promise.addListener(f -> timer.cancel(false));
+        long deadline = System.nanoTime() + timeout.toNanos();
+
+        InetAddress literal = IpLiteral.parseOrNull(host);
+        if (literal != null) {
+            connect(loop, new InetSocketAddress(literal, port), handler, promise, address, deadline);
+            return promise;
+        }
+        String name = host;
+        int targetPort = port;
+        resolvers.getResolver(loop).resolve(InetSocketAddress.createUnresolved(host, port)).addListener(f -> {
+            if (promise.isDone()) {
+                return;
+            }
+            if (!f.isSuccess()) {
+                promise.tryFailure(new DialFailure(DialFailure.Reason.UNKNOWN, "dial tcp: lookup " + name + ": "
+                        + (f.cause() instanceof UnknownHostException ? "no such host" : message(f.cause())),
+                        f.cause()));
+                return;
+            }
+            InetSocketAddress resolved = (InetSocketAddress) f.getNow();
+            Decision second = policy.afterResolution(name, resolved.getAddress(), targetPort);
+            if (second.verdict() == Verdict.DENY) {
+                denied(promise, address, second);
+                return;
+            }
+            connect(loop, resolved, handler, promise, address, deadline);
+        });
+        return promise;
+    }
+
+    private Promise<Channel> denied(Promise<Channel> promise, String address, Decision decision) {
+        log.info("dial denied by policy address={} rule=\"{}\"", address, decision.rule());
+        promise.tryFailure(new DialFailure(DialFailure.Reason.DENIED, DialPolicy.deniedMessage(address), null));
+        return promise;
+    }
+
+    private void connect(EventLoop loop, InetSocketAddress target, ChannelHandler handler, Promise<Channel> promise,
+            String address, long deadline) {
+        long remainingMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        ChannelFuture connect = new Bootstrap().group(loop)
+                .channel(Transports.socketChannel(loop))
+                .resolver(NoopAddressResolverGroup.INSTANCE)
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, remainingMillis))
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
+                .option(ChannelOption.RCVBUF_ALLOCATOR,
+                        new AdaptiveRecvByteBufAllocator(Math.min(1024, maxReadSize), Math.min(16384, maxReadSize),
+                                maxReadSize))
+                .handler(handler)
+                .connect(target);
+        connect.addListener(f -> {
+            if (f.isSuccess()) {
+                if (!promise.trySuccess(connect.channel())) {
+                    connect.channel().close();
+                }
+            } else {
+                promise.tryFailure(classify(address, f.cause()));
+            }
+        });
+        promise.addListener(f -> {
+            if (!f.isSuccess()) {
+                connect.channel().close();
+            }
+        });
+    }
+
+    private static DialFailure classify(String address, Throwable cause) {
+        if (cause instanceof ConnectTimeoutException) {
+            return new DialFailure(DialFailure.Reason.TIMEOUT, "dial tcp " + address + ": i/o timeout", cause);
+        }
+        String text = message(cause);
+        if (cause instanceof ConnectException && text.toLowerCase(Locale.ROOT).contains("refused")) {
+            text = "connection refused";
+        }
+        return new DialFailure(DialFailure.Reason.UNKNOWN, "dial tcp " + address + ": connect: " + text, cause);
+    }
+
+    private static String message(Throwable cause) {
+        String text = cause.getMessage();
+        if (text == null) {
+            return cause.getClass().getSimpleName();
+        }
+        int detail = text.indexOf(": /");
+        return (detail > 0 ? text.substring(0, detail) : text).toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public void close() {
+        resolvers.close();
+    }
+}

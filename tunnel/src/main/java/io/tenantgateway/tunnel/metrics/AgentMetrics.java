@@ -1,0 +1,123 @@
+package io.tenantgateway.tunnel.metrics;
+
+import static java.util.Objects.requireNonNull;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
+
+/**
+ * Agent metrics under upstream's names ({@code konnectivity_network_proxy_agent_*}) so existing dashboards keep
+ * working, plus tenant-gateway's own under {@code tenant_gateway_tunnel_*}. Registered on the registry the owner
+ * passes in; one instance per agent.
+ */
+public final class AgentMetrics {
+    public static final String PREFIX = "konnectivity_network_proxy_agent_";
+    public static final String OWN_PREFIX = "tenant_gateway_tunnel_";
+    /** Segment labels of the stream metrics (upstream values). */
+    public static final String FROM_AGENT = "from_agent";
+    public static final String TO_AGENT = "to_agent";
+
+    private final Histogram dialDuration;
+    private final Counter dialFailures;
+    private final Gauge openServerConnections;
+    private final Gauge knownServerCount;
+    private final Gauge openEndpointConnections;
+    private final Counter streamPackets;
+    private final Counter streamErrors;
+    private final Counter dialDenied;
+    private final Counter malformedPackets;
+    private final Counter sharedStreamPauses;
+    private final Counter tunnelBytes;
+
+    public AgentMetrics(PrometheusRegistry registry) {
+        requireNonNull(registry, "registry");
+        dialDuration = Histogram.builder().name(PREFIX + "dial_duration_seconds")
+                .help("Latency of dial to the remote endpoint in seconds")
+                .classicOnly().classicUpperBounds(0.005, 0.025, 0.1, 0.5, 2.5, 10, 30).register(registry);
+        dialFailures = Counter.builder().name(PREFIX + "endpoint_dial_failure_total")
+                .help("Number of failures dialing the remote endpoint, by reason (example: timeout).")
+                .labelNames("reason").register(registry);
+        openServerConnections = Gauge.builder().name(PREFIX + "open_server_connections")
+                .help("Current number of open server connections.").register(registry);
+        knownServerCount = Gauge.builder().name(PREFIX + "known_server_count")
+                .help("Current number of servers agent is trying to connect to.").register(registry);
+        openEndpointConnections = Gauge.builder().name(PREFIX + "open_endpoint_connections")
+                .help("Current number of open endpoint connections.").register(registry);
+        streamPackets = Counter.builder().name(PREFIX + "stream_packets_total")
+                .help("Count of packets processed, by segment and packet type (example: from_agent, DIAL_REQ)")
+                .labelNames("segment", "packet_type").register(registry);
+        streamErrors = Counter.builder().name(PREFIX + "stream_errors_total")
+                .help("Count of gRPC stream errors, by segment, grpc Code, packet type. (example: from_agent,"
+                        + " Code.Unavailable, DIAL_RSP)")
+                .labelNames("segment", "code", "packet_type").register(registry);
+        dialDenied = Counter.builder().name(OWN_PREFIX + "dial_denied_total")
+                .help("Dials refused by the agent's dial policy.").register(registry);
+        malformedPackets = Counter.builder().name(OWN_PREFIX + "malformed_packets_total")
+                .help("Packets from a server that were ignored or answered with an error, by reason.")
+                .labelNames("reason").register(registry);
+        sharedStreamPauses = Counter.builder().name(OWN_PREFIX + "shared_stream_pauses_total")
+                .help("Times the agent stopped reading a server stream because one tunnel's buffer was full"
+                        + " (only against servers without the flow-control extension).").register(registry);
+        tunnelBytes = Counter.builder().name(OWN_PREFIX + "bytes_total")
+                .help("Payload bytes moved through tunnels, by direction (to_target, from_target).")
+                .labelNames("direction").register(registry);
+    }
+
+    public void dialSucceeded(Duration elapsed) {
+        dialDuration.observe(elapsed.toNanos() / 1e9);
+    }
+
+    /** @param reason {@code timeout} or {@code unknown} (upstream values) */
+    public void dialFailed(String reason) {
+        dialFailures.labelValues(reason).inc();
+    }
+
+    public void dialDenied() {
+        dialDenied.inc();
+    }
+
+    public void serverConnections(int count) {
+        openServerConnections.set(count);
+    }
+
+    public void serverCount(int count) {
+        knownServerCount.set(count);
+    }
+
+    public void endpointOpened() {
+        openEndpointConnections.inc();
+    }
+
+    public void endpointClosed() {
+        openEndpointConnections.dec();
+    }
+
+    /** A packet crossed the stream; {@code segment} is {@link #FROM_AGENT} or {@link #TO_AGENT}. */
+    public void packet(String segment, String packetType) {
+        streamPackets.labelValues(segment, packetType).inc();
+    }
+
+    /** A send/receive failed; {@code code} is the gRPC code in Go's spelling ({@link GrpcCodes#goName}). */
+    public void streamError(String segment, String code, String packetType) {
+        streamErrors.labelValues(segment, code, packetType).inc();
+    }
+
+    public void malformed(String reason) {
+        malformedPackets.labelValues(reason).inc();
+    }
+
+    public void sharedStreamPaused() {
+        sharedStreamPauses.inc();
+    }
+
+    public void bytesToTarget(long bytes) {
+        tunnelBytes.labelValues("to_target").inc(bytes);
+    }
+
+    public void bytesFromTarget(long bytes) {
+        tunnelBytes.labelValues("from_target").inc(bytes);
+    }
+}
