@@ -1,0 +1,162 @@
+package io.tenantgateway.agent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tenantgateway.certs.TlsContexts;
+import io.tenantgateway.certs.testing.TestPki;
+import io.tenantgateway.webhook.WebhookServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code tenant-gateway webhook}: flags and files are checked up front (exit 2, one line), then it serves. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class WebhookCommandTest {
+    @TempDir
+    Path dir;
+    TestPki pki;
+    TestPki.Files files;
+
+    @BeforeEach
+    void writePki() {
+        pki = TestPki.create("cli");
+        files = pki.writeTo(dir);
+    }
+
+    CliRun webhook(String... args) {
+        String[] all = new String[args.length + 1];
+        all[0] = "webhook";
+        System.arraycopy(args, 0, all, 1, args.length);
+        return CliRun.of(all);
+    }
+
+    /** Exit 2 with exactly one line on stderr carrying the message. */
+    static void assertUsageError(CliRun run, String message) {
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.USAGE);
+        String firstLine = run.err().lines().findFirst().orElse("");
+        assertThat(firstLine).contains(message);
+        assertThat(run.err()).doesNotContain("\tat ");
+    }
+
+    @Test
+    void missingRequiredFlagIsAUsageError() {
+        assertUsageError(webhook("--tls-key", files.serverKey().toString()), "Missing required option: '--tls-cert=");
+    }
+
+    @Test
+    void missingFilesAreNamed() {
+        Path nope = dir.resolve("nope.crt");
+        assertUsageError(webhook("--tls-cert", nope.toString(), "--tls-key", files.serverKey().toString()),
+                "error: --tls-cert: " + nope + " does not exist (expected: a readable file)");
+        assertUsageError(webhook("--tls-cert", files.serverCert().toString(), "--tls-key",
+                files.serverKey().toString(), "--device-config", dir.resolve("dc.yaml").toString()),
+                "error: --device-config: " + dir.resolve("dc.yaml") + " does not exist (expected: a readable file)");
+    }
+
+    @Test
+    void unreadableCertificateIsAUsageError() throws Exception {
+        Path garbage = Files.writeString(dir.resolve("garbage.crt"), "not a certificate\n");
+        CliRun run = webhook("--listen", "127.0.0.1:0", "--tls-cert", garbage.toString(), "--tls-key",
+                files.serverKey().toString());
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.USAGE);
+        assertThat(run.err().lines().findFirst().orElse("")).contains("garbage.crt");
+    }
+
+    @Test
+    void badFlagValuesAreUsageErrors() throws Exception {
+        String cert = files.serverCert().toString();
+        String key = files.serverKey().toString();
+        assertUsageError(webhook("--listen", "9443", "--tls-cert", cert, "--tls-key", key),
+                "error: --listen: '9443' (expected: HOST:PORT such as 0.0.0.0:9443 or [::]:9443)");
+        assertUsageError(webhook("--listen", "0.0.0.0:99999", "--tls-cert", cert, "--tls-key", key),
+                "error: --listen: port 99999 (expected: 0..65535)");
+        assertUsageError(webhook("--hami-compat", "v3", "--tls-cert", cert, "--tls-key", key),
+                "error: --hami-compat: 'v3' (expected: one of v2.10, v2.9)");
+        assertUsageError(webhook("--scheduler-name", "Bad Name", "--tls-cert", cert, "--tls-key", key),
+                "error: --scheduler-name: 'Bad Name' (expected: a DNS subdomain such as hami-scheduler)");
+        assertUsageError(webhook("--upstream", "https://hami-scheduler.kube-system.svc/webhook", "--tls-cert", cert,
+                "--tls-key", key), "error: --upstream-ca: missing (expected: the CA file that signs the certificate"
+                + " of https://hami-scheduler.kube-system.svc/webhook)");
+        assertUsageError(webhook("--upstream", "http://hami/webhook", "--upstream-ca", files.caCert().toString(),
+                "--tls-cert", cert, "--tls-key", key), "error: --upstream: 'http://hami/webhook' (expected: an"
+                + " https:// URL with a host");
+        assertUsageError(webhook("--upstream", "https://hami/webhook", "--upstream-ca", files.caCert().toString(),
+                "--upstream-timeout", "12s", "--tls-cert", cert, "--tls-key", key),
+                "error: --upstream-timeout: 12s (expected: > 0 and < 10s");
+        assertUsageError(webhook("--upstream", "https://hami/webhook", "--upstream-ca", files.caCert().toString(),
+                "--upstream-timeout", "soon", "--tls-cert", cert, "--tls-key", key),
+                "error: --upstream-timeout: 'soon' (expected: a duration such as 30s");
+        assertUsageError(webhook("--upstream", "https://hami/webhook", "--upstream-ca", files.caCert().toString(),
+                "--upstream-failure-policy", "retry", "--tls-cert", cert, "--tls-key", key),
+                "error: --upstream-failure-policy: 'retry' (expected: one of fail-closed, fail-open, fallback)");
+        assertUsageError(webhook("--upstream-ca", files.caCert().toString(), "--tls-cert", cert, "--tls-key", key),
+                "error: --upstream-ca: given without --upstream (expected: both or neither)");
+        Path badConfig = Files.writeString(dir.resolve("device-config.yaml"), "nvidia:\n  defaultGPUNum: many\n");
+        assertUsageError(webhook("--device-config", badConfig.toString(), "--tls-cert", cert, "--tls-key", key),
+                "error: " + badConfig + ": nvidia.defaultGPUNum: 'many' (expected: a whole number)");
+    }
+
+    @Test
+    void servesAdmissionsUntilStopped() throws Exception {
+        Path deviceConfig = Files.writeString(dir.resolve("device-config.yaml"),
+                "nvidia:\n  resourceCountName: nvidia.com/gpu\n  gpuCorePolicy: force\n");
+        WebhookCommand command = new WebhookCommand();
+        CommandLine cli = ExitCodes.configure(new CommandLine(command));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cli.execute("--listen", "127.0.0.1:0",
+                "--tls-cert", files.serverCert().toString(), "--tls-key", files.serverKey().toString(),
+                "--device-config", deviceConfig.toString(), "--hami-compat", "v2.9"));
+        WebhookServer server = command.started().get(30, TimeUnit.SECONDS);
+
+        HttpResponse<String> response = post(server.port(), """
+                {"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{"uid":"u-1",
+                 "kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"team-a",
+                 "object":{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c",
+                  "resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}}""");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("\"apiVersion\":\"admission.k8s.io/v1beta1\"", "\"uid\":\"u-1\"",
+                "\"allowed\":true", "\"patchType\":\"JSONPatch\"");
+        String patch = new String(Base64.getDecoder().decode(response.body().replaceAll(".*\"patch\":\"([^\"]+)\".*",
+                "$1")), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(patch).contains("\"path\":\"/spec/schedulerName\",\"value\":\"hami-scheduler\"",
+                "GPU_CORE_UTILIZATION_POLICY");
+        assertThat(out.toString()).contains("webhook listening on https://127.0.0.1:" + server.port()
+                + "/webhook (HAMi v2.9, scheduler hami-scheduler)",
+                "quota check: off (standalone mode has no ResourceQuota lookup");
+
+        command.stop();
+        assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();
+    }
+
+    HttpResponse<String> post(int port, String body) throws Exception {
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, new TrustManager[] {TlsContexts.trustManager(pki.trustOnlyMaterial(), Clock.systemUTC())},
+                null);
+        HttpClient client = HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        return client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/webhook"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(20))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
