@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
@@ -73,7 +72,7 @@ final class LockTestCluster {
      */
     static LockTestCluster start() {
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-        KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
+        KubernetesMockServer server = new KubernetesMockServer(new Context(),
                 new MockWebServer(), responses, new KubernetesMixedDispatcher(responses), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         KubernetesClient client = server.createClient(builder -> builder.editOrNewConfig()
