@@ -48,7 +48,7 @@ final class AdmissionClient implements AutoCloseable {
         context.runOnContext(ignored -> client.request(request)
                 .compose(sent -> sent.send(body))
                 .compose(response -> response.body().map(bytes -> new Reply(response.statusCode(),
-                        response.getHeader("Content-Type"), bytes)))
+                        response.getHeader("Content-Type"), response.getHeader("Connection"), bytes)))
                 .onComplete(reply));
         return await(reply.future());
     }
@@ -72,7 +72,7 @@ final class AdmissionClient implements AutoCloseable {
         await(client.close());
     }
 
-    record Reply(int status, String contentType, Buffer body) {
+    record Reply(int status, String contentType, String connection, Buffer body) {
         JsonNode json() {
             return Pods.JSON.readTree(body.getBytes());
         }

@@ -92,6 +92,19 @@ class BadInputIT {
     }
 
     @Test
+    void farOversizedBodyIsAnswered413AndTheConnectionClosed() {
+        WebhookServer small = fixture.start(WebhookFixture.loopback().maxRequestBytes(1024).build());
+        byte[] body = new byte[64 * 1024]; // past 4 x the limit: the server stops reading
+        Arrays.fill(body, (byte) ' ');
+
+        Reply reply = fixture.client.post(small.port(), "/webhook", "application/json", Buffer.buffer(body));
+
+        assertRejected(reply, 413, "request entity is too large; limit is 1024 bytes");
+        assertThat(reply.connection()).isEqualTo("close");
+        assertThat(small.recentAdmissions().snapshot().get(0).route()).isEqualTo(AdmissionRecord.Route.REJECTED);
+    }
+
+    @Test
     void wrongContentTypeIs400() {
         assertRejected(post("text/plain", validReview()), 400, "contentType=text/plain, expected application/json");
     }
