@@ -159,6 +159,16 @@ class HamiAdmissionIT {
         }
 
         @Test
+        void percentageOnlyGetsDefaultGpuCountAndExclusiveCores() {
+            JsonNode patched = admit(v210, pod("pct-only").container(container("main")
+                    .limit(GPUMEM_PERCENTAGE, "100")).build()).patchedPod();
+
+            assertThat(limits(patched, 0).path(GPU).asString()).isEqualTo("1");
+            assertThat(limits(patched, 0).path(GPUCORES).asString()).isEqualTo("100");
+            assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
+        }
+
+        @Test
         void hundredPercentMemoryIsExclusiveAndGetsAllCores() {
             JsonNode patched = admit(v210, pod("full").container(container("main").gpu("1")
                     .limit(GPUMEM_PERCENTAGE, "100")).build()).patchedPod();
