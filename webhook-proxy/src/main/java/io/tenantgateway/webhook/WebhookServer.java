@@ -162,6 +162,11 @@ public final class WebhookServer implements AutoCloseable {
         return server.actualPort();
     }
 
+    /** Whether the server is started and not closed (never throws, for health checks). */
+    public synchronized boolean isListening() {
+        return started && server != null;
+    }
+
     public WebhookConfig config() {
         return config;
     }

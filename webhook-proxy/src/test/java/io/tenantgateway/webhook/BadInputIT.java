@@ -102,6 +102,9 @@ class BadInputIT {
         assertRejected(reply, 413, "request entity is too large; limit is 1024 bytes");
         assertThat(reply.connection()).isEqualTo("close");
         assertThat(small.recentAdmissions().snapshot().get(0).route()).isEqualTo(AdmissionRecord.Route.REJECTED);
+        assertThat(small.isListening()).isTrue();
+        small.close();
+        assertThat(small.isListening()).isFalse();
     }
 
     @Test
