@@ -38,9 +38,17 @@ class VertxTlsIT {
     private String get(TlsMaterial clientMaterial, int port) throws Exception {
         HttpClient client = vertx.createHttpClient(VertxTls.configureClient(new HttpClientOptions(), clientMaterial,
                 Clock.systemUTC()));
-        return client.request(HttpMethod.GET, port, "localhost", "/")
+        // Build the request chain on a Vert.x context: off-context, a fast response can race the handler setup.
+        java.util.concurrent.CompletableFuture<String> body = new java.util.concurrent.CompletableFuture<>();
+        vertx.runOnContext(ignored -> client.request(HttpMethod.GET, port, "localhost", "/")
                 .compose(request -> request.send().compose(response -> response.body()))
-                .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).toString();
+                .onSuccess(buffer -> body.complete(buffer.toString()))
+                .onFailure(body::completeExceptionally));
+        try {
+            return body.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+        }
     }
 
     @Test
