@@ -132,6 +132,9 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
     void send(Packet packet) {
         if (!done) {
             call.sendMessage(packet);
+            if (writable && !call.isReady()) {
+                writable = false; // frontends park; onReady wakes them
+            }
         }
     }
 

@@ -21,8 +21,12 @@ public record ServerSnapshot(Instant takenAt, String serverId, List<Agent> agent
             int tunnels) {
     }
 
-    /** One established tunnel; bytes are payload bytes as seen by the server. */
+    /**
+     * One established tunnel; bytes are payload bytes as seen by the server.
+     *
+     * @param bufferedForClient bytes received from the agent that the client has not taken yet
+     */
     public record Tunnel(long connectId, String agentId, String address, long bytesFromClient, long bytesToClient,
-            Duration age) {
+            long bufferedForClient, Duration age) {
     }
 }

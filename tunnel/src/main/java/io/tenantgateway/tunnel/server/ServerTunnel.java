@@ -61,6 +61,11 @@ final class ServerTunnel {
         this.fullThreshold = fullThreshold;
     }
 
+    /** Bytes from the agent not yet passed to the client (any thread; for snapshots). */
+    long bufferedForClient() {
+        return queuedForFrontend.get();
+    }
+
     // ---- frontend loop ----
 
     boolean frontendMayRead() {

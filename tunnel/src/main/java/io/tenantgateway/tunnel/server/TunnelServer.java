@@ -127,6 +127,7 @@ public final class TunnelServer implements AutoCloseable {
                 .addMethod(TunnelMethods.CONNECT, new AgentHandler()).build();
         agentServer = NettyServerBuilder.forAddress(config.agentAddress())
                 .channelType(Transports.serverSocketChannel(group))
+                .withOption(ChannelOption.SO_REUSEADDR, true)
                 .bossEventLoopGroup(group)
                 .workerEventLoopGroup(group)
                 .sslContext(tls)
@@ -216,7 +217,8 @@ public final class TunnelServer implements AutoCloseable {
                     agent.creditMode(), agent.since, agent.tunnels().size()));
             for (ServerTunnel tunnel : agent.tunnels().values()) {
                 tunnels.add(new ServerSnapshot.Tunnel(tunnel.connectId, agent.agentId, tunnel.address,
-                        tunnel.bytesFromClient, tunnel.bytesToClient, Duration.between(tunnel.openedAt, now)));
+                        tunnel.bytesFromClient, tunnel.bytesToClient, tunnel.bufferedForClient(),
+                        Duration.between(tunnel.openedAt, now)));
             }
         }
         return new ServerSnapshot(now, config.serverId(), agents, tunnels, registry.pendingCount());
