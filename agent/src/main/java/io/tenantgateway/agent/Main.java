@@ -15,7 +15,7 @@ public final class Main {
 
     /** Runs the CLI and returns the exit code (tests call this instead of {@link #main}). */
     public static int run(String... args) {
-        return commandLine().execute(args);
+        return execute(commandLine(), args);
     }
 
     /** Runs the CLI writing to the given streams. */
@@ -23,6 +23,17 @@ public final class Main {
         CommandLine commandLine = commandLine();
         commandLine.setOut(out);
         commandLine.setErr(err);
+        return execute(commandLine, args);
+    }
+
+    private static int execute(CommandLine commandLine, String... args) {
+        try {
+            ConfigFileDefaults.install(commandLine.getSubcommands().get("run"), args);
+        } catch (IllegalArgumentException e) {
+            commandLine.getErr().println(commandLine.getColorScheme().errorText("error: " + e.getMessage()));
+            commandLine.getErr().flush();
+            return ExitCodes.USAGE;
+        }
         return commandLine.execute(args);
     }
 

@@ -1,0 +1,261 @@
+package io.tenantgateway.agent;
+
+import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
+import io.tenantgateway.agent.devices.MockInventory;
+import io.tenantgateway.agent.k8s.GoDuration;
+import io.tenantgateway.agent.locks.AllocationConfig;
+import io.tenantgateway.agent.locks.AllocationMode;
+import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.tunnel.policy.DialPolicy;
+import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
+import io.tenantgateway.webhook.WebhookConfig;
+import io.tenantgateway.webhook.policy.HamiCompat;
+import io.tenantgateway.webhook.policy.PolicyConfig;
+import io.tenantgateway.webhook.proxy.FailurePolicy;
+import io.tenantgateway.webhook.proxy.UpstreamConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Maps {@link AgentCommand}'s flags onto {@link AgentConfig}; every error names the flag. */
+final class AgentConfigMapper {
+    private AgentConfigMapper() {
+    }
+
+    static AgentConfig map(AgentCommand c) {
+        TunnelConfig tunnel = tunnel(c);
+        Optional<String> nodeName = Optional.ofNullable(c.nodeName).map(String::strip).filter(s -> !s.isEmpty());
+
+        Optional<AgentConfig.WebhookPart> webhook = webhook(c);
+        Optional<DeviceRegistrationConfig> devices = devices(c, nodeName);
+        boolean lockController = c.enableLockController != null ? c.enableLockController : devices.isPresent();
+        Optional<AllocationConfig> allocation = Optional.empty();
+        if (lockController) {
+            String node = nodeName.orElseThrow(() -> new IllegalArgumentException(
+                    "--enable-lock-controller: no node name (expected: --node-name or env NODE_NAME)"));
+            AllocationMode mode = c.allocationMode != null ? AllocationMode.parse(c.allocationMode)
+                    : devices.filter(d -> d.source() == DeviceRegistrationConfig.Source.MOCK).isPresent()
+                            ? AllocationMode.COMPLETE : AllocationMode.OBSERVE;
+            allocation = Optional.of(AllocationConfig.defaults(node).withMode(mode)
+                    .withNodeLockTimeout(GoDuration.parse("--node-lock-timeout", c.nodeLockTimeout)));
+        }
+
+        Optional<AgentConfig.ManagedWebhookConfiguration> managed = Optional.empty();
+        if (c.manageWebhookConfig) {
+            Path caBundle = c.webhookCaBundle;
+            if (caBundle == null && c.webhookTlsCert != null) {
+                Path sibling = c.webhookTlsCert.resolveSibling("ca.crt");
+                caBundle = Files.exists(sibling) ? sibling : null;
+            }
+            if (caBundle == null && c.webhookTlsSecret == null) {
+                throw new IllegalArgumentException("--manage-webhook-config: no CA bundle (expected: --webhook-ca-bundle,"
+                        + " a ca.crt next to --webhook-tls-cert, or --webhook-tls-secret with a ca.crt key)");
+            }
+            managed = Optional.of(new AgentConfig.ManagedWebhookConfiguration(c.webhookConfigName,
+                    Optional.ofNullable(caBundle == null ? null : requireFile("--webhook-ca-bundle", caBundle))));
+        }
+        return new AgentConfig(tunnel, LogSetup.Format.parse(c.logFormat), c.verbosity, nodeName, webhook, devices,
+                allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace));
+    }
+
+    private static TunnelConfig tunnel(AgentCommand c) {
+        String agentId = c.agentId == null || c.agentId.isBlank() ? UUID.randomUUID().toString() : c.agentId.strip();
+        return TunnelConfig.builder()
+                .proxyServerHost(c.proxyServerHost)
+                .proxyServerPort(c.proxyServerPort)
+                .caCert(optionalFile("--ca-cert", c.caCert))
+                .agentCert(optionalFile("--agent-cert", c.agentCert))
+                .agentKey(optionalFile("--agent-key", c.agentKey))
+                .alpnProtos(c.alpnProtos)
+                // The token file is re-read on every attempt and may appear later (projected volume): not checked here.
+                .serviceAccountTokenPath(c.serviceAccountTokenPath)
+                .agentId(agentId)
+                .agentIdentifiers(AgentIdentifiers.parse(c.agentIdentifiers))
+                .syncInterval(GoDuration.parse("--sync-interval", c.syncInterval))
+                .syncIntervalCap(GoDuration.parse("--sync-interval-cap", c.syncIntervalCap))
+                .probeInterval(GoDuration.parse("--probe-interval", c.probeInterval))
+                .syncForever(c.syncForever)
+                .keepaliveTime(GoDuration.parse("--keepalive-time", c.keepaliveTime))
+                .xfrChannelSize(c.xfrChannelSize)
+                .countServerLeases(c.countServerLeases)
+                .leaseNamespace(c.leaseNamespace)
+                .leaseLabelSelector(c.leaseLabelSelector)
+                .healthServerHost(c.healthServerHost)
+                .healthServerPort(c.healthServerPort)
+                .adminBindAddress(c.adminBindAddress)
+                .adminServerPort(c.adminServerPort)
+                .kubeconfig(optionalFile("--kubeconfig", c.kubeconfig))
+                .dialTimeout(GoDuration.parse("--dial-timeout", c.dialTimeout))
+                .dialPolicy(dialPolicy(c.dialAllow, c.dialDeny))
+                .flowControl(c.flowControl)
+                .build();
+    }
+
+    /**
+     * A rule is a CIDR or IP ({@code 10.96.0.0/12}, {@code 10.0.0.1}), a host pattern ({@code *.svc}), or a port
+     * ({@code port:443}, {@code port:8000-8999}).
+     */
+    static DialPolicy dialPolicy(List<String> allow, List<String> deny) {
+        List<List<String>> allowParts = split("--dial-allow", allow);
+        List<List<String>> denyParts = split("--dial-deny", deny);
+        try {
+            return DialPolicy.of(allowParts.get(0), denyParts.get(0), allowParts.get(1), denyParts.get(1),
+                    allowParts.get(2), denyParts.get(2));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--dial-allow/--dial-deny: " + e.getMessage(), e);
+        }
+    }
+
+    private static List<List<String>> split(String flag, List<String> rules) {
+        List<String> cidrs = new ArrayList<>();
+        List<String> hosts = new ArrayList<>();
+        List<String> ports = new ArrayList<>();
+        for (String raw : rules) {
+            String rule = raw.strip();
+            if (rule.isEmpty()) {
+                continue;
+            }
+            if (rule.startsWith("port:")) {
+                ports.add(rule.substring("port:".length()));
+            } else if (rule.contains("/") || rule.contains(":") || rule.matches("[0-9.]+")) {
+                cidrs.add(rule.contains("/") ? rule : rule + (rule.contains(":") ? "/128" : "/32"));
+            } else {
+                hosts.add(rule);
+            }
+        }
+        try {
+            // Validate each group now so the message names the flag that held the bad rule.
+            DialPolicy.of(cidrs, List.of(), hosts, List.of(), ports, List.of());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(flag + ": " + e.getMessage(), e);
+        }
+        return List.of(cidrs, hosts, ports);
+    }
+
+    private static Optional<AgentConfig.WebhookPart> webhook(AgentCommand c) {
+        boolean enabled = c.enableWebhook != null ? c.enableWebhook
+                : c.webhookTlsCert != null || c.webhookTlsSecret != null;
+        if (!enabled) {
+            return Optional.empty();
+        }
+        if ((c.webhookTlsCert == null || c.webhookTlsKey == null) && c.webhookTlsSecret == null) {
+            throw new IllegalArgumentException("--enable-webhook: no serving certificate (expected: --webhook-tls-cert"
+                    + " and --webhook-tls-key, or --webhook-tls-secret)");
+        }
+        String[] hostPort = hostPort("--webhook-listen", c.webhookListen);
+        PolicyConfig policy = new PolicyConfig(c.schedulerName, c.forceOverwriteDefaultScheduler,
+                HamiCompat.parse(c.hamiCompat));
+        WebhookConfig.Builder config = WebhookConfig.builder().host(hostPort[0]).port(Integer.parseInt(hostPort[1]))
+                .policy(policy)
+                .clientAuth(c.webhookClientCa == null ? io.tenantgateway.certs.ClientAuthMode.NONE
+                        : io.tenantgateway.certs.ClientAuthMode.REQUIRE);
+        Optional<Path> upstreamCa = Optional.empty();
+        if (c.upstream != null) {
+            URI url;
+            try {
+                url = new URI(c.upstream);
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("--upstream: " + c.upstream + " (expected: an https:// URL)", e);
+            }
+            if (c.upstreamCa == null) {
+                throw new IllegalArgumentException("--upstream: " + url + " without --upstream-ca (expected: the CA"
+                        + " of the upstream webhook)");
+            }
+            upstreamCa = Optional.of(requireFile("--upstream-ca", c.upstreamCa));
+            config.upstream(new UpstreamConfig(url, UpstreamConfig.DEFAULT_PATH,
+                    GoDuration.parse("--upstream-timeout", c.upstreamTimeout),
+                    FailurePolicy.parse(c.upstreamFailurePolicy)));
+        }
+        return Optional.of(new AgentConfig.WebhookPart(config.build(),
+                Optional.ofNullable(optionalFile("--webhook-tls-cert", c.webhookTlsCert)),
+                Optional.ofNullable(optionalFile("--webhook-tls-key", c.webhookTlsKey)),
+                Optional.ofNullable(c.webhookTlsSecret),
+                Optional.ofNullable(optionalFile("--webhook-client-ca", c.webhookClientCa)),
+                Optional.ofNullable(optionalFile("--device-config", c.deviceConfig)), upstreamCa));
+    }
+
+    private static Optional<DeviceRegistrationConfig> devices(AgentCommand c, Optional<String> nodeName) {
+        DeviceRegistrationConfig.Source source = DeviceRegistrationConfig.Source.parse(c.deviceSource);
+        if (source == DeviceRegistrationConfig.Source.NONE) {
+            return Optional.empty();
+        }
+        String node = nodeName.orElseThrow(() -> new IllegalArgumentException("--device-source: " + c.deviceSource
+                + " without a node name (expected: --node-name or env NODE_NAME)"));
+        DeviceRegistrationConfig.Builder builder = DeviceRegistrationConfig.builder(node)
+                .splitCount(c.deviceSplitCount)
+                .handshakeInterval(GoDuration.parse("--handshake-interval", c.handshakeInterval))
+                .deregisterOnExit(c.deregisterOnExit);
+        if (source == DeviceRegistrationConfig.Source.MOCK) {
+            builder.mock(mockInventory(c));
+        } else {
+            builder.source(source).nvidiaSmiPath(c.nvidiaSmiPath);
+        }
+        if (c.advertiseGpuCapacity != null) {
+            builder.advertiseCapacity(c.advertiseGpuCapacity);
+        }
+        return Optional.of(builder.build());
+    }
+
+    private static MockInventory mockInventory(AgentCommand c) {
+        if (c.mockInventory != null && c.mockGpus != null) {
+            throw new IllegalArgumentException("--mock-inventory and --mock-gpus: both given (expected: one of them)");
+        }
+        if (c.mockGpus != null) {
+            return MockInventory.parseShorthand(c.mockGpus);
+        }
+        if (c.mockInventory == null) {
+            throw new IllegalArgumentException("--device-source: mock without an inventory (expected: --mock-gpus such"
+                    + " as A100-80GB or L4-24GB:2, or --mock-inventory FILE)");
+        }
+        try {
+            return MockInventory.load(requireFile("--mock-inventory", c.mockInventory));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--mock-inventory: " + c.mockInventory + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code HOST:PORT}, {@code [v6]:PORT} or {@code PORT} (all interfaces). */
+    static String[] hostPort(String flag, String value) {
+        String text = value.strip();
+        String host = "0.0.0.0";
+        String port = text;
+        int colon = text.lastIndexOf(':');
+        if (colon >= 0) {
+            host = text.substring(0, colon);
+            port = text.substring(colon + 1);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+        }
+        try {
+            int number = Integer.parseInt(port);
+            if (number < 0 || number > 65535 || host.isEmpty()) {
+                throw new NumberFormatException();
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + ": " + value + " (expected: HOST:PORT or PORT, e.g. 0.0.0.0:9443)");
+        }
+        return new String[] {host, port};
+    }
+
+    private static Path optionalFile(String flag, Path file) {
+        return file == null ? null : requireFile(flag, file);
+    }
+
+    private static Path requireFile(String flag, Path file) {
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(flag + ": " + file + ": file not found");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(flag + ": " + file + ": not a regular file");
+        }
+        return file;
+    }
+}

@@ -1,0 +1,63 @@
+package io.tenantgateway.agent;
+
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
+
+/**
+ * Runs an {@link Agent} until SIGTERM/SIGINT: the first signal drains (readiness off, DRAIN to servers, open
+ * tunnels may finish) and exits within {@code --shutdown-grace}; a second signal exits at once.
+ */
+final class AgentRunner {
+    private static final Logger log = LoggerFactory.getLogger(AgentRunner.class);
+    /** Exit status of a process ended by a second signal, as a shell reports SIGTERM. */
+    private static final int FORCED_EXIT = 143;
+
+    private AgentRunner() {
+    }
+
+    /** @return whether the agent drained every tunnel before the grace period ended */
+    static boolean run(AgentConfig config, PrintWriter err) {
+        Clock clock = Clock.systemUTC();
+        Agent agent = new Agent(config, clock);
+        CountDownLatch stopRequested = new CountDownLatch(1);
+        AtomicInteger signals = new AtomicInteger();
+        SignalHandler handler = signal -> {
+            if (signals.incrementAndGet() == 1) {
+                log.info("received SIG{}: draining (send it again to exit at once)", signal.getName());
+                stopRequested.countDown();
+            } else {
+                log.warn("received SIG{} again: exiting now", signal.getName());
+                Runtime.getRuntime().halt(FORCED_EXIT);
+            }
+        };
+        Signal.handle(new Signal("TERM"), handler);
+        Signal.handle(new Signal("INT"), handler);
+        // Other ways out (System.exit elsewhere, an OOM exit) still release sockets and registrations.
+        Thread hook = new Thread(agent::close, "agent-shutdown-hook");
+        Runtime.getRuntime().addShutdownHook(hook);
+
+        agent.start();
+        try {
+            stopRequested.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Instant deadline = clock.instant().plus(config.shutdownGrace());
+        boolean drained = agent.drain(deadline);
+        agent.close();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException alreadyShuttingDown) {
+            // The JVM is exiting anyway; the hook's close() is idempotent.
+        }
+        err.flush();
+        return drained;
+    }
+}

@@ -1,0 +1,109 @@
+package io.tenantgateway.agent;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.IDefaultValueProvider;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * {@code --config FILE}: a YAML map whose keys are flag names without the leading dashes
+ * ({@code proxy-server-host: konnectivity.example.com}, {@code dial-allow: [10.96.0.0/12, "*.svc"]}). Values become
+ * the flags' defaults, so a flag given on the command line still wins. Unknown keys are an error that lists the
+ * valid ones: a typo in a config file should not be silently ignored.
+ */
+final class ConfigFileDefaults implements IDefaultValueProvider {
+    private final Path file;
+    private final Map<String, String> values;
+
+    private ConfigFileDefaults(Path file, Map<String, String> values) {
+        this.file = file;
+        this.values = values;
+    }
+
+    /** Installs the file named by {@code --config} in {@code args} (if any) as {@code command}'s defaults. */
+    static void install(CommandLine command, String... args) {
+        Path file = configArgument(args);
+        if (file == null) {
+            return;
+        }
+        ConfigFileDefaults defaults = load(file);
+        Set<String> known = command.getCommandSpec().options().stream()
+                .flatMap(option -> java.util.Arrays.stream(option.names()))
+                .filter(name -> name.startsWith("--")).map(name -> name.substring(2))
+                .collect(Collectors.toCollection(TreeSet::new));
+        for (String key : defaults.values.keySet()) {
+            if (!known.contains(key) || key.equals("config")) {
+                throw new IllegalArgumentException("--config: " + file + ": unknown key '" + key + "' (expected one"
+                        + " of the flag names without dashes, e.g. proxy-server-host; see --help)");
+            }
+        }
+        command.setDefaultValueProvider(defaults);
+    }
+
+    private static Path configArgument(String... args) {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--config") && i + 1 < args.length) {
+                return Path.of(args[i + 1]);
+            }
+            if (args[i].startsWith("--config=")) {
+                return Path.of(args[i].substring("--config=".length()));
+            }
+        }
+        return null;
+    }
+
+    static ConfigFileDefaults load(Path file) {
+        ObjectMapper yaml = YAMLMapper.builder().build();
+        Map<?, ?> raw;
+        try {
+            if (!Files.isRegularFile(file)) {
+                throw new IllegalArgumentException("--config: " + file + ": file not found");
+            }
+            Object parsed = yaml.readValue(Files.readString(file), Object.class);
+            if (parsed == null) {
+                return new ConfigFileDefaults(file, Map.of());
+            }
+            if (!(parsed instanceof Map<?, ?> map)) {
+                throw new IllegalArgumentException("--config: " + file + ": top level is a "
+                        + parsed.getClass().getSimpleName() + " (expected: a map of flag names to values)");
+            }
+            raw = map;
+        } catch (IOException | JacksonException e) {
+            throw new IllegalArgumentException("--config: " + file + ": not valid YAML: "
+                    + e.getMessage().lines().findFirst().orElse(""), e);
+        }
+        Map<String, String> values = new java.util.LinkedHashMap<>();
+        raw.forEach((key, value) -> values.put(String.valueOf(key), value instanceof List<?> list
+                ? list.stream().map(String::valueOf).collect(Collectors.joining(","))
+                : String.valueOf(value)));
+        return new ConfigFileDefaults(file, values);
+    }
+
+    @Override
+    public String defaultValue(ArgSpec argSpec) {
+        if (argSpec instanceof OptionSpec option) {
+            for (String name : option.names()) {
+                if (name.startsWith("--") && values.containsKey(name.substring(2))) {
+                    return values.get(name.substring(2));
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return "config file " + file;
+    }
+}

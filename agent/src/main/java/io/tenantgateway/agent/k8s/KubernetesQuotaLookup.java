@@ -1,0 +1,140 @@
+package io.tenantgateway.agent.k8s;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.tenantgateway.agent.locks.ContainerDevice;
+import io.tenantgateway.agent.locks.DeviceAllocationCodec;
+import io.tenantgateway.webhook.quota.QuotaLookup;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The webhook's quota source in the agent: ResourceQuota {@code limits.nvidia.com/gpumem|gpucores} from an informer,
+ * and what a namespace's pods hold from the devices the scheduler assigned them ({@code hami.io/vgpu-devices-allocated},
+ * as HAMi's quota manager counts). Answers from memory on the event loop.
+ *
+ * <p>Pods are watched only in namespaces that have such a quota (one informer per namespace, started when the quota
+ * appears), so a DaemonSet of agents does not make every node watch every pod of the cluster.
+ */
+public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KubernetesQuotaLookup.class);
+    private static final String LIMITS = "limits.";
+    private static final String MEMORY = "nvidia.com/gpumem";
+    private static final String CORES = "nvidia.com/gpucores";
+
+    private final KubernetesClient client;
+    private final Map<String, SharedIndexInformer<Pod>> podInformers = new ConcurrentHashMap<>();
+    private SharedIndexInformer<ResourceQuota> quotas;
+    private volatile boolean closed;
+
+    public KubernetesQuotaLookup(KubernetesClient client) {
+        this.client = requireNonNull(client, "client");
+    }
+
+    public synchronized void start() {
+        if (quotas != null) {
+            return;
+        }
+        quotas = client.resourceQuotas().inAnyNamespace().inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ResourceQuota quota) {
+                watchPodsIfLimited(quota);
+            }
+
+            @Override
+            public void onUpdate(ResourceQuota old, ResourceQuota quota) {
+                watchPodsIfLimited(quota);
+            }
+
+            @Override
+            public void onDelete(ResourceQuota quota, boolean unknownFinalState) {
+                // Pod informers stay: another quota may still need them, and they are cheap once synced.
+            }
+        });
+        try {
+            quotas.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("webhook quota: cannot list ResourceQuotas: " + e.getMessage(), e);
+        }
+    }
+
+    private void watchPodsIfLimited(ResourceQuota quota) {
+        if (closed || quota.getSpec() == null || quota.getSpec().getHard() == null) {
+            return;
+        }
+        boolean limitsDevices = quota.getSpec().getHard().keySet().stream()
+                .anyMatch(key -> key.equals(LIMITS + MEMORY) || key.equals(LIMITS + CORES));
+        String namespace = quota.getMetadata().getNamespace();
+        if (limitsDevices) {
+            podInformers.computeIfAbsent(namespace, ns -> {
+                log.info("webhook quota: namespace {} limits GPU memory/cores; watching its pods", ns);
+                return client.pods().inNamespace(ns).inform();
+            });
+        }
+    }
+
+    @Override
+    public Optional<Quota> find(String namespace, String resource) {
+        if (!MEMORY.equals(resource) && !CORES.equals(resource)) {
+            return Optional.empty();
+        }
+        long limit = -1;
+        for (ResourceQuota quota : quotas.getStore().list()) {
+            if (!namespace.equals(quota.getMetadata().getNamespace()) || quota.getSpec() == null
+                    || quota.getSpec().getHard() == null) {
+                continue;
+            }
+            Quantity hard = quota.getSpec().getHard().get(LIMITS + resource);
+            if (hard != null) {
+                long value = hard.getNumericalAmount().longValue();
+                limit = limit < 0 ? value : Math.min(limit, value);
+            }
+        }
+        if (limit < 0) {
+            return Optional.empty();
+        }
+        SharedIndexInformer<Pod> pods = podInformers.get(namespace);
+        long used = pods == null ? 0 : pods.getStore().list().stream().mapToLong(pod -> used(pod, resource)).sum();
+        return Optional.of(new Quota(limit, used));
+    }
+
+    static long used(Pod pod, String resource) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+            return 0;
+        }
+        String allocated = Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_DEVICES_ALLOCATED);
+        if (allocated == null || allocated.isEmpty()) {
+            return 0;
+        }
+        long total = 0;
+        for (List<ContainerDevice> container : DeviceAllocationCodec.decode(allocated)) {
+            for (ContainerDevice device : container) {
+                total += MEMORY.equals(resource) ? device.memoryMiB() : device.cores();
+            }
+        }
+        return total;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        podInformers.values().forEach(SharedIndexInformer::close);
+        podInformers.clear();
+        if (quotas != null) {
+            quotas.close();
+            quotas = null;
+        }
+    }
+}
