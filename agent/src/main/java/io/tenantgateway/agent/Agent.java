@@ -158,7 +158,8 @@ public final class Agent implements AutoCloseable {
         admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(), this);
         admin.start();
         started.push(admin);
-        log.info("tenant-gateway started parts={} health={} admin={}", parts(), health.address(), admin.address());
+        log.info("tenant-gateway started parts={} health-port={} admin-port={}", parts(), health.boundPort(),
+                admin.boundPort());
     }
 
     private void startWebhook(AgentConfig.WebhookPart part) {

@@ -1,0 +1,101 @@
+package io.tenantgateway.agent.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The built jar running {@code tenant-gateway run …} as a child process, with its log captured line by line. */
+public final class AgentProcess implements AutoCloseable {
+    private static final Pattern HEALTH = Pattern.compile("health server listening address=[^:]+:(\\d+)");
+    private static final Pattern ADMIN = Pattern.compile("admin server listening address=[^:]+:(\\d+)");
+
+    public final Process process;
+    public final List<String> log = new CopyOnWriteArrayList<>();
+    private final Thread reader;
+
+    private AgentProcess(Process process) {
+        this.process = process;
+        reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getErrorStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    log.add(line);
+                }
+            } catch (IOException e) {
+                log.add("<log reader stopped: " + e + ">");
+            }
+        }, "agent-log");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    public static AgentProcess start(List<String> args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:-UsePerfData");
+        command.add("-Xmx256m");
+        command.add("-jar");
+        command.add(JarProcess.jar().toAbsolutePath().toString());
+        command.add("run");
+        command.addAll(args);
+        return new AgentProcess(new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
+    }
+
+    /**
+     * Sends a signal with kill(1). Not {@link Process#destroy()}: the JDK closes the child's pipes there, so nothing
+     * the agent logs while shutting down would be read.
+     */
+    public void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        assertThat(kill.waitFor()).as("kill -%s %d", name, process.pid()).isZero();
+    }
+
+    /** Waits for the process to exit and for its last log line to be read; returns the exit code. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        assertThat(process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS))
+                .as("agent exited within %s; log:%n%s", timeout, String.join("\n", log)).isTrue();
+        reader.join(timeout.toMillis());
+        return process.exitValue();
+    }
+
+    public int healthPort() {
+        return port(HEALTH);
+    }
+
+    public int adminPort() {
+        return port(ADMIN);
+    }
+
+    private int port(Pattern pattern) {
+        int[] found = new int[1];
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            assertThat(process.isAlive()).as("agent running; log:%n%s", String.join("\n", log)).isTrue();
+            Matcher matcher = log.stream().map(pattern::matcher).filter(Matcher::find).findFirst().orElse(null);
+            assertThat(matcher).as("%s in log", pattern).isNotNull();
+            found[0] = Integer.parseInt(matcher.group(1));
+        });
+        return found[0];
+    }
+
+    public List<String> lines(String containing) {
+        return log.stream().filter(line -> line.contains(containing)).toList();
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+}

@@ -1,0 +1,170 @@
+package io.tenantgateway.agent.testing;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.tenantgateway.certs.testing.TestPki;
+import io.tenantgateway.tunnel.proxy.ProxyClient;
+import io.tenantgateway.tunnel.server.AgentAuthenticator;
+import io.tenantgateway.tunnel.server.TunnelServer;
+import io.tenantgateway.tunnel.server.TunnelServerConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A konnectivity-server (our Java one, token auth, Unix-socket frontend), a loopback echo target and a
+ * ProxyService client: what an agent under test connects to and what a test dials through it.
+ */
+public final class TunnelTestbed implements AutoCloseable {
+    public static final String TOKEN = "agent-token-for-tests";
+
+    public final TestPki pki = TestPki.create("agent-it");
+    public final TestPki.Files files;
+    public final Path tokenFile;
+    public final TunnelServer server;
+    public final EchoTarget echo;
+    private final ProxyClient proxy;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    public TunnelTestbed(Path dir) throws IOException {
+        files = pki.writeTo(dir.resolve("pki"));
+        tokenFile = Files.writeString(dir.resolve("token"), TOKEN + "\n");
+        server = new TunnelServer(TunnelServerConfig.builder(pki.serverMaterial()).serverId("kas-0").serverCount(1)
+                .agentAddress(new InetSocketAddress("127.0.0.1", 0))
+                .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of(TOKEN)))
+                .udsPath(dir.resolve("konnectivity-server.socket")).eventLoopThreads(2).build());
+        server.start();
+        closeables.add(server);
+        echo = new EchoTarget();
+        closeables.add(echo);
+        proxy = ProxyClient.builder().unixSocket(server.udsPath()).build();
+        closeables.add(0, proxy);
+    }
+
+    /** Kamaji's agent argument list (shared/spec/kamaji.md) aimed at this server, health/admin on port 0. */
+    public List<String> kamajiArgs() {
+        return List.of("-v=8", "--logtostderr=true", "--ca-cert=" + files.caCert(), "--proxy-server-host=127.0.0.1",
+                "--proxy-server-port=" + server.agentAddress().getPort(), "--admin-server-port=0",
+                "--health-server-port=0", "--service-account-token-path=" + tokenFile);
+    }
+
+    /** Dials the echo target through the tunnel. */
+    public Tunnel dialEcho() throws Exception {
+        Tunnel tunnel = new Tunnel();
+        tunnel.channel = proxy.dial(echo.hostPort(), tunnel.handler).get(20, TimeUnit.SECONDS);
+        return tunnel;
+    }
+
+    /** One tunnelled connection; {@link #echo} sends text and returns what came back. */
+    public static final class Tunnel implements AutoCloseable {
+        private final BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        Channel channel;
+        final SimpleChannelInboundHandler<ByteBuf> handler = new SimpleChannelInboundHandler<>() {
+            @Override
+            protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
+                received.add(msg.toString(StandardCharsets.UTF_8));
+            }
+        };
+
+        public String echo(String text) throws InterruptedException {
+            channel.writeAndFlush(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8));
+            StringBuilder answer = new StringBuilder();
+            while (answer.length() < text.length()) {
+                String part = received.poll(20, TimeUnit.SECONDS);
+                if (part == null) {
+                    return answer.toString();
+                }
+                answer.append(part);
+            }
+            return answer.toString();
+        }
+
+        public boolean isOpen() {
+            return channel.isActive();
+        }
+
+        @Override
+        public void close() {
+            channel.close().syncUninterruptibly();
+        }
+    }
+
+    /** A blocking echo server on 127.0.0.1:0, one thread per connection (tests open few). */
+    public static final class EchoTarget implements AutoCloseable {
+        private final ServerSocket socket;
+        private final List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        EchoTarget() throws IOException {
+            socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            Thread acceptor = new Thread(this::acceptLoop, "echo-accept");
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        public String hostPort() {
+            return "127.0.0.1:" + socket.getLocalPort();
+        }
+
+        private void acceptLoop() {
+            while (!socket.isClosed()) {
+                try {
+                    Socket connection = socket.accept();
+                    accepted.add(connection);
+                    Thread worker = new Thread(() -> echo(connection), "echo-" + connection.getPort());
+                    worker.setDaemon(true);
+                    worker.start();
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }
+
+        private static void echo(Socket connection) {
+            try (connection; InputStream in = connection.getInputStream(); OutputStream out = connection.getOutputStream()) {
+                byte[] buffer = new byte[8192];
+                int read;
+                while ((read = in.read(buffer)) >= 0) {
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // peer closed
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+            for (Socket connection : accepted) {
+                connection.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable closeable : closeables) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("close failed: " + closeable, e);
+            }
+        }
+    }
+}
