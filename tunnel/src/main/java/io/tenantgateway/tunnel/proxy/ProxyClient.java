@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * channel lives on the loop of the connection it uses, so the relay needs no thread hand-offs.
  */
 public final class ProxyClient implements AutoCloseable {
-    private static final int HTTP2_WINDOW = 8 * 1024 * 1024;
+    /** Per-stream receive window: one stream per tunnel, so this is what a slow reader lets queue up. */
+    private static final int HTTP2_WINDOW = 1024 * 1024;
 
     private final EventLoopGroup ownedGroup;
     private final List<ManagedChannel> channels = new ArrayList<>();

@@ -58,6 +58,7 @@ final class TunnelChannel extends AbstractChannel {
     private boolean requestOutstanding;
     private boolean closeSent;
     private ScheduledFuture<?> timer;
+    private ScheduledFuture<?> closeDeadline;
     private volatile long bytesWritten;
     private volatile long bytesRead;
 
@@ -167,6 +168,9 @@ final class TunnelChannel extends AbstractChannel {
             if (timer != null) {
                 timer.cancel(false);
             }
+            if (closeDeadline != null) {
+                closeDeadline.cancel(false);
+            }
             if (!dialed.isDone()) {
                 failDial(status.getDescription() != null ? status.getDescription() : "tunnel stream ended: "
                         + status.getCode());
@@ -255,7 +259,7 @@ final class TunnelChannel extends AbstractChannel {
         call.sendMessage(Packets.closeRequest(connectId));
         call.halfClose();
         call.request(1);
-        eventLoop().schedule(() -> {
+        closeDeadline = eventLoop().schedule(() -> {
             if (!callDone) {
                 call.cancel("no CLOSE_RSP within " + CLOSE_GRACE.toSeconds() + "s", null);
             }

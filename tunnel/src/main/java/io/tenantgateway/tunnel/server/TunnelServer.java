@@ -52,7 +52,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class TunnelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
-    private static final int HTTP2_WINDOW = 8 * 1024 * 1024;
+    /** HTTP/2 window of agent connections: shared by all tunnels of an agent, so large for throughput. */
+    private static final int AGENT_HTTP2_WINDOW = 8 * 1024 * 1024;
+    /**
+     * HTTP/2 window of frontend streams (one per tunnel): what a client may have in flight before the server
+     * requests its messages, so it bounds the server's memory per stalled tunnel together with the credit.
+     */
+    private static final int FRONTEND_HTTP2_WINDOW = 1024 * 1024;
 
     private final TunnelServerConfig config;
     private final Clock clock;
@@ -132,7 +138,7 @@ public final class TunnelServer implements AutoCloseable {
                 .workerEventLoopGroup(group)
                 .sslContext(tls)
                 .directExecutor()
-                .flowControlWindow(HTTP2_WINDOW)
+                .flowControlWindow(AGENT_HTTP2_WINDOW)
                 .maxInboundMessageSize(AgentConnection.MAX_INBOUND_MESSAGE)
                 .permitKeepAliveTime(30, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
@@ -153,7 +159,7 @@ public final class TunnelServer implements AutoCloseable {
                     .bossEventLoopGroup(group)
                     .workerEventLoopGroup(group)
                     .directExecutor()
-                    .flowControlWindow(HTTP2_WINDOW)
+                    .flowControlWindow(FRONTEND_HTTP2_WINDOW)
                     .maxInboundMessageSize(AgentConnection.MAX_INBOUND_MESSAGE)
                     .addService(service);
             if (tls != null) {

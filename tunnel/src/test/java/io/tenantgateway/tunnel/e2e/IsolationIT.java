@@ -65,7 +65,7 @@ class IsolationIT {
         TargetServer otherTarget = harness.track(TargetServer.sink(true, 0, 0));
         ProxyClient client = harness.proxyClient(server);
 
-        TransferHandler a = new TransferHandler(31, 64L * MIB, 0);
+        TransferHandler a = new TransferHandler(31, 24L * MIB, 0);
         TunnelHarness.dial(client, stalledTarget.hostPort(), a);
         // A is stalled once its agent-side buffer holds (about) a window and its client can no longer write.
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
@@ -90,23 +90,23 @@ class IsolationIT {
 
         start = System.nanoTime();
         stalledTarget.sinks().get(0).setReading(true);
-        await().atMost(Duration.ofSeconds(90)).until(() -> stalledTarget.sinks().get(0).received() == 64L * MIB);
+        await().atMost(Duration.ofSeconds(90)).until(() -> stalledTarget.sinks().get(0).received() == 24L * MIB);
         long aResumeMillis = (System.nanoTime() - start) / 1_000_000;
-        assertThat(stalledTarget.sinks().get(0).sha256()).isEqualTo(Payload.sha256(31, 64L * MIB));
+        assertThat(stalledTarget.sinks().get(0).sha256()).isEqualTo(Payload.sha256(31, 24L * MIB));
         System.out.printf("isolation target-stall: A sent %d bytes before stalling (agent buffered %d), +%d while"
                 + " B moved 32 MiB in %d ms; A's remaining %d bytes after resume took %d ms%n", aSentAtStall,
-                stalled.bufferedToTarget(), aSentDuringB, bMillis, 64L * MIB - aSentAtStall, aResumeMillis);
+                stalled.bufferedToTarget(), aSentDuringB, bMillis, 24L * MIB - aSentAtStall, aResumeMillis);
     }
 
     @Test
     void aClientThatStopsReadingDoesNotSlowAnotherTunnel() throws Exception {
         TunnelServer server = server(true);
         TunnelClientSet agent = agent(server, TunnelHarness.agentConfig(server), new PrometheusRegistry());
-        TargetServer talkativeA = harness.track(TargetServer.sink(true, 41, 64L * MIB));
+        TargetServer talkativeA = harness.track(TargetServer.sink(true, 41, 24L * MIB));
         TargetServer talkativeB = harness.track(TargetServer.sink(true, 42, 32L * MIB));
         ProxyClient client = harness.proxyClient(server);
 
-        TransferHandler a = new TransferHandler(0, 0, 64L * MIB);
+        TransferHandler a = new TransferHandler(0, 0, 24L * MIB);
         Channel channelA = TunnelHarness.dial(client, talkativeA.hostPort(), new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -138,7 +138,7 @@ class IsolationIT {
         channelA.config().setAutoRead(true);
         TransferHandler.Result resultA = a.done().get(90, TimeUnit.SECONDS);
         long aResumeMillis = (System.nanoTime() - start) / 1_000_000;
-        assertThat(resultA.receivedSha256()).isEqualTo(Payload.sha256(41, 64L * MIB));
+        assertThat(resultA.receivedSha256()).isEqualTo(Payload.sha256(41, 24L * MIB));
         System.out.printf("isolation client-stall: agent had read %d bytes of A (server buffered %d), +%d while"
                 + " B moved 32 MiB in %d ms; A's rest after resume took %d ms%n", aFromTargetAtStall,
                 serverSideA.bufferedForClient(), aFromTargetDuringB, bMillis, aResumeMillis);
@@ -160,7 +160,7 @@ class IsolationIT {
             TargetServer otherTarget = harness.track(TargetServer.sink(true, 0, 0));
             ProxyClient client = harness.proxyClient(server);
 
-            TransferHandler a = new TransferHandler(51, 32L * MIB, 0);
+            TransferHandler a = new TransferHandler(51, 16L * MIB, 0);
             TunnelHarness.dial(client, stalledTarget.hostPort(), a);
             long limit = 16L * 64 * 1024;
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
@@ -174,9 +174,9 @@ class IsolationIT {
             TransferHandler b = new TransferHandler(52, 4L * MIB, 0);
             client.dial(otherTarget.hostPort(), b);
             stalledTarget.sinks().get(0).setReading(true);
-            await().atMost(Duration.ofSeconds(90)).until(() -> stalledTarget.sinks().get(0).received() == 32L * MIB
+            await().atMost(Duration.ofSeconds(90)).until(() -> stalledTarget.sinks().get(0).received() == 16L * MIB
                     && !otherTarget.sinks().isEmpty() && otherTarget.sinks().get(0).received() == 4L * MIB);
-            assertThat(stalledTarget.sinks().get(0).sha256()).isEqualTo(Payload.sha256(51, 32L * MIB));
+            assertThat(stalledTarget.sinks().get(0).sha256()).isEqualTo(Payload.sha256(51, 16L * MIB));
             assertThat(otherTarget.sinks().get(0).sha256()).isEqualTo(Payload.sha256(52, 4L * MIB));
             assertThat(log.lines("pausing the server stream")).hasSize(1);
         }

@@ -72,7 +72,7 @@ class TokenAuthIT {
     }
 
     @Test
-    void echoes64MibEachWayOverTheTokenAuthenticatedLeg() throws Exception {
+    void echoes16MibEachWayOverTheTokenAuthenticatedLeg() throws Exception {
         TunnelServer server = harness.startServer(TunnelHarness.serverConfig("token")
                 .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of("good-token")))
                 .udsPath(TunnelHarness.socketPath(dir)).build());
@@ -83,10 +83,10 @@ class TokenAuthIT {
         await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
         TargetServer echo = harness.track(TargetServer.echo());
         ProxyClient client = harness.proxyClient(server);
-        TransferHandler transfer = new TransferHandler(61, 64 * MIB, 64 * MIB);
+        TransferHandler transfer = new TransferHandler(61, 16 * MIB, 16 * MIB);
         Channel channel = TunnelHarness.dial(client, echo.hostPort(), transfer);
         TransferHandler.Result result = transfer.done().get(90, TimeUnit.SECONDS);
-        assertThat(result.receivedSha256()).isEqualTo(result.sentSha256()).isEqualTo(Payload.sha256(61, 64 * MIB));
+        assertThat(result.receivedSha256()).isEqualTo(result.sentSha256()).isEqualTo(Payload.sha256(61, 16 * MIB));
         channel.close().sync();
     }
 }

@@ -1,0 +1,103 @@
+package io.tenantgateway.tunnel.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.netty.channel.Channel;
+import io.tenantgateway.tunnel.client.TunnelClient;
+import io.tenantgateway.tunnel.client.TunnelClientSet;
+import io.tenantgateway.tunnel.proxy.ProxyClient;
+import io.tenantgateway.tunnel.server.ServerSnapshot;
+import io.tenantgateway.tunnel.server.TunnelServer;
+import io.tenantgateway.tunnel.testing.Payload;
+import io.tenantgateway.tunnel.testing.RoundRobinBalancer;
+import io.tenantgateway.tunnel.testing.TargetServer;
+import io.tenantgateway.tunnel.testing.TransferHandler;
+import io.tenantgateway.tunnel.testing.TunnelHarness;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Agent shutdown: {@code drain()} sends DRAIN on every server stream, the servers route new dials to the other
+ * agent, tunnels already open on the draining agent keep working until {@code close()}.
+ */
+@Timeout(120)
+class DrainIT {
+    @TempDir
+    Path dir;
+    private final TunnelHarness harness = new TunnelHarness();
+
+    @AfterEach
+    void close() {
+        harness.close();
+    }
+
+    @Test
+    void drainingAgentGetsNoNewDialsWhileItsTunnelsFinish() throws Exception {
+        TunnelServer s1 = harness.startServer(TunnelHarness.serverConfig("s1").serverCount(2)
+                .udsPath(dir.resolve("s1.socket")).build());
+        TunnelServer s2 = harness.startServer(TunnelHarness.serverConfig("s2").serverCount(2).build());
+        RoundRobinBalancer balancer = harness.track(new RoundRobinBalancer(List.of(s1.agentAddress(),
+                s2.agentAddress())));
+        TunnelClientSet leaving = harness.startAgent(TunnelHarness.agentConfig(s1).agentId("leaving")
+                .proxyServerPort(balancer.port()).build());
+        TunnelClientSet staying = harness.startAgent(TunnelHarness.agentConfig(s1).agentId("staying")
+                .proxyServerPort(balancer.port()).build());
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(leaving.connections()).containsOnlyKeys("s1", "s2");
+            assertThat(staying.connections()).containsOnlyKeys("s1", "s2");
+        });
+        TargetServer echo = harness.track(TargetServer.echo());
+        ProxyClient client = harness.proxyClient(s1);
+
+        // Open tunnels until one lands on the agent that will leave (the default strategy picks at random).
+        List<Channel> opened = new ArrayList<>();
+        while (leaving.openTunnels() == 0) {
+            TransferHandler probe = new TransferHandler(1, 10, 10);
+            opened.add(TunnelHarness.dial(client, echo.hostPort(), probe));
+            probe.done().get(20, TimeUnit.SECONDS);
+            assertThat(opened).hasSizeLessThan(64);
+        }
+        // The tunnel on the leaving agent is the last one opened.
+        Channel onLeaving = opened.get(opened.size() - 1);
+
+        leaving.drain();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            for (TunnelServer server : List.of(s1, s2)) {
+                assertThat(server.snapshot().agents()).filteredOn(a -> a.agentId().equals("leaving"))
+                        .singleElement().satisfies(a -> assertThat(a.draining()).isTrue());
+            }
+        });
+        assertThat(leaving.connections()).containsValues(TunnelClient.State.DRAINING);
+
+        int leavingBefore = leaving.openTunnels();
+        int stayingBefore = staying.openTunnels();
+        List<Channel> afterDrain = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            TransferHandler transfer = new TransferHandler(100 + i, 10, 10);
+            afterDrain.add(TunnelHarness.dial(client, echo.hostPort(), transfer));
+            transfer.done().get(20, TimeUnit.SECONDS);
+        }
+        assertThat(leaving.openTunnels()).isEqualTo(leavingBefore);
+        assertThat(staying.openTunnels()).isEqualTo(stayingBefore + 20);
+
+        // The tunnel opened before the drain still carries data.
+        TransferHandler more = new TransferHandler(72, 1024 * 1024, 1024 * 1024);
+        onLeaving.pipeline().replace(TransferHandler.class, "more", more);
+        assertThat(more.done().get(30, TimeUnit.SECONDS).receivedSha256())
+                .isEqualTo(Payload.sha256(72, 1024 * 1024));
+
+        leaving.close();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(onLeaving.isOpen()).isFalse();
+            assertThat(s1.snapshot().agents()).extracting(ServerSnapshot.Agent::agentId).containsOnly("staying");
+        });
+    }
+}
