@@ -28,6 +28,8 @@ import picocli.CommandLine.Unmatched;
             "With only konnectivity-agent flags it is a pure konnectivity-agent."})
 public final class AgentCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
+    /** Name of the MutatingWebhookConfiguration in manifests/base. */
+    public static final String DEFAULT_WEBHOOK_CONFIG_NAME = "tenant-gateway-hami-webhook";
 
     @Spec
     CommandSpec spec;
@@ -222,7 +224,7 @@ public final class AgentCommand implements Callable<Integer> {
             order = 3, description = "Keep the CA bundle of the MutatingWebhookConfiguration up to date.")
     boolean manageWebhookConfig;
 
-    @Option(names = "--webhook-config-name", defaultValue = "tenant-gateway-hami-webhook", order = 3,
+    @Option(names = "--webhook-config-name", defaultValue = DEFAULT_WEBHOOK_CONFIG_NAME, order = 3,
             description = "MutatingWebhookConfiguration managed with --manage-webhook-config. Default: ${DEFAULT-VALUE}.")
     String webhookConfigName;
 

@@ -33,7 +33,8 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code tenant-gateway certs}: create, inspect and verify the certificates the agent and webhook use. */
 @Command(name = "certs", mixinStandardHelpOptions = true,
         description = "Create, inspect and verify certificates (CA, webhook serving cert, agent client cert).",
-        subcommands = {CertsCommand.Init.class, CertsCommand.Inspect.class, CertsCommand.Verify.class})
+        subcommands = {CertsCommand.Init.class, CertsCommand.Inspect.class, CertsCommand.Verify.class,
+            CertsCommand.InjectCaBundle.class})
 public final class CertsCommand {
     /** Service names the webhook is reached by: HAMi's own service and ours. */
     public static final List<String> DEFAULT_WEBHOOK_DNS =
@@ -190,6 +191,43 @@ public final class CertsCommand {
             spec.commandLine().getErr().println("FAILED: " + file + ": " + result.message());
             spec.commandLine().getErr().flush();
             return ExitCodes.FAILED;
+        }
+    }
+
+    /** {@code certs inject-ca-bundle}: point kube-apiserver's trust for the webhook at a CA. */
+    @Command(name = "inject-ca-bundle", mixinStandardHelpOptions = true,
+            description = "Write a CA into every webhook of the MutatingWebhookConfiguration (clientConfig.caBundle).")
+    static final class InjectCaBundle implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--ca", required = true, description = "CA that signed the webhook's serving certificate.")
+        Path ca;
+
+        @Option(names = "--name", defaultValue = "tenant-gateway-hami-webhook",
+                description = "MutatingWebhookConfiguration name. Default: ${DEFAULT-VALUE}.")
+        String name;
+
+        @Option(names = "--kubeconfig", description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster).")
+        Path kubeconfig;
+
+        @Override
+        public Integer call() {
+            TrustBundle trust = Pem.readTrustBundle(ca);
+            try (io.fabric8.kubernetes.client.KubernetesClient client =
+                    io.tenantgateway.agent.k8s.KubernetesClients.create(kubeconfig)) {
+                io.tenantgateway.agent.k8s.CaBundleInjector.Result result =
+                        io.tenantgateway.agent.k8s.CaBundleInjector.inject(client, name, trust.pem());
+                spec.commandLine().getOut().println(result.patched() == 0
+                        ? "MutatingWebhookConfiguration " + name + ": CA bundle already current (" + result.webhooks()
+                                + " webhooks)"
+                        : "MutatingWebhookConfiguration " + name + ": CA bundle written into " + result.patched()
+                                + " of " + result.webhooks() + " webhooks");
+                spec.commandLine().getOut().flush();
+                return ExitCodes.OK;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                throw new UserException("MutatingWebhookConfiguration " + name + ": " + e.getMessage(), e);
+            }
         }
     }
 
