@@ -1,5 +1,7 @@
 package io.tenantgateway.tunnel.client;
 
+import static io.tenantgateway.tunnel.transport.GrpcHeaders.key;
+import static io.tenantgateway.tunnel.transport.GrpcHeaders.values;
 import static java.util.Objects.requireNonNull;
 
 import com.google.protobuf.UnsafeByteOperations;
@@ -17,6 +19,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tenantgateway.certs.TlsFailures;
 import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.tunnel.endpoint.ConnectionTable;
 import io.tenantgateway.tunnel.endpoint.DialFailure;
 import io.tenantgateway.tunnel.endpoint.EndpointConnection;
 import io.tenantgateway.tunnel.endpoint.EndpointRelayHandler;
@@ -25,12 +28,10 @@ import io.tenantgateway.tunnel.metrics.GrpcCodes;
 import io.tenantgateway.tunnel.proto.Data;
 import io.tenantgateway.tunnel.proto.DialRequest;
 import io.tenantgateway.tunnel.proto.Packet;
-import java.util.Optional;
 import io.tenantgateway.tunnel.protocol.FlowControlOffer;
 import io.tenantgateway.tunnel.protocol.Headers;
 import io.tenantgateway.tunnel.protocol.Packets;
 import io.tenantgateway.tunnel.protocol.ReceiveWindow;
-import io.tenantgateway.tunnel.endpoint.ConnectionTable;
 import io.tenantgateway.tunnel.transport.Transports;
 import io.tenantgateway.tunnel.transport.TunnelMethods;
 import java.time.Duration;
@@ -39,6 +40,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -218,8 +220,8 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
             try {
                 String id = Headers.single(Headers.SERVER_ID, values(headers, Headers.SERVER_ID));
                 int count = Headers.serverCount(values(headers, Headers.SERVER_COUNT));
-                var offer = config.flowControl()
-                        ? FlowControlOffer.parse(headers.get(key(Headers.FLOW_CONTROL))) : Optional.<FlowControlOffer>empty();
+                Optional<FlowControlOffer> offer = config.flowControl()
+                        ? FlowControlOffer.parse(headers.get(key(Headers.FLOW_CONTROL))) : Optional.empty();
                 boolean credit = offer.isPresent();
                 serverWindow = credit ? offer.get().window() : 0;
                 creditMode = credit;
@@ -517,19 +519,6 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private void setState(State next) {
         state = next;
         since = resources.clock().instant();
-    }
-
-    private static Metadata.Key<String> key(String name) {
-        return Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER);
-    }
-
-    private static List<String> values(Metadata headers, String name) {
-        Iterable<String> values = headers.getAll(key(name));
-        List<String> out = new ArrayList<>();
-        if (values != null) {
-            values.forEach(out::add);
-        }
-        return out;
     }
 
     @Override

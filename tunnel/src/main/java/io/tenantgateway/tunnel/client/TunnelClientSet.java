@@ -31,6 +31,7 @@ import java.util.Random;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -69,7 +70,7 @@ public final class TunnelClientSet implements AutoCloseable {
     private volatile boolean draining;
     private volatile boolean closed;
     private volatile int lastServerCount;
-    private TunnelClient attempt;
+    private volatile TunnelClient attempt;
     private long attempts;
 
     private TunnelClientSet(Builder builder) {
@@ -276,7 +277,7 @@ public final class TunnelClientSet implements AutoCloseable {
         client.connected().whenComplete((identity, failure) -> {
             try {
                 scheduler.execute(() -> attemptDone(client, attemptNumber, identity, failure));
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 client.close(); // closing
             }
         });
@@ -397,6 +398,11 @@ public final class TunnelClientSet implements AutoCloseable {
             if (registry == null) {
                 throw new IllegalStateException("registry: not set (expected: the PrometheusRegistry the agent"
                         + " exposes on /metrics)");
+            }
+            if (config.countServerLeases() && serverCounter == ServerCounter.FROM_HEADERS) {
+                throw new IllegalStateException("--count-server-leases: true without a lease ServerCounter"
+                        + " (expected: serverCounter(...) counting valid " + config.leaseLabelSelector()
+                        + " Leases in " + config.leaseNamespace() + ")");
             }
             return new TunnelClientSet(this);
         }

@@ -148,6 +148,7 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
         }
         channel = connected;
         state = State.OPEN;
+        dial = null; // done; do not keep the promise and its listeners alive for the tunnel's lifetime
         return true;
     }
 

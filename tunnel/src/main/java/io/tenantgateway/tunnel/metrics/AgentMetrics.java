@@ -2,11 +2,15 @@ package io.tenantgateway.tunnel.metrics;
 
 import static java.util.Objects.requireNonNull;
 
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.tunnel.proto.PacketType;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Agent metrics under upstream's names ({@code konnectivity_network_proxy_agent_*}) so existing dashboards keep
@@ -31,6 +35,11 @@ public final class AgentMetrics {
     private final Counter malformedPackets;
     private final Counter sharedStreamPauses;
     private final Counter tunnelBytes;
+    // Hot-path data points resolved once: label lookups per packet would cost a map access each.
+    private final CounterDataPoint bytesToTarget;
+    private final CounterDataPoint bytesFromTarget;
+    private final Map<String, CounterDataPoint> packetsFromAgent = new HashMap<>();
+    private final Map<String, CounterDataPoint> packetsToAgent = new HashMap<>();
 
     public AgentMetrics(PrometheusRegistry registry) {
         requireNonNull(registry, "registry");
@@ -64,6 +73,14 @@ public final class AgentMetrics {
         tunnelBytes = Counter.builder().name(OWN_PREFIX + "bytes_total")
                 .help("Payload bytes moved through tunnels, by direction (to_target, from_target).")
                 .labelNames("direction").register(registry);
+        bytesToTarget = tunnelBytes.labelValues("to_target");
+        bytesFromTarget = tunnelBytes.labelValues("from_target");
+        for (PacketType type : PacketType.values()) {
+            if (type != PacketType.UNRECOGNIZED) {
+                packetsFromAgent.put(type.name(), streamPackets.labelValues(FROM_AGENT, type.name()));
+                packetsToAgent.put(type.name(), streamPackets.labelValues(TO_AGENT, type.name()));
+            }
+        }
     }
 
     public void dialSucceeded(Duration elapsed) {
@@ -97,7 +114,10 @@ public final class AgentMetrics {
 
     /** A packet crossed the stream; {@code segment} is {@link #FROM_AGENT} or {@link #TO_AGENT}. */
     public void packet(String segment, String packetType) {
-        streamPackets.labelValues(segment, packetType).inc();
+        Map<String, CounterDataPoint> known = FROM_AGENT.equals(segment) ? packetsFromAgent
+                : TO_AGENT.equals(segment) ? packetsToAgent : Map.of();
+        CounterDataPoint point = known.get(packetType);
+        (point != null ? point : streamPackets.labelValues(segment, packetType)).inc();
     }
 
     /** A send/receive failed; {@code code} is the gRPC code in Go's spelling ({@link GrpcCodes#goName}). */
@@ -114,10 +134,10 @@ public final class AgentMetrics {
     }
 
     public void bytesToTarget(long bytes) {
-        tunnelBytes.labelValues("to_target").inc(bytes);
+        bytesToTarget.inc(bytes);
     }
 
     public void bytesFromTarget(long bytes) {
-        tunnelBytes.labelValues("from_target").inc(bytes);
+        bytesFromTarget.inc(bytes);
     }
 }

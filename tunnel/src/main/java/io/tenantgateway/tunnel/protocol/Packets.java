@@ -11,8 +11,8 @@ import io.tenantgateway.tunnel.proto.Data;
 import io.tenantgateway.tunnel.proto.DialRequest;
 import io.tenantgateway.tunnel.proto.DialResponse;
 import io.tenantgateway.tunnel.proto.Drain;
-import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.proto.Packet.PayloadCase;
+import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.proto.PacketType;
 
 /**

@@ -59,8 +59,6 @@ final class TunnelChannel extends AbstractChannel {
     private boolean closeSent;
     private ScheduledFuture<?> timer;
     private ScheduledFuture<?> closeDeadline;
-    private volatile long bytesWritten;
-    private volatile long bytesRead;
 
     TunnelChannel(String host, int port) {
         super(null);
@@ -87,18 +85,6 @@ final class TunnelChannel extends AbstractChannel {
         return dialed;
     }
 
-    long connectId() {
-        return connectId;
-    }
-
-    long bytesWritten() {
-        return bytesWritten;
-    }
-
-    long bytesRead() {
-        return bytesRead;
-    }
-
     private final class Listener extends ClientCall.Listener<Packet> {
         @Override
         public void onMessage(Packet packet) {
@@ -118,8 +104,6 @@ final class TunnelChannel extends AbstractChannel {
                 return;
             }
             if (packet.getType() == PacketType.DATA) {
-                int size = packet.getData().getData().size();
-                bytesRead += size;
                 ByteBuf data = Unpooled.wrappedBuffer(packet.getData().getData().asReadOnlyByteBuffer());
                 pipeline().fireChannelRead(data);
                 pipeline().fireChannelReadComplete();
@@ -221,7 +205,6 @@ final class TunnelChannel extends AbstractChannel {
                 // grpc-netty serialises within sendMessage, so the view may be released right after.
                 call.sendMessage(Packets.data(connectId,
                         UnsafeByteOperations.unsafeWrap(data.nioBuffer(data.readerIndex(), size))));
-                bytesWritten += size;
                 data.skipBytes(size);
                 in.progress(size);
             }

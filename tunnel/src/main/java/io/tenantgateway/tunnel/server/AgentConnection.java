@@ -1,5 +1,7 @@
 package io.tenantgateway.tunnel.server;
 
+import static io.tenantgateway.tunnel.transport.GrpcHeaders.key;
+
 import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -344,9 +346,5 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         } catch (RejectedExecutionException e) {
             return false;
         }
-    }
-
-    static Metadata.Key<String> key(String name) {
-        return Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER);
     }
 }

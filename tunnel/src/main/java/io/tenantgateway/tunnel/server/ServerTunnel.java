@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.protocol.ReceiveWindow;
 import java.time.Instant;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -175,7 +176,7 @@ final class ServerTunnel {
         }
         try {
             frontend.loop().execute(() -> frontend.deliver(data));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             queuedForFrontend.addAndGet(-size);
         }
     }
@@ -219,7 +220,7 @@ final class ServerTunnel {
                     wakeScheduled.set(false);
                     frontend.resumeReading();
                 });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 wakeScheduled.set(false);
             }
         }

@@ -24,6 +24,7 @@ import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
 import io.tenantgateway.tunnel.protocol.FlowControlOffer;
 import io.tenantgateway.tunnel.protocol.Headers;
+import io.tenantgateway.tunnel.transport.GrpcHeaders;
 import io.tenantgateway.tunnel.transport.Transports;
 import io.tenantgateway.tunnel.transport.TunnelMethods;
 import java.io.IOException;
@@ -37,6 +38,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -282,8 +284,8 @@ public final class TunnelServer implements AutoCloseable {
             String agentId;
             AgentIdentifiers identifiers;
             try {
-                agentId = Headers.single(Headers.AGENT_ID, values(headers, Headers.AGENT_ID));
-                String query = headers.get(AgentConnection.key(Headers.AGENT_IDENTIFIERS));
+                agentId = Headers.single(Headers.AGENT_ID, GrpcHeaders.values(headers, Headers.AGENT_ID));
+                String query = headers.get(GrpcHeaders.key(Headers.AGENT_IDENTIFIERS));
                 identifiers = query == null ? AgentIdentifiers.NONE : AgentIdentifiers.parse(query);
             } catch (IllegalArgumentException e) {
                 call.close(Status.INVALID_ARGUMENT.withDescription(e.getMessage()), new Metadata());
@@ -291,7 +293,7 @@ public final class TunnelServer implements AutoCloseable {
                 };
             }
             FlowControlOffer offer = config.flowControl()
-                    ? FlowControlOffer.parse(headers.get(AgentConnection.key(Headers.FLOW_CONTROL))).orElse(null)
+                    ? FlowControlOffer.parse(headers.get(GrpcHeaders.key(Headers.FLOW_CONTROL))).orElse(null)
                     : null;
             AgentConnection connection = new AgentConnection(call, loop, agentId, identifiers, registry, clock,
                     offer, config.flowControlWindow());
@@ -300,7 +302,7 @@ public final class TunnelServer implements AutoCloseable {
                 connection.accept(config.serverId(), config.serverCount());
                 return connection;
             }
-            String token = Headers.bearerToken(headers.get(AgentConnection.key(Headers.AUTHORIZATION))).orElse(null);
+            String token = Headers.bearerToken(headers.get(GrpcHeaders.key(Headers.AUTHORIZATION))).orElse(null);
             if (token == null) {
                 connection.reject(Status.UNAUTHENTICATED.withDescription("missing bearer token in the"
                         + " authorization header (expected: the agent's service account token)"));
@@ -310,7 +312,7 @@ public final class TunnelServer implements AutoCloseable {
                 if (failure == null) {
                     connection.accept(config.serverId(), config.serverCount());
                 } else {
-                    Throwable cause = failure.getCause() != null && failure instanceof java.util.concurrent.CompletionException
+                    Throwable cause = failure.getCause() != null && failure instanceof CompletionException
                             ? failure.getCause() : failure;
                     connection.reject(Status.UNAUTHENTICATED.withDescription("authentication failed: "
                             + cause.getMessage()));
@@ -318,14 +320,5 @@ public final class TunnelServer implements AutoCloseable {
             }));
             return connection;
         }
-    }
-
-    private static List<String> values(Metadata headers, String name) {
-        List<String> out = new ArrayList<>();
-        Iterable<String> values = headers.getAll(AgentConnection.key(name));
-        if (values != null) {
-            values.forEach(out::add);
-        }
-        return out;
     }
 }

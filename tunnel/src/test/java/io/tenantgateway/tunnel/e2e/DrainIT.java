@@ -19,9 +19,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,12 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 class DrainIT {
     @TempDir
     Path dir;
-    private final TunnelHarness harness = new TunnelHarness();
+    @RegisterExtension
+    final TunnelHarness harness = new TunnelHarness();
 
-    @AfterEach
-    void close() {
-        harness.close();
-    }
 
     @Test
     void drainingAgentGetsNoNewDialsWhileItsTunnelsFinish() throws Exception {

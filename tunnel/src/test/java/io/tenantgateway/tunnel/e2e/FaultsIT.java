@@ -28,9 +28,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Servers dying, dials failing, and what the agent does about it. */
@@ -38,12 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 class FaultsIT {
     @TempDir
     Path dir;
-    private final TunnelHarness harness = new TunnelHarness();
+    @RegisterExtension
+    final TunnelHarness harness = new TunnelHarness();
 
-    @AfterEach
-    void close() {
-        harness.close();
-    }
 
     @Test
     void killedServerClosesItsTunnelsReleasesSocketsAndTheAgentReconnectsWithBackoff() throws Exception {

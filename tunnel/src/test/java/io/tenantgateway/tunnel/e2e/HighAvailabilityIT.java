@@ -11,19 +11,16 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Three servers behind one round-robin balancer address: the agent holds exactly one connection to each. */
 @Timeout(120)
 class HighAvailabilityIT {
-    private final TunnelHarness harness = new TunnelHarness();
+    @RegisterExtension
+    final TunnelHarness harness = new TunnelHarness();
 
-    @AfterEach
-    void close() {
-        harness.close();
-    }
 
     @Test
     void keepsOneConnectionPerServerAsServersComeAndGo() {

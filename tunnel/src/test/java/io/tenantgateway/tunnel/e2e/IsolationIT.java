@@ -22,9 +22,9 @@ import io.tenantgateway.tunnel.testing.TunnelHarness;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,12 +38,9 @@ class IsolationIT {
 
     @TempDir
     Path dir;
-    private final TunnelHarness harness = new TunnelHarness();
+    @RegisterExtension
+    final TunnelHarness harness = new TunnelHarness();
 
-    @AfterEach
-    void close() {
-        harness.close();
-    }
 
     private TunnelServer server(boolean flowControl) {
         return harness.startServer(TunnelHarness.serverConfig("iso").udsPath(TunnelHarness.socketPath(dir))

@@ -19,9 +19,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** 10,000 short tunnels: open file descriptors and every tunnel registry return to where they started. */
@@ -32,12 +32,9 @@ class LeakIT {
 
     @TempDir
     Path dir;
-    private final TunnelHarness harness = new TunnelHarness();
+    @RegisterExtension
+    final TunnelHarness harness = new TunnelHarness();
 
-    @AfterEach
-    void close() {
-        harness.close();
-    }
 
     @Test
     void tenThousandShortTunnelsLeaveNothingBehind() throws Exception {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
+import io.grpc.Metadata;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.tenantgateway.tunnel.TunnelConfig;
@@ -12,6 +13,7 @@ import io.tenantgateway.tunnel.proto.CloseRequest;
 import io.tenantgateway.tunnel.proto.Data;
 import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.proto.PacketType;
+import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
 import io.tenantgateway.tunnel.protocol.Packets;
 import io.tenantgateway.tunnel.testing.RawAgentServer;
 import io.tenantgateway.tunnel.testing.TargetServer;
@@ -19,10 +21,10 @@ import io.tenantgateway.tunnel.testing.TunnelHarness;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A server that sends garbage: the agent stays connected, answers per spec (CLOSE_RSP for unknown ids, DIAL_RSP
@@ -30,7 +32,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(90)
 class MalformedServerIT {
-    private final TunnelHarness harness = new TunnelHarness();
+    @RegisterExtension
+    final TunnelHarness harness = new TunnelHarness();
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private RawAgentServer server;
     private TargetServer echo;
@@ -41,15 +44,11 @@ class MalformedServerIT {
         echo = harness.track(TargetServer.echo());
         TunnelClientSet agent = harness.startAgent(TunnelConfig.builder().proxyServerHost("127.0.0.1")
                 .proxyServerPort(server.port()).agentId("raw-agent")
-                .agentIdentifiers(io.tenantgateway.tunnel.protocol.AgentIdentifiers.parse("host=node-a"))
+                .agentIdentifiers(AgentIdentifiers.parse("host=node-a"))
                 .syncInterval(Duration.ofMillis(50)).syncIntervalCap(Duration.ofMillis(200)).build(), true, registry);
         await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
     }
 
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
 
     @Test
     void sendsTheConnectMetadata() {
@@ -142,7 +141,7 @@ class MalformedServerIT {
                 .mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue).sum();
     }
 
-    private static io.grpc.Metadata.Key<String> key(String name) {
-        return io.grpc.Metadata.Key.of(name, io.grpc.Metadata.ASCII_STRING_MARSHALLER);
+    private static Metadata.Key<String> key(String name) {
+        return Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER);
     }
 }

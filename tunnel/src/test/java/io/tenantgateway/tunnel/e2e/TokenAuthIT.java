@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.channel.Channel;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.AgentAuthenticator;
@@ -19,9 +20,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The token-authenticated agent leg (server-side TLS only, bearer token from a file re-read per attempt). */
@@ -31,12 +32,9 @@ class TokenAuthIT {
 
     @TempDir
     Path dir;
-    private final TunnelHarness harness = new TunnelHarness();
+    @RegisterExtension
+    final TunnelHarness harness = new TunnelHarness();
 
-    @AfterEach
-    void close() {
-        harness.close();
-    }
 
     @Test
     void rejectedTokensBackOffWithOneLinePerAttemptUntilTheRotatedTokenIsAccepted() throws Exception {
@@ -47,7 +45,7 @@ class TokenAuthIT {
         try (LogCapture log = LogCapture.of(TunnelClientSet.class)) {
             TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server)
                     .agentId("node-1").serviceAccountTokenPath(tokenFile).build(), false,
-                    new io.prometheus.metrics.model.registry.PrometheusRegistry());
+                    new PrometheusRegistry());
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> log.lines("server connection attempt failed").size() >= 4);
             List<String> failures = log.lines("server connection attempt failed");
@@ -72,21 +70,21 @@ class TokenAuthIT {
     }
 
     @Test
-    void echoes16MibEachWayOverTheTokenAuthenticatedLeg() throws Exception {
+    void echoes64MibEachWayOverTheTokenAuthenticatedLeg() throws Exception {
         TunnelServer server = harness.startServer(TunnelHarness.serverConfig("token")
                 .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of("good-token")))
                 .udsPath(TunnelHarness.socketPath(dir)).build());
         Path tokenFile = Files.writeString(dir.resolve("token"), "good-token");
         TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server)
                 .serviceAccountTokenPath(tokenFile).build(), false,
-                new io.prometheus.metrics.model.registry.PrometheusRegistry());
+                new PrometheusRegistry());
         await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
         TargetServer echo = harness.track(TargetServer.echo());
         ProxyClient client = harness.proxyClient(server);
-        TransferHandler transfer = new TransferHandler(61, 16 * MIB, 16 * MIB);
+        TransferHandler transfer = new TransferHandler(61, 64 * MIB, 64 * MIB);
         Channel channel = TunnelHarness.dial(client, echo.hostPort(), transfer);
         TransferHandler.Result result = transfer.done().get(90, TimeUnit.SECONDS);
-        assertThat(result.receivedSha256()).isEqualTo(result.sentSha256()).isEqualTo(Payload.sha256(61, 16 * MIB));
+        assertThat(result.receivedSha256()).isEqualTo(result.sentSha256()).isEqualTo(Payload.sha256(61, 64 * MIB));
         channel.close().sync();
     }
 }

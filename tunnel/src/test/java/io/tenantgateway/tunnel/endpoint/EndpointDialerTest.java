@@ -86,7 +86,8 @@ class EndpointDialerTest {
         EndpointDialer dialer = dialer(DialPolicy.ALLOW_ALL, Duration.ofSeconds(5));
         DialFailure failure = expectFailure(dialer, "127.0.0.1:" + closedPort);
         assertThat(failure.reason()).isEqualTo(DialFailure.Reason.UNKNOWN);
-        assertThat(failure.getMessage()).isEqualTo("dial tcp 127.0.0.1:" + closedPort + ": connect: connection refused");
+        assertThat(failure.getMessage())
+                .isEqualTo("dial tcp 127.0.0.1:" + closedPort + ": connect: connection refused");
     }
 
     @Test

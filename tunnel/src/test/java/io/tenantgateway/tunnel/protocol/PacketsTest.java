@@ -9,10 +9,10 @@ import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.proto.PacketType;
 import java.util.HexFormat;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /** The spec's wire vectors (bytes produced by upstream Go code), both directions, and envelope validation. */
 class PacketsTest {

@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.security.MessageDigest;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -91,7 +92,7 @@ public final class TargetServer implements AutoCloseable {
     public void close() {
         server.close().syncUninterruptibly();
         children.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     private static final class EchoHandler extends ChannelInboundHandlerAdapter {

@@ -15,12 +15,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Server + agent + proxy client on loopback with one test PKI. Tests tweak the builders through the
- * customisers and close everything with {@link #close()} (reverse order).
+ * Server + agent + proxy client on loopback with one test PKI. Register it with {@code @RegisterExtension} (it
+ * closes everything it started after each test, in reverse order) or close it yourself.
  */
-public final class TunnelHarness implements AutoCloseable {
+public final class TunnelHarness implements AutoCloseable, AfterEachCallback {
     public static final TestPki PKI = TestPki.create("tunnel-test");
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -95,6 +97,11 @@ public final class TunnelHarness implements AutoCloseable {
 
     public static ClientAuthMode mtls() {
         return ClientAuthMode.REQUIRE;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        close();
     }
 
     @Override
