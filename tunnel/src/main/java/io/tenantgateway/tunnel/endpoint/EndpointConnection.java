@@ -67,9 +67,10 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
     private final ReceiveWindow receiveWindow;
     private long sendCredit;
     private final boolean creditMode;
-    private Channel channel;
+    // Volatile only for snapshots read from other threads; written on the loop.
+    private volatile Channel channel;
     private Future<Channel> dial;
-    private State state = State.DIALING;
+    private volatile State state = State.DIALING;
     private boolean readInFlight;
     private boolean parked;
     private boolean bufferFull;

@@ -131,7 +131,7 @@ final class TunnelChannel extends AbstractChannel {
             connectId = packet.getDialResponse().getConnectID();
             established = true;
             if (!open) {
-                sendClose(); // closed by the caller while dialling
+                sendClose(); // closed by the caller while the DIAL_CLS was on its way
                 return;
             }
             active = true;
@@ -230,6 +230,13 @@ final class TunnelChannel extends AbstractChannel {
         active = false;
         if (wasActive) {
             sendClose();
+        } else if (call != null && !established && !callDone && !dialed.isDone()) {
+            // Closed by the caller while dialling: tell the server to give up (DIAL_CLS), as a timed-out client does.
+            timer.cancel(false);
+            call.sendMessage(Packets.closeDial(random));
+            call.halfClose();
+            call.request(1);
+            dialed.completeExceptionally(new ProxyDialException("channel closed while dialling"));
         }
     }
 
