@@ -276,6 +276,13 @@ public final class AgentCommand implements Callable<Integer> {
             description = "HAMi node-lock expiry (keep equal to the scheduler's). Default: ${DEFAULT-VALUE}.")
     String nodeLockTimeout;
 
+    @Option(names = "--pod-field-selector", arity = "0..1", defaultValue = "true", fallbackValue = "true",
+            hidden = true, order = 5,
+            description = "Send spec.nodeName=<node> with the lock controller's pod watch. Off only against fabric8's"
+                    + " CRUD mock API server (the lab), which matches nothing with it; pods are filtered client-side"
+                    + " anyway.")
+    boolean podFieldSelector;
+
     @Unmatched
     List<String> unmatched = new ArrayList<>();
 
@@ -283,8 +290,8 @@ public final class AgentCommand implements Callable<Integer> {
         return !"none".equals(deviceSource) || Boolean.TRUE.equals(enableLockController);
     }
 
-    /** The validated configuration these flags describe. */
-    AgentConfig toConfig() {
+    /** The validated configuration these flags describe (also how {@code lab} builds its agents' real wiring). */
+    public AgentConfig toConfig() {
         return AgentConfigMapper.map(this);
     }
 

@@ -44,7 +44,8 @@ final class AgentConfigMapper {
                     : devices.filter(d -> d.source() == DeviceRegistrationConfig.Source.MOCK).isPresent()
                             ? AllocationMode.COMPLETE : AllocationMode.OBSERVE;
             allocation = Optional.of(AllocationConfig.defaults(node).withMode(mode)
-                    .withNodeLockTimeout(GoDuration.parse("--node-lock-timeout", c.nodeLockTimeout)));
+                    .withNodeLockTimeout(GoDuration.parse("--node-lock-timeout", c.nodeLockTimeout))
+                    .withPodFieldSelector(c.podFieldSelector));
         }
 
         Optional<AgentConfig.ManagedWebhookConfiguration> managed = Optional.empty();
