@@ -62,6 +62,14 @@ class IsolationIT {
         TargetServer otherTarget = harness.track(TargetServer.sink(true, 0, 0));
         ProxyClient client = harness.proxyClient(server);
 
+        // For scale: the same 32 MiB on its own, before anything is stalled (printed, not asserted).
+        TargetServer warmTarget = harness.track(TargetServer.sink(true, 0, 0));
+        long aloneStart = System.nanoTime();
+        TunnelHarness.dial(client, warmTarget.hostPort(), new TransferHandler(30, 32L * MIB, 0));
+        await().atMost(Duration.ofSeconds(90)).until(() -> !warmTarget.sinks().isEmpty()
+                && warmTarget.sinks().get(0).received() == 32L * MIB);
+        long aloneMillis = (System.nanoTime() - aloneStart) / 1_000_000;
+
         TransferHandler a = new TransferHandler(31, 24L * MIB, 0);
         TunnelHarness.dial(client, stalledTarget.hostPort(), a);
         // A is stalled once its agent-side buffer holds (about) a window and its client can no longer write.
@@ -91,8 +99,9 @@ class IsolationIT {
         long aResumeMillis = (System.nanoTime() - start) / 1_000_000;
         assertThat(stalledTarget.sinks().get(0).sha256()).isEqualTo(Payload.sha256(31, 24L * MIB));
         System.out.printf("isolation target-stall: A sent %d bytes before stalling (agent buffered %d), +%d while"
-                + " B moved 32 MiB in %d ms; A's remaining %d bytes after resume took %d ms%n", aSentAtStall,
-                stalled.bufferedToTarget(), aSentDuringB, bMillis, 24L * MIB - aSentAtStall, aResumeMillis);
+                + " B moved 32 MiB in %d ms (alone, before: %d ms); A's remaining %d bytes after resume took %d ms%n",
+                aSentAtStall, stalled.bufferedToTarget(), aSentDuringB, bMillis, aloneMillis, 24L * MIB - aSentAtStall,
+                aResumeMillis);
     }
 
     @Test
