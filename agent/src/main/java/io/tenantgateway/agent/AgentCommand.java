@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -295,6 +296,38 @@ public final class AgentCommand implements Callable<Integer> {
         return AgentConfigMapper.map(this);
     }
 
+    /**
+     * Parses {@code args} exactly as {@code run} does ({@code --config FILE} applied as defaults, unknown flags
+     * collected in {@link #unknownFlags()}) without running anything: for commands that take the same flags as
+     * {@code run} ({@code doctor}).
+     *
+     * @throws picocli.CommandLine.ParameterException when a flag is malformed
+     * @throws IllegalArgumentException when the {@code --config} file is unreadable or has unknown keys
+     */
+    public static AgentCommand parse(String... args) {
+        AgentCommand command = new AgentCommand();
+        CommandLine commandLine = new CommandLine(command);
+        ConfigFileDefaults.install(commandLine, args);
+        commandLine.parseArgs(args);
+        return command;
+    }
+
+    /** Flags this version does not know; {@code run} warns about them and carries on. */
+    public List<String> unknownFlags() {
+        return List.copyOf(unmatched);
+    }
+
+    /**
+     * {@link #toConfig()}, after finding the node name through the API when a part needs one and neither
+     * {@code --node-name} nor {@code NODE_NAME} gave it (Kamaji's DaemonSet has no downward-API env).
+     */
+    public AgentConfig resolveConfig() {
+        if ((nodeName == null || nodeName.isBlank()) && needsNodeName()) {
+            nodeName = io.tenantgateway.agent.k8s.NodeNames.discover(kubeconfig);
+        }
+        return toConfig();
+    }
+
     @Override
     public Integer call() {
         LogSetup.configure(LogSetup.Format.parse(logFormat), verbosity);
@@ -302,10 +335,7 @@ public final class AgentCommand implements Callable<Integer> {
             // Kamaji and older manifests may pass flags of other konnectivity-agent versions: warn, don't die.
             log.warn("ignoring unknown flags {} (see tenant-gateway run --help)", unmatched);
         }
-        if ((nodeName == null || nodeName.isBlank()) && needsNodeName()) {
-            nodeName = io.tenantgateway.agent.k8s.NodeNames.discover(kubeconfig);
-        }
-        AgentConfig config = toConfig();
+        AgentConfig config = resolveConfig();
         return AgentRunner.run(config, spec.commandLine().getErr()) ? ExitCodes.OK : ExitCodes.FAILED;
     }
 }
