@@ -13,7 +13,8 @@ import picocli.CommandLine.IVersionProvider;
 @Command(name = "tenant-gateway", mixinStandardHelpOptions = true,
         versionProvider = TenantGatewayCommand.Version.class,
         description = "Konnectivity agent and HAMi GPU-sharing gateway for Kamaji tenant clusters.",
-        subcommands = {AgentCommand.class, CertsCommand.class, WebhookCommand.class})
+        subcommands = {AgentCommand.class, CertsCommand.class, WebhookCommand.class,
+            io.tenantgateway.agent.lab.LabCommand.class})
 public final class TenantGatewayCommand {
 
     /** Reads the version Maven wrote into {@code version.properties}. */
