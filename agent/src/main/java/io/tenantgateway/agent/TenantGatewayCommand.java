@@ -14,7 +14,8 @@ import picocli.CommandLine.IVersionProvider;
         versionProvider = TenantGatewayCommand.Version.class,
         description = "Konnectivity agent and HAMi GPU-sharing gateway for Kamaji tenant clusters.",
         subcommands = {AgentCommand.class, CertsCommand.class, WebhookCommand.class,
-            io.tenantgateway.agent.lab.LabCommand.class})
+            io.tenantgateway.agent.lab.LabCommand.class,
+            io.tenantgateway.agent.ops.ProbeCommand.class, io.tenantgateway.agent.ops.DoctorCommand.class})
 public final class TenantGatewayCommand {
 
     /** Reads the version Maven wrote into {@code version.properties}. */

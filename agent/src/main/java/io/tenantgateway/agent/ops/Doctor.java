@@ -1,0 +1,504 @@
+package io.tenantgateway.agent.ops;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.grpc.Status;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.NetUtil;
+import io.tenantgateway.agent.AgentConfig;
+import io.tenantgateway.agent.devices.DeviceDiscoveryException;
+import io.tenantgateway.agent.devices.GpuDevice;
+import io.tenantgateway.agent.k8s.KubernetesClients;
+import io.tenantgateway.agent.k8s.KubernetesPermissions.Permission;
+import io.tenantgateway.certs.CertBundle;
+import io.tenantgateway.certs.Pem;
+import io.tenantgateway.certs.SubjectNames;
+import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.certs.TrustBundle;
+import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.tunnel.transport.Transports;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * The node-side checklist: everything the agent needs before it can serve, checked in the order the agent uses it —
+ * files, DNS, TCP, TLS, the Connect handshake, the Kubernetes API, the device source. A check whose input failed is
+ * skipped, so the first failure is the one to fix. Runs on the calling (CLI) thread; network steps have a timeout
+ * each; DNS runs on its own thread because the JDK resolver cannot be interrupted.
+ */
+final class Doctor implements AutoCloseable {
+    private final AgentConfig config;
+    private final Clock clock;
+    private final Duration timeout;
+    private final EventLoopGroup group = Transports.newGroup(1, "doctor");
+    private final ExecutorService dns = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "doctor-dns");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final List<DoctorCheck> checks = new ArrayList<>();
+
+    // What earlier checks produced for later ones.
+    private TrustBundle trust;
+    private CertBundle agentIdentity;
+    private boolean agentIdentityFailed;
+    private String token;
+    private boolean tokenFailed;
+    private List<InetAddress> addresses = List.of();
+    private Channel connection;
+    private boolean tlsOk;
+
+    Doctor(AgentConfig config, Clock clock, Duration timeout) {
+        this.config = requireNonNull(config, "config");
+        this.clock = requireNonNull(clock, "clock");
+        this.timeout = requireNonNull(timeout, "timeout");
+    }
+
+    List<DoctorCheck> run() throws InterruptedException {
+        checks.add(DoctorCheck.pass("config", "flags valid; parts: " + parts()));
+        checks.add(caCert());
+        checks.add(agentCert());
+        checks.add(token());
+        checks.add(webhookCert());
+        checks.add(dns());
+        checks.add(tcp());
+        checks.add(tls());
+        checks.add(connect());
+        checks.add(kubernetes());
+        checks.add(devices());
+        return List.copyOf(checks);
+    }
+
+    private String parts() {
+        return "tunnel" + (config.webhook().isPresent() ? ", webhook" : "")
+                + (config.devices().isPresent() ? ", devices" : "")
+                + (config.allocation().isPresent() ? ", lock-controller" : "");
+    }
+
+    private TunnelConfig tunnel() {
+        return config.tunnel();
+    }
+
+    private String server() {
+        return new HostPort(tunnel().proxyServerHost(), tunnel().proxyServerPort()).toString();
+    }
+
+    // ---- files ----
+
+    private DoctorCheck caCert() {
+        Path file = tunnel().caCert();
+        if (file == null) {
+            return DoctorCheck.fail("ca-cert", "no --ca-cert: the agent cannot verify the server",
+                    "pass --ca-cert with the CA of the server's certificate (Kamaji: the tenant CA,"
+                            + " /var/run/secrets/kubernetes.io/serviceaccount/ca.crt)");
+        }
+        try {
+            trust = Pem.readTrustBundle(file);
+        } catch (RuntimeException e) {
+            return DoctorCheck.fail("ca-cert", e.getMessage(), "--ca-cert must be a readable PEM file with the CA"
+                    + " certificate(s) that signed the konnectivity-server's certificate");
+        }
+        Instant now = clock.instant();
+        List<String> lines = trust.certificates().stream().map(ca -> ca.getSubjectX500Principal().getName()
+                + ", valid until " + ca.getNotAfter().toInstant()).toList();
+        Optional<X509Certificate> expired = trust.certificates().stream()
+                .filter(ca -> !now.isBefore(ca.getNotAfter().toInstant())).findFirst();
+        if (expired.isPresent()) {
+            return DoctorCheck.fail("ca-cert", file + ": CA '" + expired.get().getSubjectX500Principal().getName()
+                    + "' expired at " + expired.get().getNotAfter().toInstant(), "rotate the tenant CA, or point"
+                    + " --ca-cert at the current one").withDetails(lines);
+        }
+        return DoctorCheck.pass("ca-cert", file + ": " + trust.certificates().size() + " CA certificate(s)")
+                .withDetails(lines);
+    }
+
+    private DoctorCheck agentCert() {
+        if (tunnel().agentCert() == null) {
+            return DoctorCheck.skip("agent-cert", "no --agent-cert (the server authenticates the token instead)");
+        }
+        try {
+            agentIdentity = Pem.readBundle(tunnel().agentCert(), tunnel().agentKey());
+        } catch (RuntimeException e) {
+            agentIdentityFailed = true;
+            return DoctorCheck.fail("agent-cert", e.getMessage(), "--agent-cert and --agent-key must be a readable"
+                    + " PEM certificate and its unencrypted private key, from the same pair");
+        }
+        return certificateValidity("agent-cert", tunnel().agentCert(), agentIdentity.leaf(),
+                "reissue the agent's client certificate from the CA the server trusts (--cluster-ca-cert)");
+    }
+
+    private DoctorCheck certificateValidity(String name, Path file, X509Certificate leaf, String renewFix) {
+        Instant now = clock.instant();
+        Instant notAfter = leaf.getNotAfter().toInstant();
+        String subject = leaf.getSubjectX500Principal().getName();
+        List<String> lines = List.of("names: " + SubjectNames.of(leaf), "valid " + leaf.getNotBefore().toInstant()
+                + " .. " + notAfter);
+        if (!now.isBefore(notAfter)) {
+            return DoctorCheck.fail(name, file + ": certificate '" + subject + "' expired at " + notAfter, renewFix)
+                    .withDetails(lines);
+        }
+        if (now.isBefore(leaf.getNotBefore().toInstant())) {
+            return DoctorCheck.fail(name, file + ": certificate '" + subject + "' is not valid before "
+                    + leaf.getNotBefore().toInstant(), "check this node's clock (NTP)").withDetails(lines);
+        }
+        // Automation renews long before the last tenth of a certificate's life: reaching it means renewal is stuck.
+        Duration lifetime = Duration.between(leaf.getNotBefore().toInstant(), notAfter);
+        if (Duration.between(now, notAfter).compareTo(lifetime.dividedBy(10)) < 0) {
+            return DoctorCheck.warn(name, file + ": certificate '" + subject + "' expires at " + notAfter
+                    + " (in " + human(Duration.between(now, notAfter)) + ")", renewFix).withDetails(lines);
+        }
+        return DoctorCheck.pass(name, file + ": '" + subject + "', key matches, valid until " + notAfter)
+                .withDetails(lines);
+    }
+
+    private DoctorCheck token() {
+        Path file = tunnel().serviceAccountTokenPath();
+        if (file == null) {
+            if (tunnel().agentCert() == null) {
+                return DoctorCheck.warn("token", "neither --service-account-token-path nor --agent-cert: the agent"
+                        + " will not authenticate", "Kamaji's server wants a token: --service-account-token-path"
+                        + "=/var/run/secrets/tokens/konnectivity-agent-token (projected, audience"
+                        + " system:konnectivity-server)");
+            }
+            return DoctorCheck.skip("token", "no --service-account-token-path (mTLS with --agent-cert)");
+        }
+        try {
+            token = Files.readString(file).strip();
+        } catch (IOException e) {
+            tokenFailed = true;
+            return DoctorCheck.fail("token", file + ": cannot read: " + e.getMessage(), "mount the projected"
+                    + " service-account token at this path (volume serviceAccountToken, audience"
+                    + " system:konnectivity-server) and make it readable by the agent's user");
+        }
+        if (token.isEmpty()) {
+            tokenFailed = true;
+            return DoctorCheck.fail("token", file + ": empty", "the token file must hold the service-account"
+                    + " token; check the projected volume");
+        }
+        JwtClaims claims;
+        try {
+            claims = JwtClaims.decode(token);
+        } catch (IllegalArgumentException e) {
+            return DoctorCheck.warn("token", file + ": " + e.getMessage() + "; audience and expiry unknown",
+                    "fine for a static token the server knows; Kubernetes service-account tokens are JWTs");
+        }
+        Instant now = clock.instant();
+        String summary = file + ": JWT aud=" + claims.audiences() + claims.subject().map(s -> " sub=" + s).orElse("")
+                + claims.expiresAt().map(exp -> " exp=" + exp).orElse(" (no exp)");
+        if (claims.expiredAt(now)) {
+            tokenFailed = true;
+            return DoctorCheck.fail("token", summary + ": expired " + human(Duration.between(
+                    claims.expiresAt().orElseThrow(), now)) + " ago", "the kubelet refreshes projected tokens before"
+                    + " they expire: point --service-account-token-path at the projected volume (not a copy),"
+                    + " check the volume's expirationSeconds and the kubelet's log on this node");
+        }
+        if (!claims.hasKonnectivityAudience()) {
+            return DoctorCheck.warn("token", summary + ": audience is not " + JwtClaims.KONNECTIVITY_AUDIENCE,
+                    "set audience: " + JwtClaims.KONNECTIVITY_AUDIENCE + " in the projected serviceAccountToken"
+                            + " volume (Kamaji's server runs with --authentication-audience="
+                            + JwtClaims.KONNECTIVITY_AUDIENCE + "; a default-audience token is refused)");
+        }
+        return DoctorCheck.pass("token", summary + claims.expiresAt().map(exp -> " (in "
+                + human(Duration.between(now, exp)) + ")").orElse(""));
+    }
+
+    private DoctorCheck webhookCert() {
+        Optional<AgentConfig.WebhookPart> webhook = config.webhook();
+        if (webhook.isEmpty()) {
+            return DoctorCheck.skip("webhook-cert", "webhook off");
+        }
+        if (webhook.get().tlsCert().isEmpty()) {
+            return DoctorCheck.skip("webhook-cert", "serving certificate from Secret "
+                    + webhook.get().tlsSecret().orElse("?") + " (read through the API at start)");
+        }
+        Path cert = webhook.get().tlsCert().get();
+        CertBundle bundle;
+        try {
+            bundle = Pem.readBundle(cert, webhook.get().tlsKey().orElseThrow());
+        } catch (RuntimeException e) {
+            return DoctorCheck.fail("webhook-cert", e.getMessage(), "--webhook-tls-cert/--webhook-tls-key must be"
+                    + " the webhook's PEM certificate and its unencrypted key (tenant-gateway certs init writes both)");
+        }
+        return certificateValidity("webhook-cert", cert, bundle.leaf(), "renew the webhook certificate (names"
+                + " <service>.<namespace>.svc); the agent reloads it without a restart");
+    }
+
+    // ---- network ----
+
+    private DoctorCheck dns() throws InterruptedException {
+        String host = tunnel().proxyServerHost();
+        if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host)) {
+            try {
+                addresses = List.of(InetAddress.getByName(host)); // a literal: no lookup happens
+            } catch (IOException e) {
+                return DoctorCheck.fail("dns", host + ": " + e.getMessage(), "check --proxy-server-host");
+            }
+            return DoctorCheck.pass("dns", host + " is an IP address (no lookup)");
+        }
+        long start = System.nanoTime();
+        CompletableFuture<InetAddress[]> lookup = CompletableFuture.supplyAsync(() -> {
+            try {
+                return InetAddress.getAllByName(host);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, dns);
+        try {
+            addresses = Arrays.asList(Connections.await(lookup, "DNS lookup of " + host, timeout));
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            String error = e instanceof java.io.UncheckedIOException u ? u.getCause().toString() : e.getMessage();
+            return DoctorCheck.fail("dns", "cannot resolve " + host + ": " + error, "check the node's DNS"
+                    + " (/etc/resolv.conf; with hostNetwork the node's resolver, without it the cluster's) or set"
+                    + " --proxy-server-host to the address the server is exposed on (Kamaji: the TenantControlPlane's"
+                    + " advertised address)");
+        }
+        return DoctorCheck.pass("dns", host + " -> " + addresses.stream().map(InetAddress::getHostAddress)
+                .collect(Collectors.joining(", ")) + " in " + millisSince(start) + " ms");
+    }
+
+    private DoctorCheck tcp() throws InterruptedException {
+        if (addresses.isEmpty()) {
+            return DoctorCheck.skip("tcp", "no address (dns failed)");
+        }
+        List<String> failures = new ArrayList<>();
+        for (InetAddress address : addresses) {
+            InetSocketAddress target = new InetSocketAddress(address, tunnel().proxyServerPort());
+            long start = System.nanoTime();
+            try {
+                connection = Connections.await(Connections.connect(group, target, timeout), "connect", timeout);
+                return DoctorCheck.pass("tcp", "connected to " + address.getHostAddress() + ":"
+                        + tunnel().proxyServerPort() + " in " + millisSince(start) + " ms");
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                failures.add(address.getHostAddress() + ":" + tunnel().proxyServerPort() + ": "
+                        + Connections.rootMessage(e));
+            }
+        }
+        String error = String.join("; ", failures);
+        String fix = error.toLowerCase(java.util.Locale.ROOT).contains("refused")
+                ? "nothing accepts connections there: check --proxy-server-port (Kamaji: 8132, the TenantControlPlane"
+                        + " Service's konnectivity port), that konnectivity-server runs, and the LoadBalancer/NodePort/"
+                        + "Gateway in front of it"
+                : "no answer: a firewall or security group between this node and " + server() + " drops the"
+                        + " packets, or the address is not routable from the node";
+        return DoctorCheck.fail("tcp", "cannot connect to " + error, fix);
+    }
+
+    private DoctorCheck tls() throws InterruptedException {
+        if (connection == null) {
+            return DoctorCheck.skip("tls", "no connection (tcp failed)");
+        }
+        if (agentIdentityFailed) {
+            return DoctorCheck.skip("tls", "agent certificate unreadable (agent-cert failed)");
+        }
+        long start = System.nanoTime();
+        TlsHandshakes.PeerSession session;
+        try {
+            List<String> alpn = tunnel().alpnProtos().isEmpty() ? List.of("h2") : tunnel().alpnProtos();
+            session = Connections.await(TlsHandshakes.handshake(connection,
+                    TlsHandshakes.inspectingClient(agentIdentity, alpn), tunnel().proxyServerHost(),
+                    tunnel().proxyServerPort(), timeout), "TLS handshake", timeout);
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            return DoctorCheck.fail("tls", "handshake with " + server() + " failed: " + Connections.describe(e),
+                    "is " + server() + " the konnectivity-server agent port (TLS, 8132 on Kamaji)? A proxy or load"
+                            + " balancer terminating TLS in front of it breaks the agent's handshake");
+        } finally {
+            connection.close();
+        }
+        ChainCheck.Result chain = ChainCheck.evaluate(session.chain(), Optional.ofNullable(trust),
+                tunnel().proxyServerHost(), clock.instant());
+        List<String> lines = Probe.chainLines(chain);
+        if (!chain.ok()) {
+            ChainCheck.Finding finding = chain.first().orElseThrow();
+            String fix = switch (finding.problem()) {
+                case UNTRUSTED -> "--ca-cert must hold the CA that signed the server's certificate (on Kamaji the"
+                        + " tenant cluster's CA, i.e. the service-account ca.crt of the TENANT cluster, not the"
+                        + " management cluster's)";
+                case NAME_MISMATCH -> "the agent checks --proxy-server-host against the server certificate: use a"
+                        + " name or IP the certificate lists, or add " + tunnel().proxyServerHost() + " to it (Kamaji:"
+                        + " spec.networkProfile.certSANs of the TenantControlPlane)";
+                case EXPIRED, NOT_YET_VALID -> "renew the server certificate or fix the clocks (NTP)";
+                case NO_CERTIFICATE -> "the server presented no certificate: is this a konnectivity-server?";
+            };
+            return new DoctorCheck("tls", Outcome.FAIL, finding.message(), fix, lines);
+        }
+        tlsOk = true;
+        String trustText = chain.trustChecked() ? "chain verified against --ca-cert" : "chain NOT verified (no CA)";
+        if (!chain.trustChecked()) {
+            return new DoctorCheck("tls", Outcome.WARN, session.protocol() + ", " + trustText, "fix --ca-cert first",
+                    lines);
+        }
+        return new DoctorCheck("tls", Outcome.PASS, session.protocol() + " ALPN " + session.applicationProtocol()
+                + ", " + trustText + ", names include " + tunnel().proxyServerHost() + " (" + millisSince(start)
+                + " ms)", "", lines);
+    }
+
+    private DoctorCheck connect() throws InterruptedException {
+        if (!tlsOk || trust == null) {
+            return DoctorCheck.skip("grpc-connect", "TLS not established (tls failed)");
+        }
+        if (tokenFailed) {
+            return DoctorCheck.skip("grpc-connect", "no usable token (token failed)");
+        }
+        long start = System.nanoTime();
+        try {
+            ConnectHeaders.Identity identity = Connections.await(ConnectHeaders.read(group,
+                    tunnel().proxyServerHost(), tunnel().proxyServerPort(), TlsMaterial.of(agentIdentity, trust),
+                    tunnel().alpnProtos(), tunnel().agentId(), token, clock, timeout), "Connect", timeout);
+            String text = "/AgentService/Connect accepted: serverid=" + identity.serverId() + " servercount="
+                    + identity.serverCount() + " (" + millisSince(start) + " ms)";
+            if (identity.serverCount() > 1) {
+                return DoctorCheck.pass("grpc-connect", text + "; the agent keeps connecting through "
+                        + server() + " until it has one connection to each of the " + identity.serverCount()
+                        + " servers");
+            }
+            return DoctorCheck.pass("grpc-connect", text);
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (ConnectHeaders.ConnectFailedException e) {
+            boolean auth = e.status().getCode() == Status.Code.UNAUTHENTICATED
+                    || e.status().getCode() == Status.Code.PERMISSION_DENIED;
+            String fix = auth ? (token != null
+                    ? "the server refused the token: it must be a service-account token of"
+                            + " kube-system/konnectivity-agent (the server's --agent-namespace/--agent-service-account)"
+                            + " with audience system:konnectivity-server (its --authentication-audience), issued by the"
+                            + " TENANT cluster"
+                    : "the server refused the client certificate: --agent-cert must be signed by the server's"
+                            + " --cluster-ca-cert")
+                    : "the TLS connection worked but the Connect call did not: is this a konnectivity-server agent"
+                            + " port? Check the server's log for this agent id";
+            return DoctorCheck.fail("grpc-connect", e.getMessage(), fix);
+        } catch (Exception e) {
+            return DoctorCheck.fail("grpc-connect", Connections.describe(e), "check the server's log; the Connect"
+                    + " stream must answer with serverid/servercount headers");
+        }
+    }
+
+    // ---- Kubernetes ----
+
+    private DoctorCheck kubernetes() {
+        if (!config.needsKubernetes()) {
+            return DoctorCheck.skip("kubernetes", "no enabled part uses the Kubernetes API (pure tunnel)");
+        }
+        List<Permission> needed = KubernetesAccess.needed(config);
+        Config clientConfig;
+        try {
+            clientConfig = tunnel().kubeconfig() == null ? Config.autoConfigure(null)
+                    : Config.fromKubeconfig(Files.readString(tunnel().kubeconfig()));
+        } catch (IOException | RuntimeException e) {
+            return DoctorCheck.fail("kubernetes", "--kubeconfig " + tunnel().kubeconfig() + ": " + e.getMessage(),
+                    "pass a readable kubeconfig, or run in the pod (in-cluster service account)");
+        }
+        int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
+        clientConfig.setConnectionTimeout(millis);
+        clientConfig.setRequestTimeout(millis);
+        List<KubernetesAccess.Answer> answers;
+        try (KubernetesClient client = KubernetesClients.create(clientConfig)) {
+            answers = KubernetesAccess.review(client, config, needed);
+        } catch (KubernetesClientException e) {
+            String fix = e.getCode() == 401 ? "the API server does not accept these credentials: check the kubeconfig"
+                    + " user / the service-account token mount"
+                    : e.getCode() == 403 ? "this identity may not even create SelfSubjectAccessReviews (normally"
+                            + " allowed to every authenticated user by system:basic-user)"
+                    : "check the API server address (" + clientConfig.getMasterUrl() + ") and that it is reachable"
+                            + " from this node";
+            return DoctorCheck.fail("kubernetes", "API " + clientConfig.getMasterUrl() + ": "
+                    + Optional.ofNullable(e.getStatus()).map(s -> s.getMessage()).orElse(e.getMessage()), fix);
+        }
+        List<KubernetesAccess.Answer> denied = answers.stream().filter(a -> !a.allowed()).toList();
+        if (denied.isEmpty()) {
+            return DoctorCheck.pass("kubernetes", "API " + clientConfig.getMasterUrl() + ": all " + answers.size()
+                    + " permissions the enabled parts use are allowed");
+        }
+        List<String> lines = denied.stream().map(a -> "denied: " + a.permission().key()
+                + (a.namespace().isEmpty() ? "" : " in " + a.namespace()) + " (" + a.permission().part() + ": "
+                + a.permission().why() + ")" + (a.reason().isEmpty() ? "" : " - " + a.reason())).toList();
+        return new DoctorCheck("kubernetes", Outcome.FAIL, denied.size() + " of " + answers.size()
+                + " permissions denied", "grant them to the agent's service account: apply manifests/base"
+                + " (ClusterRole tenant-gateway and its binding), or add the verbs listed to the ClusterRole bound to"
+                + " it; check with kubectl auth can-i <verb> <resource> --as=system:serviceaccount:<ns>:<sa>", lines);
+    }
+
+    // ---- devices ----
+
+    private DoctorCheck devices() {
+        if (config.devices().isEmpty()) {
+            return DoctorCheck.skip("devices", "--device-source=none");
+        }
+        var source = config.devices().get().createSource().orElseThrow();
+        List<GpuDevice> found;
+        try {
+            found = source.discover();
+        } catch (DeviceDiscoveryException e) {
+            String fix = switch (e.reason()) {
+                case NVIDIA_SMI_MISSING -> "install the NVIDIA driver utilities on the node and mount nvidia-smi"
+                        + " into the pod, or set --nvidia-smi-path";
+                case DRIVER_UNAVAILABLE -> "load the NVIDIA kernel driver (nvidia-smi on the node must work);"
+                        + " a user-space/kernel version mismatch needs a reboot or a driver reinstall";
+                case NO_DEVICES -> "this node has no GPU: run the agent with --device-source=none here, or use a"
+                        + " nodeSelector for GPU nodes";
+                case NVIDIA_SMI_TIMEOUT -> "nvidia-smi hangs: check the GPUs (dmesg, Xid errors); persistence mode"
+                        + " helps";
+                default -> "run nvidia-smi on the node and compare with the message";
+            };
+            return DoctorCheck.fail("devices", source.kind() + ": " + e.getMessage(), fix);
+        }
+        List<String> lines = found.stream().map(d -> "[" + d.index() + "] " + d.type() + " " + d.devmemMiB()
+                + " MiB, split " + d.count() + (d.healthy() ? "" : ", UNHEALTHY") + " (" + d.id() + ")").toList();
+        return new DoctorCheck("devices", Outcome.PASS, source.kind() + ": " + found.size() + " GPU(s)", "", lines);
+    }
+
+    // ---- helpers ----
+
+    private static String millisSince(long startNanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - startNanos) / 1_000_000.0);
+    }
+
+    static String human(Duration duration) {
+        long seconds = Math.abs(duration.getSeconds());
+        if (seconds < 120) {
+            return seconds + "s";
+        }
+        if (seconds < 2 * 3600) {
+            return seconds / 60 + "m";
+        }
+        if (seconds < 2 * 86400) {
+            return seconds / 3600 + "h" + (seconds % 3600) / 60 + "m";
+        }
+        return seconds / 86400 + "d";
+    }
+
+    @Override
+    public void close() {
+        if (connection != null) {
+            connection.close();
+        }
+        dns.shutdownNow();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+}

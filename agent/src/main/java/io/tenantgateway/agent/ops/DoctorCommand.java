@@ -1,0 +1,83 @@
+package io.tenantgateway.agent.ops;
+
+import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.agent.AgentConfig;
+import io.tenantgateway.agent.cli.Durations;
+import io.tenantgateway.agent.cli.UserException;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * {@code tenant-gateway doctor}: the node-side checklist. Takes exactly the flags of {@code run} (so the DaemonSet's
+ * argument list can be pasted, {@code --config FILE} included) and checks, without starting the agent, that each
+ * thing the agent will need works, with a fix for each failure.
+ */
+@Command(name = "doctor", mixinStandardHelpOptions = true, usageHelpWidth = 120,
+        description = {"Check this node's agent setup: files (CA, client cert/key, token), DNS, TCP, TLS and the",
+            "Connect handshake with konnectivity-server, Kubernetes permissions, the GPU device source.",
+            "Takes every flag of 'tenant-gateway run' (see its --help), plus the options below."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {" 0:no check failed (warnings allowed)", " 1:a check failed (each has a fix)",
+            " 2:malformed flags"})
+public final class DoctorCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--json", description = "Print the checklist as JSON.")
+    boolean json;
+
+    @Option(names = "--check-timeout", defaultValue = "5s",
+            description = "Limit of each network check. Default: ${DEFAULT-VALUE}.")
+    String checkTimeout;
+
+    /** Everything else: the flags of {@code run}, parsed by {@link AgentCommand} itself. */
+    @Unmatched
+    List<String> runFlags = new ArrayList<>();
+
+    @Override
+    public Integer call() throws InterruptedException {
+        AgentCommand flags;
+        try {
+            flags = AgentCommand.parse(runFlags.toArray(String[]::new));
+        } catch (CommandLine.ParameterException e) {
+            throw new UserException(e.getMessage(), e);
+        }
+        var timeout = Durations.parse("--check-timeout", checkTimeout);
+        PrintWriter out = spec.commandLine().getOut();
+        List<DoctorCheck> checks;
+        String heading;
+        try {
+            AgentConfig config = flags.resolveConfig();
+            heading = "doctor: agent " + config.tunnel().agentId() + " on node " + config.nodeName().orElse("<unset>")
+                    + ", server " + new HostPort(config.tunnel().proxyServerHost(), config.tunnel().proxyServerPort());
+            try (Doctor doctor = new Doctor(config, Clock.systemUTC(), timeout)) {
+                checks = new ArrayList<>(doctor.run());
+            }
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+            // The agent would exit 2 with this message at start: that is the first thing to fix.
+            heading = "doctor: the agent would not start with these flags";
+            checks = new ArrayList<>(List.of(DoctorCheck.fail("config", e.getMessage(),
+                    "fix the flag named in the message (tenant-gateway run --help lists them)")));
+        }
+        if (!flags.unknownFlags().isEmpty()) {
+            checks.add(0, DoctorCheck.warn("flags", "unknown flags " + flags.unknownFlags()
+                    + " (run ignores them with a warning)", "remove them, or check their spelling"));
+        }
+        DoctorReport report = new DoctorReport(heading, checks);
+        if (json) {
+            report.printJson(out);
+        } else {
+            report.printText(out);
+        }
+        return report.exitCode();
+    }
+}

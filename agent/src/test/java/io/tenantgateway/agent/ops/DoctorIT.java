@@ -1,0 +1,280 @@
+package io.tenantgateway.agent.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.tenantgateway.certs.CertBundle;
+import io.tenantgateway.certs.CertificateRequest;
+import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.certs.testing.TestPki;
+import io.tenantgateway.tunnel.server.AgentAuthenticator;
+import io.tenantgateway.tunnel.server.TunnelServer;
+import io.tenantgateway.tunnel.server.TunnelServerConfig;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code tenant-gateway doctor} with the flags an agent runs with, against our Java konnectivity-server (token
+ * auth) and fabric8's mock API server answering the SelfSubjectAccessReviews: a good setup passes, and each broken
+ * input is caught by the right check with its fix.
+ */
+@Timeout(90)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@EnableKubernetesMockClient(crud = true, https = false)
+class DoctorIT {
+    static KubernetesMockServer server;
+    static KubernetesClient client;
+
+    @TempDir
+    static Path dir;
+
+    /** Permission keys the mock API server answers allowed=false for. */
+    private static final Set<String> DENIED = ConcurrentHashMap.newKeySet();
+
+    private final TestPki pki = TestPki.create("doctor");
+    private TestPki.Files files;
+    private Path goodToken;
+    private Path kubeconfig;
+    private TunnelServer konnectivity;
+    private final List<AutoCloseable> servers = new ArrayList<>();
+
+    @BeforeAll
+    void start() throws Exception {
+        files = pki.writeTo(Files.createDirectories(dir.resolve("pki")));
+        goodToken = token("good", "system:konnectivity-server", Instant.now().plus(Duration.ofHours(1)));
+        konnectivity = konnectivityServer("kas-0", pki.serverMaterial());
+        kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: mock, cluster: {server: "%s"}}]
+                contexts: [{name: mock, context: {cluster: mock, user: mock}}]
+                current-context: mock
+                users: [{name: mock, user: {token: agent}}]
+                """.formatted(client.getMasterUrl()));
+        server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+                .andReply(201, request -> {
+                    SelfSubjectAccessReview review = client.getKubernetesSerialization()
+                            .unmarshal(request.getBody().readUtf8(), SelfSubjectAccessReview.class);
+                    var attributes = review.getSpec().getResourceAttributes();
+                    String key = (attributes.getGroup() == null || attributes.getGroup().isEmpty() ? "core"
+                            : attributes.getGroup()) + "/" + attributes.getResource()
+                            + (attributes.getSubresource() == null ? "" : "/" + attributes.getSubresource()) + ":"
+                            + attributes.getVerb();
+                    boolean allowed = !DENIED.contains(key);
+                    review.setStatus(new SubjectAccessReviewStatusBuilder().withAllowed(allowed)
+                            .withReason(allowed ? "RBAC: allowed by ClusterRoleBinding tenant-gateway"
+                                    : "no RBAC policy matched").build());
+                    return review;
+                }).always();
+    }
+
+    @BeforeEach
+    void allowEverything() {
+        DENIED.clear();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        for (AutoCloseable closeable : servers) {
+            closeable.close();
+        }
+    }
+
+    private TunnelServer konnectivityServer(String id, TlsMaterial tls) throws Exception {
+        TunnelServer started = new TunnelServer(TunnelServerConfig.builder(tls).serverId(id).serverCount(1)
+                .agentAddress(new InetSocketAddress("127.0.0.1", 0))
+                .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of(Files.readString(goodToken).strip())))
+                .udsPath(dir.resolve(id + ".socket")).eventLoopThreads(1).build());
+        started.start();
+        servers.add(started);
+        return started;
+    }
+
+    /** A service-account-shaped JWT (unsigned: doctor never verifies, the server's TokenReview does). */
+    private static Path token(String name, String audience, Instant expiry) throws Exception {
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        String header = b64.encodeToString("{\"alg\":\"RS256\",\"kid\":\"test\"}".getBytes(StandardCharsets.UTF_8));
+        String payload = b64.encodeToString(("{\"aud\":[\"" + audience + "\"],\"exp\":" + expiry.getEpochSecond()
+                + ",\"iat\":" + expiry.minus(Duration.ofHours(1)).getEpochSecond()
+                + ",\"iss\":\"https://kubernetes.default.svc\",\"sub\":"
+                + "\"system:serviceaccount:kube-system:konnectivity-agent\"}").getBytes(StandardCharsets.UTF_8));
+        return Files.writeString(dir.resolve(name + ".token"), header + "." + payload + ".c2lnbmF0dXJl\n");
+    }
+
+    /** The flags of a GPU node's agent: token auth, webhook, mock devices (and so the lock controller). */
+    private List<String> agentFlags(Path caCert, int port, Path tokenFile) {
+        return new ArrayList<>(List.of("doctor", "--ca-cert=" + caCert, "--proxy-server-host=127.0.0.1",
+                "--proxy-server-port=" + port, "--service-account-token-path=" + tokenFile, "--agent-id=worker-1",
+                "--node-name=worker-1", "--kubeconfig=" + kubeconfig, "--device-source=mock",
+                "--mock-gpus=A100-80GB", "--webhook-tls-cert=" + files.serverCert(),
+                "--webhook-tls-key=" + files.serverKey(), "-v=4", "--check-timeout=5s"));
+    }
+
+    private List<String> goodFlags() {
+        return agentFlags(files.caCert(), konnectivity.agentAddress().getPort(), goodToken);
+    }
+
+    private static Cli doctor(List<String> args) {
+        Cli result = Cli.run(args.toArray(String[]::new));
+        System.out.println("$ tenant-gateway " + String.join(" ", args) + "\n" + result.out() + result.err());
+        return result;
+    }
+
+    @Test
+    void goodSetupPasses() {
+        Cli result = doctor(goodFlags());
+
+        assertThat(result.exitCode()).as(result.both()).isZero();
+        assertThat(result.out()).contains("doctor: agent worker-1 on node worker-1, server 127.0.0.1:")
+                .containsPattern("PASS  config +flags valid; parts: tunnel, webhook, devices, lock-controller")
+                .containsPattern("PASS  ca-cert +.*ca\\.crt: 1 CA certificate")
+                .containsPattern("SKIP  agent-cert +no --agent-cert")
+                .containsPattern("PASS  token +.*JWT aud=\\[system:konnectivity-server\\] sub=system:serviceaccount:"
+                        + "kube-system:konnectivity-agent exp=")
+                .containsPattern("PASS  webhook-cert +.*'CN=doctor-server', key matches")
+                .containsPattern("PASS  dns +127\\.0\\.0\\.1 is an IP address")
+                .containsPattern("PASS  tcp +connected to 127\\.0\\.0\\.1:")
+                .containsPattern("PASS  tls +TLSv1\\.3 ALPN h2, chain verified against --ca-cert, names include"
+                        + " 127\\.0\\.0\\.1")
+                .containsPattern("PASS  grpc-connect +/AgentService/Connect accepted: serverid=kas-0 servercount=1")
+                .containsPattern("PASS  kubernetes +API http://.*: all 1[0-9] permissions the enabled parts use are"
+                        + " allowed")
+                .containsPattern("PASS  devices +mock: 1 GPU\\(s\\)")
+                .contains("11 checks: 10 passed, 0 warnings, 0 failed, 1 skipped -> OK")
+                .doesNotContain("fix:");
+    }
+
+    @Test
+    void jsonChecklist() throws Exception {
+        List<String> args = goodFlags();
+        args.add(1, "--json");
+        Cli result = doctor(args);
+
+        assertThat(result.exitCode()).as(result.both()).isZero();
+        JsonNode report = JsonMapper.builder().build().readTree(result.out());
+        assertThat(report.get("ok").asBoolean()).isTrue();
+        assertThat(report.get("checks")).extracting(c -> c.get("name").asString() + "=" + c.get("outcome").asString())
+                .containsExactly("config=pass", "ca-cert=pass", "agent-cert=skip", "token=pass", "webhook-cert=pass",
+                        "dns=pass", "tcp=pass", "tls=pass", "grpc-connect=pass", "kubernetes=pass", "devices=pass");
+    }
+
+    @Test
+    void expiredTokenIsCaught() throws Exception {
+        Path expired = token("expired", "system:konnectivity-server", Instant.now().minus(Duration.ofHours(3)));
+        Cli result = doctor(agentFlags(files.caCert(), konnectivity.agentAddress().getPort(), expired));
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+        assertThat(result.out()).containsPattern("FAIL  token +.*expired\\.token: JWT aud=\\[system:konnectivity-server\\]"
+                        + ".*: expired 3h0m ago")
+                .contains("fix: the kubelet refreshes projected tokens before they expire: point"
+                        + " --service-account-token-path at the projected volume (not a copy)")
+                .containsPattern("SKIP  grpc-connect +no usable token")
+                .contains("-> FAILED (exit 1)");
+    }
+
+    @Test
+    void tokenForAnotherAudienceIsAWarning() throws Exception {
+        Path wrongAudience = token("default-audience", "https://kubernetes.default.svc", Instant.now().plusSeconds(600));
+        Cli result = doctor(agentFlags(files.caCert(), konnectivity.agentAddress().getPort(), wrongAudience));
+
+        assertThat(result.out()).containsPattern("WARN  token +.*aud=\\[https://kubernetes.default.svc\\].*: audience is"
+                        + " not system:konnectivity-server")
+                .contains("fix: set audience: system:konnectivity-server in the projected serviceAccountToken volume")
+                // Our test server knows only the good token: the real handshake confirms the warning.
+                .containsPattern("FAIL  grpc-connect +UNAUTHENTICATED")
+                .contains("fix: the server refused the token: it must be a service-account token of"
+                        + " kube-system/konnectivity-agent");
+        assertThat(result.exitCode()).isEqualTo(1);
+    }
+
+    @Test
+    void wrongCaIsCaught() {
+        TestPki.Files other = TestPki.create("other-tenant").writeTo(dir.resolve("other-pki"));
+        Cli result = doctor(agentFlags(other.caCert(), konnectivity.agentAddress().getPort(), goodToken));
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+        assertThat(result.out()).containsPattern("FAIL  tls +certificate 'CN=doctor-server' issued by CN=doctor-ca is not"
+                        + " signed by a trusted CA \\(trusted: \\[CN=other-tenant-ca\\]\\)")
+                .contains("fix: --ca-cert must hold the CA that signed the server's certificate (on Kamaji the tenant"
+                        + " cluster's CA")
+                .contains("[0] CN=doctor-server issued by CN=doctor-ca")
+                .containsPattern("SKIP  grpc-connect +TLS not established");
+    }
+
+    @Test
+    void wrongSanIsCaught() throws Exception {
+        CertBundle narrow = pki.ca().issue(CertificateRequest.server("kas-narrow")
+                .dnsNames("konnectivity.tenant-a.example").validity(Duration.ofDays(1)).build());
+        TunnelServer narrowServer = konnectivityServer("kas-narrow", TlsMaterial.of(narrow, pki.trust()));
+        Cli result = doctor(agentFlags(files.caCert(), narrowServer.agentAddress().getPort(), goodToken));
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+        assertThat(result.out()).containsPattern("FAIL  tls +certificate 'CN=kas-narrow' does not match the name"
+                        + " '127\\.0\\.0\\.1' \\(its names: \\[DNS:konnectivity\\.tenant-a\\.example\\]\\)")
+                .contains("fix: the agent checks --proxy-server-host against the server certificate: use a name or IP"
+                        + " the certificate lists, or add 127.0.0.1 to it (Kamaji: spec.networkProfile.certSANs");
+    }
+
+    @Test
+    void unreachableServerIsCaught() throws Exception {
+        int port = ProbeIT.closedPort();
+        Cli result = doctor(agentFlags(files.caCert(), port, goodToken));
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+        assertThat(result.out()).containsPattern("FAIL  tcp +cannot connect to 127\\.0\\.0\\.1:" + port
+                        + ": Connection refused")
+                .contains("fix: nothing accepts connections there: check --proxy-server-port (Kamaji: 8132")
+                .containsPattern("SKIP  tls +no connection \\(tcp failed\\)")
+                .containsPattern("SKIP  grpc-connect");
+    }
+
+    @Test
+    void missingRbacIsCaught() {
+        DENIED.addAll(Set.of("core/nodes/status:patch", "core/pods:patch"));
+        Cli result = doctor(goodFlags());
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+        assertThat(result.out()).containsPattern("FAIL  kubernetes +2 of 1[0-9] permissions denied")
+                .contains("denied: core/nodes/status:patch (devices: advertise nvidia.com/gpu capacity (mock mode))"
+                        + " - no RBAC policy matched")
+                .contains("denied: core/pods:patch (lock-controller: consume device entries, set hami.io/bind-phase)")
+                .contains("fix: grant them to the agent's service account: apply manifests/base (ClusterRole"
+                        + " tenant-gateway and its binding)")
+                .containsPattern("PASS  grpc-connect");
+    }
+
+    @Test
+    void configTheAgentWouldRejectIsTheFirstFailure() {
+        List<String> args = goodFlags();
+        args.add("--keepalive-time=5s");
+        args.add("--some-future-flag=1");
+        Cli result = doctor(args);
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+        assertThat(result.out()).containsPattern("WARN  flags +unknown flags \\[--some-future-flag=1\\]")
+                .containsPattern("FAIL  config +--keepalive-time: 5s \\(expected: >= 30s")
+                .contains("2 checks: 0 passed, 1 warnings, 1 failed, 0 skipped");
+    }
+}

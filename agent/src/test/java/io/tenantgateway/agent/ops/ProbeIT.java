@@ -1,0 +1,261 @@
+package io.tenantgateway.agent.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.agent.testing.TunnelTestbed;
+import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.tunnel.client.TunnelClientSet;
+import io.tenantgateway.tunnel.server.AgentAuthenticator;
+import io.tenantgateway.tunnel.server.FrontendMode;
+import io.tenantgateway.tunnel.server.TunnelServer;
+import io.tenantgateway.tunnel.server.TunnelServerConfig;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code tenant-gateway probe} against our Java konnectivity-server and a real agent (the {@code run} wiring with its
+ * HAMi webhook): the whole path works, and each stage fails on purpose with its explanation and exit code.
+ */
+@Timeout(90)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ProbeIT {
+    /** The name kube-apiserver verifies for HAMi's webhook Service (on the test PKI's server certificate). */
+    static final String WEBHOOK_NAME = "hami-scheduler.kube-system.svc";
+
+    @TempDir
+    static Path dir;
+
+    private TunnelTestbed testbed;
+    private Agent agent;
+    private int webhookPort;
+    private final List<AutoCloseable> extra = new ArrayList<>();
+
+    @BeforeAll
+    void start() throws Exception {
+        testbed = new TunnelTestbed(dir);
+        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.addAll(List.of("--webhook-tls-cert=" + testbed.files.serverCert(),
+                "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0"));
+        agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
+        agent.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> testbed.server.agentCount() == 1);
+        webhookPort = agent.webhook().orElseThrow().port();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        for (AutoCloseable closeable : extra) {
+            closeable.close();
+        }
+        if (agent != null) {
+            agent.close();
+        }
+        if (testbed != null) {
+            testbed.close();
+        }
+    }
+
+    private String webhookTarget() {
+        return "127.0.0.1:" + webhookPort;
+    }
+
+    private Cli probe(String... args) {
+        List<String> all = new ArrayList<>(List.of("probe"));
+        all.addAll(List.of(args));
+        Cli result = Cli.run(all.toArray(String[]::new));
+        System.out.println("$ tenant-gateway " + String.join(" ", all) + "\n" + result.out() + result.err());
+        return result;
+    }
+
+    @Test
+    void succeedsThroughServerAgentTlsAndWebhook() {
+        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
+                "--tls-server-name", WEBHOOK_NAME, "--target-ca", testbed.files.caCert().toString(), "--webhook");
+
+        assertThat(result.exitCode()).as(result.both()).isZero();
+        assertThat(result.out()).containsPattern("PASS  server +[0-9.]+ ms  connected to unix:")
+                .containsPattern("PASS  dial +[0-9.]+ ms  DIAL_RSP: tunnel open to 127.0.0.1:" + webhookPort)
+                .containsPattern("PASS  tls +[0-9.]+ ms  TLSv1\\.[23] .*certificate matches " + WEBHOOK_NAME
+                        + ", chain verified against --target-ca")
+                .contains("names: DNS:localhost, DNS:hami-scheduler.kube-system.svc")
+                .containsPattern("PASS  webhook +[0-9.]+ ms  HTTP 200: allowed, JSONPatch with [0-9]+ operation")
+                .contains("\"path\":\"/spec/schedulerName\",\"value\":\"hami-scheduler\"")
+                .contains("OK: every stage asked for passed");
+        // The agent's webhook saw exactly this dry-run admission (no pod spec kept).
+        assertThat(agent.webhook().orElseThrow().recentAdmissions().snapshot())
+                .anySatisfy(r -> assertThat(r.name()).isEqualTo("tenant-gateway-probe"));
+    }
+
+    @Test
+    void jsonReportCarriesStagesChainAndPatch() throws Exception {
+        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
+                "--tls-server-name", WEBHOOK_NAME, "--target-ca", testbed.files.caCert().toString(), "--webhook",
+                "--json");
+
+        assertThat(result.exitCode()).as(result.both()).isZero();
+        JsonNode report = JsonMapper.builder().build().readTree(result.out());
+        assertThat(report.get("ok").asBoolean()).isTrue();
+        assertThat(report.get("stages")).extracting(s -> s.get("stage").asString() + "=" + s.get("outcome").asString())
+                .containsExactly("server=pass", "dial=pass", "tls=pass", "webhook=pass");
+        assertThat(report.get("stages").get(1).get("millis").asDouble()).isPositive();
+        assertThat(report.at("/tls/nameMatches").asBoolean()).isTrue();
+        assertThat(report.at("/tls/chain/0/names").toString()).contains("DNS:" + WEBHOOK_NAME);
+        assertThat(report.at("/admission/allowed").asBoolean()).isTrue();
+        assertThat(report.at("/admission/patch").toString()).contains("/spec/schedulerName");
+    }
+
+    @Test
+    void serverDownIsAServerFailure() throws Exception {
+        Cli missing = probe("--uds", dir.resolve("no-server.socket").toString(), "--target", webhookTarget());
+        assertThat(missing.exitCode()).as(missing.both()).isEqualTo(3);
+        assertThat(missing.out()).contains("FAIL  server").contains("does not exist: konnectivity-server is not running")
+                .contains("next: check the konnectivity-server container").contains("SKIP  dial")
+                .contains("FAILED at server (exit 3)");
+
+        Cli refused = probe("--server", "127.0.0.1:" + closedPort(), "--plaintext", "--target", webhookTarget());
+        assertThat(refused.exitCode()).as(refused.both()).isEqualTo(3);
+        assertThat(refused.out()).contains("FAIL  server").contains("Connection refused")
+                .contains("why:  nothing listens on 127.0.0.1:");
+    }
+
+    @Test
+    void serverWithoutAgentsAnswersNoAgentAvailable() {
+        TunnelServer empty = server("empty", FrontendMode.GRPC);
+        Cli result = probe("--uds", empty.udsPath().toString(), "--target", webhookTarget());
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(4);
+        assertThat(result.out()).contains("PASS  server").contains("FAIL  dial").contains("No agent available")
+                .contains("why:  the server answered the dial itself: no agent is connected to this server replica")
+                .contains("next: on the tenant's nodes check the agent's /readyz (server-connected)")
+                .contains("audience must be system:konnectivity-server").contains("FAILED at dial (exit 4)");
+    }
+
+    @Test
+    void refusedTargetIsExplained() throws Exception {
+        int port = closedPort();
+        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", "127.0.0.1:" + port,
+                "--tls-server-name", WEBHOOK_NAME);
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(4);
+        assertThat(result.out()).contains("FAIL  dial").contains("dial tcp 127.0.0.1:" + port
+                        + ": connect: connection refused")
+                .contains("why:  an agent reached 127.0.0.1 but nothing listens on port " + port)
+                .contains("kubectl get endpoints").contains("SKIP  tls");
+    }
+
+    @Test
+    void tlsNameMismatchIsExplained() {
+        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
+                "--tls-server-name", "hami-webhook.gpu-system.svc", "--target-ca", testbed.files.caCert().toString(),
+                "--webhook");
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(5);
+        assertThat(result.out()).contains("PASS  dial").contains("FAIL  tls")
+                .contains("does not match the name 'hami-webhook.gpu-system.svc'")
+                .contains("kube-apiserver would reject it")
+                .contains("next: reissue the webhook certificate with the DNS name hami-webhook.gpu-system.svc")
+                .contains("[0] CN=agent-it-server").contains("SKIP  webhook").contains("FAILED at tls (exit 5)");
+    }
+
+    @Test
+    void webhookDenialIsExplained() throws Exception {
+        Path pod = Files.writeString(dir.resolve("pinned-pod.yaml"), """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: pinned, namespace: team-a}
+                spec:
+                  nodeName: worker-7
+                  containers:
+                  - name: cuda
+                    image: nvidia/cuda
+                    resources: {limits: {nvidia.com/gpu: "1"}}
+                """);
+        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
+                "--tls-server-name", WEBHOOK_NAME, "--target-ca", testbed.files.caCert().toString(), "--webhook",
+                "--pod", pod.toString());
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(7);
+        assertThat(result.out()).contains("PASS  tls").contains("FAIL  webhook")
+                .contains("HTTP 200: refused, code 403: pod has node assigned")
+                .contains("why:  the webhook denied the pod: pod has node assigned; the tunnel and TLS work")
+                .contains("next: the pod sets spec.nodeName").contains("FAILED at webhook (exit 7)");
+    }
+
+    @Test
+    void httpConnectModeWorksToo() throws Exception {
+        TunnelServer connectServer = server("connect", FrontendMode.HTTP_CONNECT);
+        TunnelConfig config = TunnelConfig.builder().proxyServerHost("127.0.0.1")
+                .proxyServerPort(connectServer.agentAddress().getPort()).caCert(testbed.files.caCert())
+                .serviceAccountTokenPath(testbed.tokenFile).agentId("connect-agent").build();
+        TunnelClientSet connectAgent = TunnelClientSet.builder(config).registry(new PrometheusRegistry()).build();
+        connectAgent.start();
+        extra.add(0, connectAgent);
+        await().atMost(Duration.ofSeconds(30)).until(() -> connectServer.agentCount() == 1);
+
+        Cli result = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
+                webhookTarget(), "--tls-server-name", WEBHOOK_NAME, "--webhook");
+        assertThat(result.exitCode()).as(result.both()).isZero();
+        assertThat(result.out()).containsPattern("PASS  dial +[0-9.]+ ms  HTTP 200 Connection established")
+                .contains("chain NOT verified (no --target-ca)").contains("HTTP 200: allowed");
+
+        Cli refused = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
+                "127.0.0.1:" + closedPort());
+        assertThat(refused.exitCode()).as(refused.both()).isEqualTo(4);
+        assertThat(refused.out()).contains("FAIL  dial").contains("HTTP 502 Bad Gateway: dial tcp 127.0.0.1:")
+                .contains("why:  an agent reached 127.0.0.1 but nothing listens");
+    }
+
+    @Test
+    void badFlagsExitTwoWithOneLine() {
+        Cli both = probe("--uds", "/x.sock", "--server", "127.0.0.1:1", "--target", "127.0.0.1:443");
+        assertThat(both.exitCode()).isEqualTo(2);
+        assertThat(both.err().strip()).isEqualTo("error: --uds/--server: both given (expected: exactly one: the"
+                + " server's Unix socket or its TCP frontend)");
+
+        Cli webhookWithoutName = probe("--uds", "/x.sock", "--target", "127.0.0.1:443", "--webhook");
+        assertThat(webhookWithoutName.exitCode()).isEqualTo(2);
+        assertThat(webhookWithoutName.err()).contains("--webhook: without --tls-server-name");
+
+        Cli badTarget = probe("--uds", "/x.sock", "--target", "10.96.0.10");
+        assertThat(badTarget.exitCode()).isEqualTo(2);
+        assertThat(badTarget.err()).contains("--target: '10.96.0.10' (expected: HOST:PORT");
+    }
+
+    private TunnelServer server(String id, FrontendMode mode) {
+        TunnelServer server = new TunnelServer(TunnelServerConfig.builder(testbed.pki.serverMaterial()).serverId(id)
+                .serverCount(1).agentAddress(new InetSocketAddress("127.0.0.1", 0))
+                .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of(TunnelTestbed.TOKEN)))
+                .mode(mode).udsPath(dir.resolve(id + ".socket")).eventLoopThreads(1).build());
+        server.start();
+        extra.add(server);
+        return server;
+    }
+
+    /** A loopback port nobody listens on (bound, then released). */
+    static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
