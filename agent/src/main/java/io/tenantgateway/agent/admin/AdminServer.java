@@ -3,13 +3,20 @@ package io.tenantgateway.agent.admin;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.TenantGatewayCommand;
+import io.tenantgateway.tunnel.TunnelConfig;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,24 +25,38 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The admin port (upstream {@code --admin-server-port}, 8094; Kamaji 8133), bound to {@code --admin-bind-address}
- * (127.0.0.1 by default): what the agent is doing right now, as JSON under {@code /debug/*}. Every answer is built
- * from snapshots (immutable records), so serving it never blocks the data path.
+ * (127.0.0.1 by default): what the agent is doing right now, as JSON under {@code /debug/*} and as a status page at
+ * {@code /ui}. Every answer is built from snapshots (immutable records), read without locks shared with the data
+ * path, on the Vert.x event loop: nothing here blocks.
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+    static final int DEFAULT_REFRESH_SECONDS = 5;
+    static final List<String> DEBUG_PATHS = List.of("/debug/config", "/debug/readiness", "/debug/tunnels",
+            "/debug/devices", "/debug/locks", "/debug/admissions");
+    /** The page has inline styles and nothing else: no scripts, no external assets, no framing. */
+    private static final String PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none';"
+            + " form-action 'none'; frame-ancestors 'none'";
 
     private final Vertx vertx;
     private final String host;
     private final int port;
     private final Agent agent;
+    private final Clock clock;
+    private final String version = TenantGatewayCommand.Version.version();
     private final JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
     private HttpServer server;
 
     public AdminServer(Vertx vertx, String host, int port, Agent agent) {
+        this(vertx, host, port, agent, Clock.systemUTC());
+    }
+
+    public AdminServer(Vertx vertx, String host, int port, Agent agent, Clock clock) {
         this.vertx = requireNonNull(vertx, "vertx");
         this.host = host == null || host.isEmpty() ? "127.0.0.1" : host;
         this.port = port;
         this.agent = requireNonNull(agent, "agent");
+        this.clock = requireNonNull(clock, "clock");
     }
 
     public synchronized void start() {
@@ -50,8 +71,8 @@ public final class AdminServer implements AutoCloseable {
             throw new IllegalStateException("admin server: cannot listen on " + host + ":" + port + ": "
                     + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
         }
-        log.info("admin server listening address={}:{} paths=/debug/{{config,readiness,tunnels,devices,locks,admissions}}",
-                host, server.actualPort());
+        log.info("admin server listening address={}:{} paths=/ui,/debug/{{config,readiness,tunnels,devices,locks,"
+                + "admissions}}", host, server.actualPort());
     }
 
     public int boundPort() {
@@ -64,23 +85,110 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private void handle(HttpServerRequest request) {
-        Object body = switch (request.path()) {
+        HttpServerResponse response = request.response();
+        if (request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD) {
+            response.setStatusCode(405).putHeader("allow", "GET, HEAD")
+                    .putHeader("content-type", "text/plain; charset=utf-8").end("405 method not allowed\n");
+            return;
+        }
+        String path = request.path();
+        try {
+            switch (path) {
+                case "/", "/ui/" -> response.setStatusCode(302).putHeader("location", "/ui").end();
+                case "/ui" -> page(request);
+                case "/debug", "/debug/" -> json(response, Map.of("paths", DEBUG_PATHS, "statusPage", "/ui"));
+                default -> debug(request, path);
+            }
+        } catch (IllegalArgumentException e) {
+            response.setStatusCode(400).putHeader("content-type", "text/plain; charset=utf-8")
+                    .end(e.getMessage() + "\n");
+        }
+    }
+
+    private void debug(HttpServerRequest request, String path) {
+        Object body = switch (path) {
             case "/debug/config" -> agent.config().describe();
-            case "/debug/readiness" -> agent.readiness();
-            case "/debug/tunnels" -> agent.tunnel().map(t -> (Object) t.snapshot()).orElse(off("tunnel"));
-            case "/debug/devices" -> agent.devices().map(d -> (Object) d.snapshot()).orElse(off("device registration"));
-            case "/debug/locks" -> agent.allocation().map(a -> (Object) a.snapshot()).orElse(off("lock controller"));
-            case "/debug/admissions" -> agent.webhook().map(w -> (Object) w.recentAdmissions().snapshot())
-                    .orElse(off("webhook"));
+            case "/debug/readiness" -> readiness();
+            case "/debug/tunnels" -> agent.tunnel().map(t -> (Object) DebugViews.tunnels(t.snapshot(),
+                    proxyServer(), agent.config().tunnel().agentId())).orElse(off("tunnel"));
+            case "/debug/devices" -> agent.devices().map(d -> (Object) DebugViews.devices(d.snapshot()))
+                    .orElse(off("device registration"));
+            case "/debug/locks" -> agent.allocation().map(a -> (Object) DebugViews.locks(a.snapshot()))
+                    .orElse(off("lock controller"));
+            case "/debug/admissions" -> agent.webhook().map(w -> (Object) DebugViews.admissions(
+                    w.recentAdmissions().snapshot(), w.recentAdmissions().total(), w.recentAdmissions().capacity(),
+                    limit(request))).orElse(off("webhook"));
             default -> null;
         };
         if (body == null) {
             request.response().setStatusCode(404).putHeader("content-type", "text/plain; charset=utf-8")
-                    .end("404 page not found: " + request.path() + " (paths: /debug/config, /debug/readiness,"
-                            + " /debug/tunnels, /debug/devices, /debug/locks, /debug/admissions)\n");
+                    .end("404 page not found: " + path + " (paths: /ui, " + String.join(", ", DEBUG_PATHS) + ")\n");
             return;
         }
-        request.response().putHeader("content-type", "application/json").end(json.writeValueAsString(body));
+        json(request.response(), body);
+    }
+
+    private void json(HttpServerResponse response, Object body) {
+        response.putHeader("content-type", "application/json").putHeader("cache-control", "no-store")
+                .end(json.writeValueAsString(body));
+    }
+
+    private Map<String, Object> readiness() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        agent.readiness().forEach((name, result) -> out.put(name, Map.of("ok", result.ok(), "reason",
+                result.reason())));
+        return out;
+    }
+
+    /** {@code ?limit=N}: the newest N admissions (default: all kept). */
+    private static int limit(HttpServerRequest request) {
+        String value = request.getParam("limit");
+        if (value == null) {
+            return Integer.MAX_VALUE;
+        }
+        try {
+            int limit = Integer.parseInt(value);
+            if (limit >= 0) {
+                return limit;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new IllegalArgumentException("limit: '" + value + "' (expected: a number >= 0)");
+    }
+
+    private void page(HttpServerRequest request) {
+        int refresh = DEFAULT_REFRESH_SECONDS;
+        String value = request.getParam("refresh");
+        if (value != null) {
+            try {
+                refresh = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                refresh = -1;
+            }
+            if (refresh < 0 || refresh > 3600) {
+                throw new IllegalArgumentException("refresh: '" + value + "' (expected: seconds 0..3600, 0 = off)");
+            }
+        }
+        StatusPage.Model model = new StatusPage.Model(clock.instant(), version, agent.config().tunnel().agentId(),
+                agent.config().nodeName().orElse(""), proxyServer(), agent.readiness(),
+                agent.tunnel().map(t -> t.snapshot()),
+                agent.devices().map(d -> d.snapshot()),
+                agent.allocation().map(a -> a.snapshot()),
+                agent.webhook().map(w -> w.recentAdmissions().snapshot()),
+                agent.webhook().map(w -> w.recentAdmissions().total()).orElse(0L));
+        request.response().putHeader("content-type", "text/html; charset=utf-8")
+                .putHeader("cache-control", "no-store")
+                .putHeader("content-security-policy", PAGE_POLICY)
+                .putHeader("x-content-type-options", "nosniff")
+                .putHeader("referrer-policy", "no-referrer")
+                .end(StatusPage.render(model, refresh));
+    }
+
+    private String proxyServer() {
+        TunnelConfig tunnel = agent.config().tunnel();
+        String host = tunnel.proxyServerHost();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + tunnel.proxyServerPort();
     }
 
     private static Map<String, Object> off(String part) {
