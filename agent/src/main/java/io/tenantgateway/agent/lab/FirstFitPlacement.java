@@ -140,8 +140,13 @@ final class FirstFitPlacement {
                 usage.put(device.id(), used.plus(memory, request.cores()));
             }
             if (picked.size() < request.count()) {
-                return new Refused("no GPU fits container " + request.container() + " (" + request.describe() + ")"
-                        + (devices.isEmpty() ? ": no GPUs registered" : ": " + String.join("; ", misfits)));
+                String why = devices.isEmpty() ? "no GPUs registered" : String.join("; ", misfits);
+                if (!devices.isEmpty() && (!picked.isEmpty() || misfits.isEmpty())) {
+                    why = "only " + picked.size() + " of " + request.count() + " GPUs fit"
+                            + (misfits.isEmpty() ? "" : "; " + why);
+                }
+                return new Refused("no GPU fits container " + request.container() + " (" + request.describe() + "): "
+                        + why);
             }
             chosen.add(picked);
         }

@@ -16,6 +16,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -107,8 +111,8 @@ public final class Lab implements AutoCloseable {
         b = new LabTenant(TENANT_B, false, workDir.resolve(TENANT_B.name()), options, clock, group);
         b.startControlPlane(options.broken(Breakage.SHARED_API_SERVER) ? a.apiServer() : null);
         describeControlPlane(b);
+        startAgents();
         for (LabTenant tenant : List.of(a, b)) {
-            tenant.startAgent();
             Agent agent = tenant.agent();
             progress.accept(tenant.spec.name() + ": agent " + tenant.spec.node() + " started with tenant-gateway"
                     + " run's wiring: tunnel" + agent.webhook().map(w -> ", webhook 127.0.0.1:" + w.port()).orElse("")
@@ -122,6 +126,37 @@ public final class Lab implements AutoCloseable {
             progress.accept(tenant.spec.name() + ": agent " + tenant.spec.node() + " "
                     + (ready(tenant.agent()) ? "ready" : LabChecks.notReady(tenant.agent())) + " after "
                     + seconds(Duration.ofNanos(System.nanoTime() - waitStart)));
+        }
+    }
+
+    /** Both workers start at once, as two DaemonSet pods would; each start blocks on its own informers. */
+    private void startAgents() throws InterruptedException {
+        ExecutorService starter = Executors.newFixedThreadPool(2, runnable -> {
+            Thread thread = new Thread(runnable, "lab-agent-start");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            List<Future<?>> starts = List.of(starter.submit(a::startAgent), starter.submit(b::startAgent));
+            RuntimeException failure = null;
+            for (Future<?> start : starts) { // wait for both, so close() never races a start
+                try {
+                    start.get();
+                } catch (ExecutionException e) {
+                    RuntimeException cause = e.getCause() instanceof RuntimeException runtime ? runtime
+                            : new IllegalStateException("agent start failed", e.getCause());
+                    if (failure == null) {
+                        failure = cause;
+                    } else {
+                        failure.addSuppressed(cause);
+                    }
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            starter.shutdown();
         }
     }
 

@@ -267,14 +267,20 @@ final class LabChecks {
 
     private String nodeLock() throws CheckFailed, InterruptedException {
         LabScheduler scheduler = schedulers.get(b);
-        String node = b.spec.node();
         String namespace = b.spec.namespace();
+        List<String> nodes = new ArrayList<>();
         for (String pod : List.of("b-lock-1", "b-lock-2")) {
             admit(b, pod, shareLimits(LOCK_POD_MEMORY_MIB, LOCK_POD_CORES));
             FilterResult filter = scheduler.filter(namespace, pod);
             if (!filter.fits()) {
                 throw new CheckFailed(pod + " refused by Filter: " + filter.refusal());
             }
+            nodes.add(filter.node().get());
+        }
+        String node = nodes.get(0);
+        if (!nodes.get(1).equals(node)) {
+            throw new CheckFailed("b-lock-1 and b-lock-2 placed on " + nodes + " (expected: one node, to bind back to"
+                    + " back)");
         }
         long start = System.nanoTime();
         BindResult first = scheduler.bind(namespace, "b-lock-1", node);
