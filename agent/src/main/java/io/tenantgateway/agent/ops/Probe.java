@@ -62,7 +62,8 @@ final class Probe implements AutoCloseable {
         this.clock = requireNonNull(clock, "clock");
         this.context = new ProbeExplanations.Context(config.serverDescription(), config.unixSocket().isPresent(),
                 config.target().toString(), config.tlsServerName().orElse(config.target().host()),
-                config.dialTimeout(), config.webhookPath().orElse("/webhook"));
+                config.dialTimeout(), config.webhookPath().orElse("/webhook"),
+                serverTls.flatMap(tls -> tls.current().identity()).isPresent());
     }
 
     ProbeReport run() throws InterruptedException {
@@ -119,7 +120,12 @@ final class Probe implements AutoCloseable {
                         + ")";
             }
             if (config.mode() == FrontendMode.GRPC) {
-                // The ProxyService client opens its own connection; this one only measured reachability.
+                // With TLS 1.3 a server refuses a client certificate only after the client finished the handshake,
+                // and a server in the other --mode accepts the connection too: an HTTP/2 exchange settles both.
+                String answer = Connections.await(Http2Preface.exchange(serverChannel), "HTTP/2 preface",
+                        config.timeout());
+                detail += ", " + answer;
+                // The ProxyService client opens its own connection; this one only checked the server.
                 serverChannel.close();
                 serverChannel = null;
             }

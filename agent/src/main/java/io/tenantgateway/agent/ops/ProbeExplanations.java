@@ -32,9 +32,10 @@ public final class ProbeExplanations {
      * @param tlsName the name checked against the target's certificate
      * @param dialTimeout the client-side dial backstop
      * @param webhookPath the path posted to
+     * @param clientCertificate whether the probe presents a client certificate to the server
      */
     public record Context(String server, boolean unixSocket, String target, String tlsName, Duration dialTimeout,
-            String webhookPath) {
+            String webhookPath, boolean clientCertificate) {
     }
 
     private ProbeExplanations() {
@@ -65,6 +66,16 @@ public final class ProbeExplanations {
         if (lower.contains("no answer within") || lower.contains("timed out") || lower.contains("timeout")) {
             return new Explanation("no answer from " + context.server() + ": packets are dropped on the way or the"
                     + " host is down", "check routes and firewall rules to the server's frontend port");
+        }
+        if (lower.contains("http-connect") || lower.contains("not a grpc")) {
+            return new Explanation(error, "probe with the --mode the server runs with (kube-apiserver's"
+                    + " EgressSelectorConfiguration names it: proxyProtocol GRPC or HTTPConnect)");
+        }
+        if (!context.clientCertificate() && (lower.contains("bad_certificate") || lower.contains("certificate_required")
+                || lower.contains("certificate required"))) {
+            return new Explanation("the server requires a client certificate and the probe presented none: " + error,
+                    "pass --client-cert/--client-key: the pair kube-apiserver uses for this egress (tlsConfig of its"
+                            + " EgressSelectorConfiguration), signed by the server's --server-ca-cert");
         }
         if (lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake")
                 || lower.contains("ssl") || lower.contains("alert")) {
@@ -124,6 +135,16 @@ public final class ProbeExplanations {
             return new Explanation("the agent's dial policy refused " + context.target(),
                     "on the agent, add the address to --dial-allow (CIDR, host pattern or port:N rule) or remove"
                             + " the --dial-deny rule that matches it");
+        }
+        if (lower.contains("ssl") || lower.contains("certificate") || lower.contains("tls")) {
+            return new Explanation("the server's TLS refused this client after the handshake: " + error,
+                    "--client-cert/--client-key must be signed by the CA the server trusts for clients (its"
+                            + " --server-ca-cert), as kube-apiserver's egress configuration does");
+        }
+        if (lower.contains("invalid version format") || lower.contains("invalid http")
+                || lower.contains("closed before an answer")) {
+            return new Explanation("the server did not answer the CONNECT request (" + error + "): it runs --mode"
+                    + " grpc, or something in between drops HTTP/1.1", "probe with --mode grpc");
         }
         if (lower.contains("agent disconnected")) {
             return new Explanation("the agent chosen for this dial disconnected before it answered",

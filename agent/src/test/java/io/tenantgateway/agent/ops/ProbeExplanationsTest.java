@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Timeout;
 class ProbeExplanationsTest {
     private static final ProbeExplanations.Context UDS = new ProbeExplanations.Context(
             "unix:/run/konnectivity/konnectivity-server.socket", true, "10.96.0.20:443",
-            "hami-scheduler.kube-system.svc", Duration.ofSeconds(30), "/webhook");
+            "hami-scheduler.kube-system.svc", Duration.ofSeconds(30), "/webhook", false);
     private static final ProbeExplanations.Context TCP = new ProbeExplanations.Context("kas.example:8090", false,
-            "10.96.0.20:443", "hami-scheduler.kube-system.svc", Duration.ofSeconds(30), "/webhook");
+            "10.96.0.20:443", "hami-scheduler.kube-system.svc", Duration.ofSeconds(30), "/webhook", true);
 
     @Test
     void serverStage() {
@@ -26,6 +26,12 @@ class ProbeExplanationsTest {
         assertThat(ProbeExplanations.server("connect: no answer within 10s", TCP).next()).contains("firewall");
         assertThat(ProbeExplanations.server("certificate 'CN=x' does not match the name 'kas.example'", TCP).next())
                 .contains("--server-ca must be the CA");
+        ProbeExplanations.Context withoutClientCert = new ProbeExplanations.Context("kas.example:8090", false,
+                "10.96.0.20:443", "n", Duration.ofSeconds(30), "/webhook", false);
+        assertThat(ProbeExplanations.server("the peer rejected our certificate (alert bad_certificate)",
+                withoutClientCert).next()).startsWith("pass --client-cert/--client-key");
+        assertThat(ProbeExplanations.server("the server answered HTTP/1.1, not HTTP/2: it runs --mode http-connect",
+                UDS).next()).contains("--mode the server runs with");
     }
 
     @Test
@@ -42,6 +48,8 @@ class ProbeExplanationsTest {
                 .contains("node's DNS");
         assertThat(ProbeExplanations.dial("dial to 10.96.0.20:443 denied by policy", UDS).next())
                 .contains("--dial-allow");
+        assertThat(ProbeExplanations.dial("ssl exception", TCP).next()).contains("--client-cert/--client-key");
+        assertThat(ProbeExplanations.dial("invalid version format: \u0000\u0000", TCP).why()).contains("--mode grpc");
         assertThat(ProbeExplanations.dial("agent disconnected", UDS).why()).contains("disconnected before it"
                 + " answered");
         assertThat(ProbeExplanations.dial("something new", UDS).why()).isEqualTo("the dial failed: something new");

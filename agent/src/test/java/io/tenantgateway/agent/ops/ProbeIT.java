@@ -7,6 +7,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.Agent;
 import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.testing.TunnelTestbed;
+import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.tunnel.server.AgentAuthenticator;
@@ -203,21 +204,55 @@ class ProbeIT {
     }
 
     @Test
+    void grpcOverTcpWithMutualTls() throws Exception {
+        TunnelServer tcpServer = server("tcp", FrontendMode.GRPC);
+        connectAgent(tcpServer);
+        String frontend = "127.0.0.1:" + tcpServer.frontendAddress().getPort();
+
+        Cli result = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(), "--client-cert",
+                testbed.files.clientCert().toString(), "--client-key", testbed.files.clientKey().toString(),
+                "--target", webhookTarget(), "--tls-server-name", WEBHOOK_NAME, "--webhook");
+        assertThat(result.exitCode()).as(result.both()).isZero();
+        assertThat(result.out()).containsPattern("PASS  server +[0-9.]+ ms  connected to " + frontend
+                + " \\(TLSv1\\.3, server certificate verified, client certificate presented\\)")
+                .contains("DIAL_RSP: tunnel open to " + webhookTarget() + " (includes the gRPC connection setup)");
+
+        Cli noClientCert = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(), "--target",
+                webhookTarget());
+        assertThat(noClientCert.exitCode()).as(noClientCert.both()).isEqualTo(3);
+        assertThat(noClientCert.out()).contains("FAIL  server")
+                .contains("why:  the server requires a client certificate and the probe presented none")
+                .contains("next: pass --client-cert/--client-key");
+
+        Cli wrongMode = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(), "--client-cert",
+                testbed.files.clientCert().toString(), "--client-key", testbed.files.clientKey().toString(),
+                "--mode", "http-connect", "--target", webhookTarget());
+        assertThat(wrongMode.exitCode()).as(wrongMode.both()).isEqualTo(4);
+        assertThat(wrongMode.out()).contains("FAIL  dial").contains("it runs --mode grpc");
+
+        TestPki.Files other = TestPki.create("elsewhere").writeTo(dir.resolve("elsewhere-pki"));
+        Cli wrongCa = probe("--server", frontend, "--server-ca", other.caCert().toString(), "--target",
+                webhookTarget());
+        assertThat(wrongCa.exitCode()).as(wrongCa.both()).isEqualTo(3);
+        assertThat(wrongCa.out()).contains("FAIL  server").contains("is not signed by a trusted CA")
+                .contains("next: --server-ca must be the CA of the server's frontend certificate");
+    }
+
+    @Test
     void httpConnectModeWorksToo() throws Exception {
         TunnelServer connectServer = server("connect", FrontendMode.HTTP_CONNECT);
-        TunnelConfig config = TunnelConfig.builder().proxyServerHost("127.0.0.1")
-                .proxyServerPort(connectServer.agentAddress().getPort()).caCert(testbed.files.caCert())
-                .serviceAccountTokenPath(testbed.tokenFile).agentId("connect-agent").build();
-        TunnelClientSet connectAgent = TunnelClientSet.builder(config).registry(new PrometheusRegistry()).build();
-        connectAgent.start();
-        extra.add(0, connectAgent);
-        await().atMost(Duration.ofSeconds(30)).until(() -> connectServer.agentCount() == 1);
+        connectAgent(connectServer);
 
         Cli result = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
                 webhookTarget(), "--tls-server-name", WEBHOOK_NAME, "--webhook");
         assertThat(result.exitCode()).as(result.both()).isZero();
         assertThat(result.out()).containsPattern("PASS  dial +[0-9.]+ ms  HTTP 200 Connection established")
                 .contains("chain NOT verified (no --target-ca)").contains("HTTP 200: allowed");
+
+        Cli wrongMode = probe("--uds", connectServer.udsPath().toString(), "--target", webhookTarget());
+        assertThat(wrongMode.exitCode()).as(wrongMode.both()).isEqualTo(3);
+        assertThat(wrongMode.out()).contains("FAIL  server").contains("it runs --mode http-connect (probe with"
+                + " --mode http-connect)");
 
         Cli refused = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
                 "127.0.0.1:" + closedPort());
@@ -242,14 +277,28 @@ class ProbeIT {
         assertThat(badTarget.err()).contains("--target: '10.96.0.10' (expected: HOST:PORT");
     }
 
+    /** A server with a Unix-socket frontend and a TCP frontend that requires client certificates (mTLS). */
     private TunnelServer server(String id, FrontendMode mode) {
         TunnelServer server = new TunnelServer(TunnelServerConfig.builder(testbed.pki.serverMaterial()).serverId(id)
                 .serverCount(1).agentAddress(new InetSocketAddress("127.0.0.1", 0))
                 .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of(TunnelTestbed.TOKEN)))
-                .mode(mode).udsPath(dir.resolve(id + ".socket")).eventLoopThreads(1).build());
+                .mode(mode).udsPath(dir.resolve(id + ".socket"))
+                .frontendAddress(new InetSocketAddress("127.0.0.1", 0)).frontendTls(testbed.pki.serverMaterial())
+                .eventLoopThreads(1).build());
         server.start();
         extra.add(server);
         return server;
+    }
+
+    /** A tunnel-only agent (no webhook of its own) connected to {@code server}. */
+    private void connectAgent(TunnelServer server) {
+        TunnelConfig config = TunnelConfig.builder().proxyServerHost("127.0.0.1")
+                .proxyServerPort(server.agentAddress().getPort()).caCert(testbed.files.caCert())
+                .serviceAccountTokenPath(testbed.tokenFile).agentId("agent-of-" + server.config().serverId()).build();
+        TunnelClientSet agentOfServer = TunnelClientSet.builder(config).registry(new PrometheusRegistry()).build();
+        agentOfServer.start();
+        extra.add(0, agentOfServer);
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.agentCount() == 1);
     }
 
     /** A loopback port nobody listens on (bound, then released). */

@@ -1,0 +1,68 @@
+package io.tenantgateway.agent.ops;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Sends the HTTP/2 client preface and an empty SETTINGS frame and reads the server's first bytes: a gRPC server
+ * answers with its SETTINGS frame. Anything else says what is there instead (an HTTP/1.1 server — an http-connect
+ * frontend — or a TLS alert such as {@code certificate_required}, which TLS 1.3 sends only after the handshake).
+ */
+final class Http2Preface {
+    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    /** An empty SETTINGS frame: length 0, type 0x4, flags 0, stream 0. */
+    private static final byte[] EMPTY_SETTINGS = {0, 0, 0, 4, 0, 0, 0, 0, 0};
+    private static final int FRAME_TYPE_SETTINGS = 4;
+
+    private Http2Preface() {
+    }
+
+    /** Completes with a short description of the server's answer, or fails with why it is not a gRPC server. */
+    static CompletableFuture<String> exchange(Channel channel) {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object message) {
+                try {
+                    if (message instanceof ByteBuf data && data.readableBytes() >= 4) {
+                        if (data.getUnsignedByte(data.readerIndex() + 3) == FRAME_TYPE_SETTINGS) {
+                            result.complete("HTTP/2 SETTINGS received");
+                        } else if (data.toString(data.readerIndex(), 4, StandardCharsets.US_ASCII).equals("HTTP")) {
+                            result.completeExceptionally(new IllegalStateException("the server answered HTTP/1.1,"
+                                    + " not HTTP/2: it runs --mode http-connect (probe with --mode http-connect)"));
+                        } else {
+                            result.completeExceptionally(new IllegalStateException("the server did not answer the"
+                                    + " HTTP/2 preface with SETTINGS: not a gRPC (ProxyService) frontend"));
+                        }
+                    }
+                } finally {
+                    ReferenceCountUtil.release(message);
+                }
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                result.completeExceptionally(cause);
+                ctx.close();
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                result.completeExceptionally(new IllegalStateException("the server closed the connection after the"
+                        + " HTTP/2 preface"));
+            }
+        });
+        channel.writeAndFlush(Unpooled.wrappedBuffer(PREFACE, EMPTY_SETTINGS)).addListener(f -> {
+            if (!f.isSuccess()) {
+                result.completeExceptionally(f.cause());
+            }
+        });
+        return result;
+    }
+}
