@@ -10,6 +10,8 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.tenantgateway.agent.Agent;
@@ -45,6 +47,8 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -160,7 +164,7 @@ final class LabTenant implements AutoCloseable {
         } else {
             Map<ServerRequest, Queue<ServerResponse>> noExpectations = new HashMap<>();
             apiServer = new KubernetesMockServer(new Context(), new MockWebServer(), noExpectations,
-                    new KubernetesMixedDispatcher(noExpectations), false);
+                    new DiscoveryDispatcher(noExpectations), false);
             apiServer.init(InetAddress.getLoopbackAddress(), 0);
             started.add(apiServer::destroy);
         }
@@ -372,6 +376,42 @@ final class LabTenant implements AutoCloseable {
     void forgetRecordedRequests() throws InterruptedException {
         while (apiServer.takeRequest(1, TimeUnit.MILLISECONDS) != null) {
             // discard
+        }
+    }
+
+    /**
+     * The CRUD dispatcher plus the core discovery documents kubectl reads before {@code get} (the CRUD server would
+     * answer {@code /api} with every stored object), so {@code kubectl --kubeconfig … get nodes,pods -A} works
+     * against a running lab.
+     */
+    static final class DiscoveryDispatcher extends KubernetesMixedDispatcher {
+        private static final String API_VERSIONS = """
+                {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}""";
+        private static final String API_GROUPS = """
+                {"kind":"APIGroupList","apiVersion":"v1","groups":[]}""";
+        private static final String CORE_RESOURCES = """
+                {"kind":"APIResourceList","apiVersion":"v1","groupVersion":"v1","resources":[%s]}""".formatted(
+                Stream.of("nodes,node,Node,false,no", "pods,pod,Pod,true,po", "events,event,Event,true,ev",
+                        "namespaces,namespace,Namespace,false,ns").map(r -> r.split(",")).map(r -> """
+                        {"name":"%s","singularName":"%s","kind":"%s","namespaced":%s,"shortNames":["%s"],\
+                        "verbs":["create","delete","get","list","patch","update","watch"]}""".formatted((Object[]) r))
+                        .collect(Collectors.joining(",")));
+
+        DiscoveryDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
+            super(responses);
+        }
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            String path = request.getPath() == null ? "" : request.getPath().replaceFirst("\\?.*", "");
+            String body = !"GET".equals(request.getMethod()) ? null : switch (path) {
+                case "/api" -> API_VERSIONS;
+                case "/apis" -> API_GROUPS;
+                case "/api/v1" -> CORE_RESOURCES;
+                default -> null;
+            };
+            return body == null ? super.dispatch(request) : new MockResponse().setResponseCode(200)
+                    .setHeader("Content-Type", "application/json").setBody(body);
         }
     }
 
