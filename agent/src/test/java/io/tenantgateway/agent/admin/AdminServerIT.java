@@ -12,6 +12,7 @@ import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.Main;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.testing.JarProcess;
+import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
@@ -71,14 +72,7 @@ class AdminServerIT {
         testbed = new TunnelTestbed(dir);
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-worker-1").endMetadata().build())
                 .create();
-        Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: mock, cluster: {server: "%s"}}]
-                contexts: [{name: mock, context: {cluster: mock, user: mock}}]
-                current-context: mock
-                users: [{name: mock, user: {token: agent}}]
-                """.formatted(client.getMasterUrl()));
+        Path kubeconfig = MockApiKubeconfig.write(dir, client);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock",
                 "--mock-gpus=L4-24GB:2", "--webhook-tls-cert=" + testbed.files.serverCert(),

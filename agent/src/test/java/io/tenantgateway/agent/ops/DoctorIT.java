@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatu
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateRequest;
 import io.tenantgateway.certs.TlsMaterial;
@@ -65,14 +66,7 @@ class DoctorIT {
         files = pki.writeTo(Files.createDirectories(dir.resolve("pki")));
         goodToken = token("good", "system:konnectivity-server", Instant.now().plus(Duration.ofHours(1)));
         konnectivity = konnectivityServer("kas-0", pki.serverMaterial());
-        kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: mock, cluster: {server: "%s"}}]
-                contexts: [{name: mock, context: {cluster: mock, user: mock}}]
-                current-context: mock
-                users: [{name: mock, user: {token: agent}}]
-                """.formatted(client.getMasterUrl()));
+        kubeconfig = MockApiKubeconfig.write(dir, client);
         server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
                 .andReply(201, request -> {
                     SelfSubjectAccessReview review = client.getKubernetesSerialization()
