@@ -12,6 +12,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tenantgateway.tunnel.protocol.ReceiveWindow;
+import io.tenantgateway.tunnel.transport.ByteStrings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -228,7 +229,7 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
             return;
         }
         bytesToTarget += size;
-        ChannelFuture write = channel.writeAndFlush(Unpooled.wrappedBuffer(payload.asReadOnlyByteBuffer()));
+        ChannelFuture write = channel.writeAndFlush(ByteStrings.wrap(payload));
         if (creditMode) {
             write.addListener(f -> written(size, f));
         } else {

@@ -19,6 +19,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.proto.PacketType;
 import io.tenantgateway.tunnel.protocol.Packets;
+import io.tenantgateway.tunnel.transport.ByteStrings;
 import io.tenantgateway.tunnel.transport.TunnelMethods;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -104,7 +105,7 @@ final class TunnelChannel extends AbstractChannel {
                 return;
             }
             if (packet.getType() == PacketType.DATA) {
-                ByteBuf data = Unpooled.wrappedBuffer(packet.getData().getData().asReadOnlyByteBuffer());
+                ByteBuf data = ByteStrings.wrap(packet.getData().getData());
                 pipeline().fireChannelRead(data);
                 pipeline().fireChannelReadComplete();
             } else if (packet.getType() == PacketType.CLOSE_RSP) {
