@@ -16,6 +16,7 @@ import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.endpoint.EndpointDialer;
 import io.tenantgateway.tunnel.metrics.AgentMetrics;
 import io.tenantgateway.tunnel.protocol.ConnectionIds;
+import io.tenantgateway.tunnel.transport.TlsProviders;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -99,7 +100,7 @@ public final class TunnelClientSet implements AutoCloseable {
             group = ownedGroup;
         }
         this.metrics = new AgentMetrics(builder.registry);
-        SslContextBuilder ssl = GrpcSslContexts.configure(TlsContexts.clientBuilder(material, clock), SslProvider.JDK);
+        SslContextBuilder ssl = GrpcSslContexts.configure(TlsContexts.clientBuilder(material, clock), builder.sslProvider);
         if (!config.alpnProtos().isEmpty()) {
             TlsContexts.alpn(ssl, config.alpnProtos().toArray(String[]::new));
         }
@@ -356,6 +357,7 @@ public final class TunnelClientSet implements AutoCloseable {
         private ServerCounter serverCounter = ServerCounter.FROM_HEADERS;
         private EventLoopGroup group;
         private RandomGenerator random = new Random();
+        private SslProvider sslProvider = TlsProviders.preferred();
 
         private Builder(TunnelConfig config) {
             this.config = requireNonNull(config, "config");
@@ -386,6 +388,15 @@ public final class TunnelClientSet implements AutoCloseable {
         /** Event loops to run on (created with {@link Transports#newGroup}); by default the set owns its own. */
         public Builder eventLoopGroup(EventLoopGroup value) {
             group = requireNonNull(value, "eventLoopGroup");
+            return this;
+        }
+
+        /**
+         * TLS implementation of the server connections; default {@link TlsProviders#preferred()} (BoringSSL where it
+         * loads). Tests pin {@link SslProvider#JDK} to cover the fallback.
+         */
+        public Builder sslProvider(SslProvider value) {
+            sslProvider = requireNonNull(value, "sslProvider");
             return this;
         }
 

@@ -10,9 +10,9 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.unix.DomainSocketAddress;
-import io.netty.handler.ssl.SslProvider;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.tunnel.transport.TlsProviders;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -66,7 +66,7 @@ public final class ProxyClient implements AutoCloseable {
                         .channelType(Transports.socketChannel(loop));
                 if (builder.tls != null) {
                     channel.sslContext(TlsContexts.build(GrpcSslContexts.configure(
-                            TlsContexts.clientBuilder(builder.tls, builder.clock), SslProvider.JDK)));
+                            TlsContexts.clientBuilder(builder.tls, builder.clock), TlsProviders.preferred())));
                 } else {
                     channel.usePlaintext();
                 }

@@ -17,7 +17,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslProvider;
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.tunnel.proto.Packet;
@@ -25,6 +24,7 @@ import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
 import io.tenantgateway.tunnel.protocol.FlowControlOffer;
 import io.tenantgateway.tunnel.protocol.Headers;
 import io.tenantgateway.tunnel.transport.GrpcHeaders;
+import io.tenantgateway.tunnel.transport.TlsProviders;
 import io.tenantgateway.tunnel.transport.Transports;
 import io.tenantgateway.tunnel.transport.TunnelMethods;
 import java.io.IOException;
@@ -106,7 +106,7 @@ public final class TunnelServer implements AutoCloseable {
                     if (config.frontendTls() != null) {
                         tls = config.mode() == FrontendMode.GRPC
                                 ? TlsContexts.build(GrpcSslContexts.configure(TlsContexts.serverBuilder(
-                                        config.frontendTls(), ClientAuthMode.REQUIRE, clock), SslProvider.JDK))
+                                        config.frontendTls(), ClientAuthMode.REQUIRE, clock), TlsProviders.preferred()))
                                 : TlsContexts.server(config.frontendTls(), ClientAuthMode.REQUIRE, clock);
                     } else {
                         log.warn("frontend on {} without TLS: anyone who can reach it can dial through the agents",
@@ -130,7 +130,7 @@ public final class TunnelServer implements AutoCloseable {
 
     private void startAgentListener() throws IOException {
         SslContext tls = TlsContexts.build(GrpcSslContexts.configure(
-                TlsContexts.serverBuilder(config.agentTls(), config.agentClientAuth(), clock), SslProvider.JDK));
+                TlsContexts.serverBuilder(config.agentTls(), config.agentClientAuth(), clock), TlsProviders.preferred()));
         ServerServiceDefinition service = ServerServiceDefinition.builder(TunnelMethods.AGENT_SERVICE)
                 .addMethod(TunnelMethods.CONNECT, new AgentHandler()).build();
         agentServer = NettyServerBuilder.forAddress(config.agentAddress())
