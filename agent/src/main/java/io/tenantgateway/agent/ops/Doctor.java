@@ -360,7 +360,7 @@ final class Doctor implements AutoCloseable {
 
     private DoctorCheck connect() throws InterruptedException {
         if (!tlsOk || trust == null) {
-            return DoctorCheck.skip("grpc-connect", "TLS not established (tls failed)");
+            return DoctorCheck.skip("grpc-connect", "no verified TLS connection (an earlier check failed)");
         }
         if (tokenFailed) {
             return DoctorCheck.skip("grpc-connect", "no usable token (token failed)");

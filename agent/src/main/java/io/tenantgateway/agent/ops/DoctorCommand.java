@@ -35,7 +35,7 @@ public final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the checklist as JSON.")
     boolean json;
 
-    @Option(names = "--check-timeout", defaultValue = "5s",
+    @Option(names = "--check-timeout", defaultValue = "5s", paramLabel = "DURATION",
             description = "Limit of each network check. Default: ${DEFAULT-VALUE}.")
     String checkTimeout;
 

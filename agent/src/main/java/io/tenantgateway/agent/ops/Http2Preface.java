@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 
@@ -59,7 +60,8 @@ final class Http2Preface {
             }
         });
         channel.writeAndFlush(Unpooled.wrappedBuffer(PREFACE, EMPTY_SETTINGS)).addListener(f -> {
-            if (!f.isSuccess()) {
+            // A closed channel is reported by the read side, with the reason (a TLS alert) when there is one.
+            if (!f.isSuccess() && !(f.cause() instanceof ClosedChannelException)) {
                 result.completeExceptionally(f.cause());
             }
         });

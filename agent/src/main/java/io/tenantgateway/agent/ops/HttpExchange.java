@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
+import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 
@@ -26,6 +27,7 @@ final class HttpExchange {
     static final String HANDLER = "probe-http-response";
     /** Largest answer read: an AdmissionReview response carries a patch, never a pod. */
     private static final int MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+    private static final String CLOSED = "the connection closed before an answer arrived";
 
     /**
      * The status and body of the answer.
@@ -73,8 +75,7 @@ final class HttpExchange {
 
                     @Override
                     public void channelInactive(ChannelHandlerContext ctx) {
-                        result.completeExceptionally(new IllegalStateException("the connection closed before an"
-                                + " answer arrived"));
+                        result.completeExceptionally(new IllegalStateException(CLOSED));
                         ctx.fireChannelInactive();
                     }
 
@@ -86,7 +87,9 @@ final class HttpExchange {
                 });
         channel.writeAndFlush(request).addListener(f -> {
             if (!f.isSuccess()) {
-                result.completeExceptionally(f.cause());
+                // The peer may close before our request is even written: the same story as closing before answering.
+                result.completeExceptionally(f.cause() instanceof ClosedChannelException
+                        ? new IllegalStateException(CLOSED) : f.cause());
             }
         });
         return result;

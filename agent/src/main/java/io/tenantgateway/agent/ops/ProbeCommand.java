@@ -90,11 +90,11 @@ public final class ProbeCommand implements Callable<Integer> {
                     + " nvidia.com/gpu).")
     Path podFile;
 
-    @Option(names = "--timeout", defaultValue = "10s", order = 3,
+    @Option(names = "--timeout", defaultValue = "10s", order = 3, paramLabel = "DURATION",
             description = "Limit of the server, TLS and webhook stages each. Default: ${DEFAULT-VALUE}.")
     String timeout;
 
-    @Option(names = "--dial-timeout", defaultValue = "30s", order = 3,
+    @Option(names = "--dial-timeout", defaultValue = "30s", order = 3, paramLabel = "DURATION",
             description = "Dial backstop, as kube-apiserver's (it sends DIAL_CLS then). Default: ${DEFAULT-VALUE}.")
     String dialTimeout;
 

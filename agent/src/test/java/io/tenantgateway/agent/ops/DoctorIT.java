@@ -214,7 +214,7 @@ class DoctorIT {
                 .contains("fix: --ca-cert must hold the CA that signed the server's certificate (on Kamaji the tenant"
                         + " cluster's CA")
                 .contains("[0] CN=doctor-server issued by CN=doctor-ca")
-                .containsPattern("SKIP  grpc-connect +TLS not established");
+                .containsPattern("SKIP  grpc-connect +no verified TLS connection");
     }
 
     @Test
