@@ -48,6 +48,13 @@ public final class Lab implements AutoCloseable {
     static final LabTenant.Spec TENANT_B = new LabTenant.Spec("tenant-b", "worker-b", "team-b", "L4-24GB:2", 2,
             LabTenant.AgentAuth.MTLS);
 
+    /**
+     * How long one network exchange may take — a dial through a tunnel, a TLS handshake, an AdmissionReview, a
+     * credential probe: kube-apiserver's webhook timeout ({@code timeoutSeconds: 10} in HAMi's configuration).
+     * Waits for state (readiness, allocation, reconnects) use {@link LabOptions#timeout()}.
+     */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+
     /** How the output labels the scheduler: the lab does not run HAMi's. */
     public static final String SCHEDULER = "HAMi scheduler: SIMULATOR (HAMi's Filter/Bind API writes, first-fit"
             + " placement by memory and cores)";
@@ -121,10 +128,12 @@ public final class Lab implements AutoCloseable {
         }
         long waitStart = System.nanoTime();
         progress.accept("waiting for both agents' /readyz (at most " + seconds(options.timeout()) + ") …");
-        waiter.until(options.timeout(), () -> ready(a.agent()) && ready(b.agent()));
         for (LabTenant tenant : List.of(a, b)) {
+            // One deadline for both: a broken agent costs one timeout, and the checks report why it is not ready.
+            Duration left = options.timeout().minusNanos(System.nanoTime() - waitStart);
+            boolean ready = waiter.until(left.isNegative() ? Duration.ZERO : left, () -> ready(tenant.agent()));
             progress.accept(tenant.spec.name() + ": agent " + tenant.spec.node() + " "
-                    + (ready(tenant.agent()) ? "ready" : LabChecks.notReady(tenant.agent())) + " after "
+                    + (ready ? "ready" : LabChecks.notReady(tenant.agent())) + " after "
                     + seconds(Duration.ofNanos(System.nanoTime() - waitStart)));
         }
     }

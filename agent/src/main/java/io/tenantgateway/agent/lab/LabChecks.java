@@ -334,13 +334,13 @@ final class LabChecks {
 
     private String tunnelIsolation() throws CheckFailed, InterruptedException {
         CredentialProbe.Outcome aTokenAtB = CredentialProbe.attempt(b.server().agentAddress(),
-                b.ca().trustBundle(), null, a.token(), a.spec.node(), group, timeout, clock);
+                b.ca().trustBundle(), null, a.token(), a.spec.node(), group, Lab.CALL_TIMEOUT, clock);
         if (aTokenAtB.accepted()) {
             throw new CheckFailed(b.spec.serverId() + " accepted tenant-a's agent token (serverid "
                     + aTokenAtB.serverId() + "; expected: refused, it requires a tenant-b client certificate)");
         }
         CredentialProbe.Outcome bCertAtA = CredentialProbe.attempt(a.server().agentAddress(),
-                a.ca().trustBundle(), b.agentCertificate(), null, b.spec.node(), group, timeout, clock);
+                a.ca().trustBundle(), b.agentCertificate(), null, b.spec.node(), group, Lab.CALL_TIMEOUT, clock);
         if (bCertAtA.accepted()) {
             throw new CheckFailed(a.spec.serverId() + " accepted tenant-b's agent certificate (serverid "
                     + bCertAtA.serverId() + "; expected: refused, it requires a tenant-a token)");
@@ -359,7 +359,7 @@ final class LabChecks {
                 + LabTenant.hostPort(target);
         try (ProxyClient proxy = tenant.proxyClient()) {
             Channel channel = proxy.dial(target.getHostString(), target.getPort(), new ChannelInboundHandlerAdapter())
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    .get(Lab.CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             channel.close();
             throw new CheckFailed(what + ": dial succeeded (expected: denied by " + tenant.spec.node()
                     + "'s dial policy)");
@@ -370,7 +370,7 @@ final class LabChecks {
             }
             return what + ": " + reason;
         } catch (TimeoutException e) {
-            throw new CheckFailed(what + ": no DIAL_RSP within " + Lab.seconds(timeout));
+            throw new CheckFailed(what + ": no DIAL_RSP within " + Lab.seconds(Lab.CALL_TIMEOUT));
         }
     }
 

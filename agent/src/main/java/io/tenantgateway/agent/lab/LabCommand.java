@@ -41,7 +41,8 @@ public final class LabCommand implements Callable<Integer> {
     boolean keepRunning;
 
     @Option(names = "--timeout", defaultValue = "20s",
-            description = "Longest wait of any single step. Default: ${DEFAULT-VALUE}.")
+            description = "Longest wait for state to change (readiness, allocation, lock release, reconnect);"
+                    + " network calls use the webhook timeout, 10s. Default: ${DEFAULT-VALUE}.")
     String timeout;
 
     @Option(names = "--work-dir", paramLabel = "DIR",

@@ -14,8 +14,9 @@ import java.util.TreeSet;
  *
  * @param checks the checks to run (1–8), in order; the whole lab is always set up
  * @param breakages parts broken on purpose (see {@link Breakage})
- * @param timeout the longest any single step waits for something to happen (an agent to become ready, an
- *     allocation to complete, a reconnect); a broken part costs at most this much per step
+ * @param timeout the longest any single step waits for state to change (agents to become ready, an allocation to
+ *     complete, a node lock to be released, a reconnect); a broken part costs at most this much per step. Network
+ *     exchanges (dial, TLS, AdmissionReview) have kube-apiserver's webhook timeout, 10 s, instead.
  * @param workDir where certificates, tokens, kubeconfigs and sockets go; empty: a new temporary directory,
  *     deleted when the lab closes
  */

@@ -280,7 +280,7 @@ final class LabTenant implements AutoCloseable {
     /** A single-use ProxyService client, as kube-apiserver opens one per dial. */
     ProxyClient proxyClient() {
         ProxyClient.Builder builder = ProxyClient.builder().eventLoopGroup(group).clock(clock)
-                .dialTimeout(options.timeout());
+                .dialTimeout(Lab.CALL_TIMEOUT);
         TunnelServer current = server;
         return (current.udsPath() != null ? builder.unixSocket(current.udsPath())
                 : builder.tcp(current.frontendAddress(), null)).build();
@@ -288,7 +288,7 @@ final class LabTenant implements AutoCloseable {
 
     AdmissionCaller admissionCaller() {
         return new AdmissionCaller(spec.serverId(), this::proxyClient, webhookService::address, webhookClientTls,
-                client, options.timeout());
+                client, Lab.CALL_TIMEOUT);
     }
 
     /** Where kube-apiserver reaches the konnectivity-server. */

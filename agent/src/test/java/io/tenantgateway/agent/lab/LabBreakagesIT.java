@@ -22,7 +22,11 @@ class LabBreakagesIT {
 
     private LabReport run(Set<Integer> checks, Breakage... broken) throws InterruptedException {
         LabOptions options = new LabOptions(checks, Set.of(broken), STEP_TIMEOUT, Optional.empty());
-        try (Lab lab = new Lab(options, Clock.systemUTC(), progress::add)) {
+        long start = System.nanoTime();
+        try (Lab lab = new Lab(options, Clock.systemUTC(), line -> {
+            progress.add(line);
+            System.out.printf("%6d ms lab: %s%n", (System.nanoTime() - start) / 1_000_000, line);
+        })) {
             LabReport report = lab.run();
             assertThat(lab.workDir()).exists();
             return report;
@@ -50,9 +54,9 @@ class LabBreakagesIT {
     }
 
     @Test
-    void noWebhookSharedApiServerAndAnOpenServerFailChecksThreeSixAndSevenAndNothingElseThatDoesNotNeedThem()
+    void noWebhookSharedApiServerAndAnOpenServerFailChecksThreeSixAndSevenButNotTheOthers()
             throws Exception {
-        LabReport report = run(LabOptions.allChecks(), Breakage.WEBHOOK, Breakage.SHARED_API_SERVER,
+        LabReport report = run(Set.of(1, 2, 3, 4, 5, 6, 7), Breakage.WEBHOOK, Breakage.SHARED_API_SERVER,
                 Breakage.SERVER_B_AUTH);
 
         assertThat(report.check(3).passed()).isFalse();
@@ -69,7 +73,6 @@ class LabBreakagesIT {
                 + " tenant-b-kas-0; expected: refused, it requires a tenant-b client certificate)");
         // Tenant-a's pods cannot be admitted without its webhook; what does not need it still passes.
         assertThat(report.check(4).evidence()).contains("has no endpoint");
-        assertThat(report.check(8).evidence()).contains("has no endpoint");
         assertThat(List.of(report.check(1), report.check(2), report.check(5))).allSatisfy(check ->
                 assertThat(check.passed()).as("check %d: %s", check.number(), check.evidence()).isTrue());
     }
