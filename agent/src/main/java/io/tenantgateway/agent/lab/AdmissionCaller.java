@@ -12,6 +12,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -37,6 +38,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -52,7 +55,7 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Blocking: runs on the caller's thread (never an event loop); the network I/O runs on the ProxyClient's loop.
  */
 final class AdmissionCaller {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AdmissionCaller.class);
+    private static final Logger log = LoggerFactory.getLogger(AdmissionCaller.class);
     static final String WEBHOOK_SERVICE = "tenant-gateway-webhook";
     static final String WEBHOOK_NAMESPACE = "kube-system";
     static final String WEBHOOK_DNS_NAME = WEBHOOK_SERVICE + "." + WEBHOOK_NAMESPACE + ".svc";
@@ -272,7 +275,7 @@ final class AdmissionCaller {
         }
         Throwable cause = e.getCause() == null ? e : e.getCause();
         while (cause.getCause() != null && (cause.getMessage() == null || cause.getMessage().isBlank()
-                || cause instanceof io.netty.handler.codec.DecoderException)) {
+                || cause instanceof DecoderException)) {
             cause = cause.getCause();
         }
         if (cause instanceof ClosedChannelException) {

@@ -41,6 +41,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -419,7 +420,7 @@ final class LabTenant implements AutoCloseable {
     public void close() {
         // Reverse order of start; the server is replaced by restarts, so it is closed by reference here.
         List<AutoCloseable> reverse = new ArrayList<>(started);
-        java.util.Collections.reverse(reverse);
+        Collections.reverse(reverse);
         if (agent != null) {
             close(agent);
             reverse.remove(agent);
