@@ -3,6 +3,7 @@ package io.tenantgateway.agent.ops;
 import static java.util.Objects.requireNonNull;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.unix.DomainSocketAddress;
@@ -18,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,7 +98,7 @@ final class Probe implements AutoCloseable {
             SocketAddress address;
             if (config.unixSocket().isPresent()) {
                 if (!Files.exists(config.unixSocket().get())) {
-                    throw new java.nio.file.NoSuchFileException(config.unixSocket().get() + ": no such file");
+                    throw new NoSuchFileException(config.unixSocket().get() + ": no such file");
                 }
                 address = new DomainSocketAddress(config.unixSocket().get().toString());
             } else {
@@ -106,25 +108,27 @@ final class Probe implements AutoCloseable {
             serverChannel = Connections.await(Connections.connect(group, address, config.timeout()),
                     "connect", config.timeout());
             String detail = "connected to " + config.serverDescription();
+            // With TLS 1.3 a server refuses a client certificate only after the client finished the handshake, and
+            // a server in the other --mode accepts the connection too: in grpc mode an HTTP/2 exchange settles both.
+            Http2Preface preface = config.mode() == FrontendMode.GRPC ? new Http2Preface(serverTls.isPresent()) : null;
             if (serverTls.isPresent()) {
                 HostPort server = config.server().orElseThrow();
                 var builder = TlsContexts.clientBuilder(serverTls.get(), clock);
-                if (config.mode() == FrontendMode.GRPC) {
+                if (preface != null) {
                     TlsContexts.alpn(builder, "h2");
                 }
                 TlsHandshakes.PeerSession tls = Connections.await(TlsHandshakes.handshake(serverChannel,
-                        TlsContexts.build(builder), server.host(), server.port(), config.timeout()),
+                        TlsContexts.build(builder), server.host(), server.port(), config.timeout(),
+                        preface == null ? new ChannelHandler[0] : new ChannelHandler[] {preface}),
                         "TLS handshake", config.timeout());
                 detail += " (" + tls.protocol() + ", server certificate verified"
                         + (serverTls.get().current().identity().isPresent() ? ", client certificate presented" : "")
                         + ")";
+            } else if (preface != null) {
+                serverChannel.pipeline().addLast(preface);
             }
-            if (config.mode() == FrontendMode.GRPC) {
-                // With TLS 1.3 a server refuses a client certificate only after the client finished the handshake,
-                // and a server in the other --mode accepts the connection too: an HTTP/2 exchange settles both.
-                String answer = Connections.await(Http2Preface.exchange(serverChannel), "HTTP/2 preface",
-                        config.timeout());
-                detail += ", " + answer;
+            if (preface != null) {
+                detail += ", " + Connections.await(preface.result(), "HTTP/2 preface", config.timeout());
                 // The ProxyService client opens its own connection; this one only checked the server.
                 serverChannel.close();
                 serverChannel = null;

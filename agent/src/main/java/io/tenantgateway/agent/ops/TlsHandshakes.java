@@ -2,6 +2,7 @@ package io.tenantgateway.agent.ops;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslContext;
@@ -72,9 +73,11 @@ final class TlsHandshakes {
      * the handshake is done (or fails with the handshake's error).
      *
      * @param serverName the name sent as SNI (ignored by the JDK for IP literals)
+     * @param after handlers added behind the {@code SslHandler} in the same step, so that they see whatever the
+     *     peer sends right after the handshake (a TLS 1.3 server's alert, for one)
      */
     static CompletableFuture<PeerSession> handshake(Channel channel, SslContext context, String serverName, int port,
-            Duration timeout) {
+            Duration timeout, ChannelHandler... after) {
         SslHandler handler = context.newHandler(channel.alloc(), serverName, port);
         handler.setHandshakeTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         CompletableFuture<PeerSession> result = new CompletableFuture<>();
@@ -98,7 +101,11 @@ final class TlsHandshakes {
                 result.completeExceptionally(e);
             }
         });
-        channel.pipeline().addLast(new WritableCopyHandler(), handler);
+        ChannelHandler[] handlers = new ChannelHandler[after.length + 2];
+        handlers[0] = new WritableCopyHandler();
+        handlers[1] = handler;
+        System.arraycopy(after, 0, handlers, 2, after.length);
+        channel.pipeline().addLast(handlers);
         return result;
     }
 
