@@ -14,6 +14,7 @@ import picocli.CommandLine.IVersionProvider;
         versionProvider = TenantGatewayCommand.Version.class,
         description = "Konnectivity agent and HAMi GPU-sharing gateway for Kamaji tenant clusters.",
         subcommands = {AgentCommand.class, CertsCommand.class, WebhookCommand.class,
+            io.tenantgateway.agent.bench.BenchCommand.class,
             io.tenantgateway.agent.lab.LabCommand.class,
             io.tenantgateway.agent.ops.ProbeCommand.class, io.tenantgateway.agent.ops.DoctorCommand.class})
 public final class TenantGatewayCommand {

@@ -1,0 +1,30 @@
+package io.tenantgateway.agent.bench;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * What one bench run does.
+ *
+ * @param scenarios the scenarios to run (in {@link Scenario} order)
+ * @param quick whether {@link #sizes} are the quick ones (reported, so a quick table is never mistaken for a full one)
+ * @param sizes how much each scenario moves, warm-ups and repeats
+ * @param external a konnectivity-server to use instead of the in-process one, or {@code null}
+ */
+public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes sizes, ExternalServer external) {
+
+    public BenchConfig {
+        requireNonNull(scenarios, "scenarios");
+        if (scenarios.isEmpty()) {
+            throw new IllegalArgumentException("--scenario: none (expected: at least one)");
+        }
+        scenarios = Set.copyOf(EnumSet.copyOf(scenarios));
+        requireNonNull(sizes, "sizes");
+    }
+
+    public boolean runs(Scenario scenario) {
+        return scenarios.contains(scenario);
+    }
+}
