@@ -2,6 +2,7 @@ package io.tenantgateway.tunnel.transport;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.ExtensionRegistryLite;
+import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor.Marshaller;
 import io.grpc.MethodDescriptor;
@@ -64,7 +65,10 @@ public final class TunnelMethods {
                 if (offset != size || stream.read() != -1) {
                     throw new IOException("message length " + offset + " differs from the announced " + size);
                 }
-                CodedInputStream input = CodedInputStream.newInstance(bytes);
+                // An immutable view: CodedInputStream.newInstance(byte[]) treats the array as mutable and then
+                // copies every bytes field despite enableAliasing (found by the bench's profile: one extra copy
+                // of every payload, on the agent and twice on the server).
+                CodedInputStream input = UnsafeByteOperations.unsafeWrap(bytes).newCodedInput();
                 input.enableAliasing(true);
                 input.setSizeLimit(Integer.MAX_VALUE);
                 Packet packet = Packet.parseFrom(input, ExtensionRegistryLite.getEmptyRegistry());

@@ -32,6 +32,22 @@ class ByteStringsTest {
     }
 
     @Test
+    void theMarshallerAliasesThePayloadInsteadOfCopyingIt() throws Exception {
+        byte[] wire = Packets.data(7, ByteString.copyFromUtf8("payload")).toByteArray();
+        Packet parsed = TunnelMethods.CONNECT.parseResponse(new KnownLengthStream(wire));
+        ByteBuf view = ByteStrings.wrap(parsed.getData().getData());
+        try {
+            // The view shares the array the marshaller read the message into: no copy was made while parsing.
+            assertThat(view.hasArray()).isTrue();
+            byte[] backing = view.array();
+            assertThat(backing.length).isEqualTo(wire.length);
+            assertThat(backing).isEqualTo(wire);
+        } finally {
+            view.release();
+        }
+    }
+
+    @Test
     void aRopeBecomesACompositeWithTheSameBytes() {
         ByteString rope = ByteString.copyFromUtf8("hello, ").concat(UnsafeByteOperations.unsafeWrap(
                 ByteBuffer.wrap("tunnel".getBytes(StandardCharsets.UTF_8))));
