@@ -316,11 +316,23 @@ final class Doctor implements AutoCloseable {
         }
         long start = System.nanoTime();
         TlsHandshakes.PeerSession session;
+        // TLS 1.3 servers refuse a client certificate with an alert after the client's handshake is done: an
+        // HTTP/2 exchange right after it brings that alert (or the server's SETTINGS) back.
+        Http2Preface preface = new Http2Preface(true);
+        String afterHandshake;
         try {
             List<String> alpn = tunnel().alpnProtos().isEmpty() ? List.of("h2") : tunnel().alpnProtos();
             session = Connections.await(TlsHandshakes.handshake(connection,
                     TlsHandshakes.inspectingClient(agentIdentity, alpn), tunnel().proxyServerHost(),
-                    tunnel().proxyServerPort(), timeout), "TLS handshake", timeout);
+                    tunnel().proxyServerPort(), timeout, preface), "TLS handshake", timeout);
+            try {
+                Connections.await(preface.result(), "HTTP/2 preface", timeout);
+                afterHandshake = null;
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                afterHandshake = Connections.describe(e);
+            }
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
@@ -333,6 +345,14 @@ final class Doctor implements AutoCloseable {
         ChainCheck.Result chain = ChainCheck.evaluate(session.chain(), Optional.ofNullable(trust),
                 tunnel().proxyServerHost(), clock.instant());
         List<String> lines = Probe.chainLines(chain);
+        if (chain.ok() && afterHandshake != null) {
+            return new DoctorCheck("tls", Outcome.FAIL, "the server ended the connection after the handshake: "
+                    + afterHandshake, agentIdentity != null
+                            ? "the server refused the client certificate: --agent-cert must be signed by the"
+                                    + " server's --cluster-ca-cert"
+                            : "the server requires a client certificate (it runs with --cluster-ca-cert): pass"
+                                    + " --agent-cert/--agent-key, or use token authentication", lines);
+        }
         if (!chain.ok()) {
             ChainCheck.Finding finding = chain.first().orElseThrow();
             String fix = switch (finding.problem()) {

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateRequest;
+import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.tunnel.server.AgentAuthenticator;
@@ -229,6 +230,29 @@ class DoctorIT {
                         + " '127\\.0\\.0\\.1' \\(its names: \\[DNS:konnectivity\\.tenant-a\\.example\\]\\)")
                 .contains("fix: the agent checks --proxy-server-host against the server certificate: use a name or IP"
                         + " the certificate lists, or add 127.0.0.1 to it (Kamaji: spec.networkProfile.certSANs");
+    }
+
+    @Test
+    void clientCertificateFromAnotherCaIsCaught() throws Exception {
+        TunnelServer mtls = new TunnelServer(TunnelServerConfig.builder(pki.serverMaterial()).serverId("kas-mtls")
+                .serverCount(1).agentAddress(new InetSocketAddress("127.0.0.1", 0))
+                .agentClientAuth(ClientAuthMode.REQUIRE).udsPath(dir.resolve("kas-mtls.socket")).eventLoopThreads(1)
+                .build());
+        mtls.start();
+        servers.add(mtls);
+        TestPki.Files stranger = TestPki.create("stranger").writeTo(dir.resolve("stranger-pki"));
+        Cli result = doctor(List.of("doctor", "--ca-cert=" + files.caCert(), "--proxy-server-host=127.0.0.1",
+                "--proxy-server-port=" + mtls.agentAddress().getPort(), "--agent-cert=" + stranger.clientCert(),
+                "--agent-key=" + stranger.clientKey()));
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+        assertThat(result.out())
+                .containsPattern("PASS  agent-cert +.*'CN=stranger-client,O=system:masters', key matches")
+                .containsPattern("SKIP  token +no --service-account-token-path \\(mTLS with --agent-cert\\)")
+                .containsPattern("FAIL  tls +the server ended the connection after the handshake: .*alert")
+                .contains("fix: the server refused the client certificate: --agent-cert must be signed by the"
+                        + " server's --cluster-ca-cert")
+                .containsPattern("SKIP  grpc-connect +no verified TLS connection");
     }
 
     @Test
