@@ -1,10 +1,7 @@
 package io.tenantgateway.agent.ops;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -101,33 +98,10 @@ final class TlsHandshakes {
                 result.completeExceptionally(e);
             }
         });
-        ChannelHandler[] handlers = new ChannelHandler[after.length + 2];
-        handlers[0] = new WritableCopyHandler();
-        handlers[1] = handler;
-        System.arraycopy(after, 0, handlers, 2, after.length);
+        ChannelHandler[] handlers = new ChannelHandler[after.length + 1];
+        handlers[0] = handler;
+        System.arraycopy(after, 0, handlers, 1, after.length);
         channel.pipeline().addLast(handlers);
         return result;
-    }
-
-    /**
-     * Copies read-only buffers into writable ones before TLS: the ProxyService tunnel channel delivers DATA as
-     * read-only views of the gRPC message, and {@link SslHandler} (JDK engine) fails the handshake with an
-     * {@code SSLProtocolException} on them.
-     */
-    private static final class WritableCopyHandler extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object message) {
-            if (message instanceof ByteBuf data && data.isReadOnly()) {
-                ByteBuf copy = ctx.alloc().buffer(data.readableBytes());
-                try {
-                    copy.writeBytes(data);
-                } finally {
-                    data.release();
-                }
-                ctx.fireChannelRead(copy);
-            } else {
-                ctx.fireChannelRead(message);
-            }
-        }
     }
 }
