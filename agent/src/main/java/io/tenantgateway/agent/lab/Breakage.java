@@ -15,8 +15,8 @@ public enum Breakage {
     AGENT_TOKEN("agent-token", 1, Target.TENANT_A, "tenant-a's agent presents a wrong service-account token"),
     /** Check 2: tenant-a's agent runs with {@code --device-source=none}. */
     DEVICE_REGISTRATION("device-registration", 2, Target.TENANT_A, "tenant-a's agent registers no devices"),
-    /** Check 3: tenant-a's agent runs with {@code --enable-webhook=false}: its webhook Service has no endpoint. */
-    WEBHOOK("webhook", 3, Target.TENANT_A, "tenant-a's agent serves no webhook"),
+    /** Check 3: tenant-b's agent runs with {@code --enable-webhook=false}: its webhook Service has no endpoint. */
+    WEBHOOK("webhook", 3, Target.TENANT_B, "tenant-b's agent serves no webhook"),
     /** Check 4: tenant-a's agent registers its GPU with split count 1, so no two pods can share it. */
     GPU_SHARING("gpu-sharing", 4, Target.TENANT_A, "tenant-a's agent registers its GPU with --device-split-count=1"),
     /** Check 5: tenant-b's agent runs with {@code --enable-lock-controller=false}, like a mock device plugin. */

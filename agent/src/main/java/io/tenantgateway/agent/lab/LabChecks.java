@@ -366,7 +366,9 @@ final class LabChecks {
         } catch (ExecutionException e) {
             String reason = String.valueOf(e.getCause().getMessage());
             if (!reason.contains("denied by policy")) {
-                throw new CheckFailed(what + ": dial failed, but not by policy: " + reason);
+                // The agent tried the address: only the target's answer stopped it, not the policy.
+                throw new CheckFailed(what + ": not stopped by " + tenant.spec.node() + "'s dial policy, the dial"
+                        + " failed at the target: " + reason);
             }
             return what + ": " + reason;
         } catch (TimeoutException e) {
