@@ -38,7 +38,10 @@ public final class LogSetup {
 
     private static final Map<String, Level> QUIET_LIBRARIES = Map.of(
             "io.netty", Level.WARN, "io.grpc", Level.WARN, "io.vertx", Level.WARN, "io.fabric8", Level.WARN,
-            "okhttp3", Level.WARN);
+            "okhttp3", Level.WARN,
+            // grpc-netty sets SO_KEEPALIVE on Unix-socket channels too (lab, probe); Netty's bootstrap warns about
+            // the unsupported option on every connection. It logs nothing else we act on.
+            "io.netty.bootstrap", Level.ERROR);
 
     private LogSetup() {
     }
