@@ -5,11 +5,9 @@ import static java.util.Objects.requireNonNull;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.zjsonpatch.JsonPatch;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
@@ -290,28 +288,6 @@ final class AdmissionCaller {
         return oneLine.length() <= 200 ? oneLine : oneLine.substring(0, 200) + "…";
     }
 
-    /**
-     * Copies read-only buffers into writable ones. The tunnel channel hands over DATA payloads as read-only views
-     * of the protobuf bytes, and the JDK's TLS 1.3 engine decrypts records in place, which fails on them with
-     * {@code ReadOnlyBufferException}.
-     */
-    private static final class WritableCopyHandler extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof ByteBuf data && data.isReadOnly()) {
-                ByteBuf copy = ctx.alloc().buffer(data.readableBytes());
-                try {
-                    copy.writeBytes(data);
-                } finally {
-                    data.release();
-                }
-                ctx.fireChannelRead(copy);
-            } else {
-                ctx.fireChannelRead(msg);
-            }
-        }
-    }
-
     /** Status and body of the webhook's answer. */
     private record HttpAnswer(int status, String body) {
     }
@@ -337,7 +313,7 @@ final class AdmissionCaller {
                     handshake.completeExceptionally(done.cause());
                 }
             });
-            channel.pipeline().addLast(new WritableCopyHandler(), ssl, new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
+            channel.pipeline().addLast(ssl, new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
                     new SimpleChannelInboundHandler<FullHttpResponse>() {
                         @Override
                         protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
