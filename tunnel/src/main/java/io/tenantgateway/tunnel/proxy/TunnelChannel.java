@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.proxy;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -23,6 +24,7 @@ import io.tenantgateway.tunnel.transport.ByteStrings;
 import io.tenantgateway.tunnel.transport.TunnelMethods;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -41,6 +43,8 @@ final class TunnelChannel extends AbstractChannel {
     private static final ChannelMetadata METADATA = new ChannelMetadata(false);
     /** Largest DATA we send: small enough for any server's message limit, large enough to be cheap. */
     static final int MAX_DATA = 256 * 1024;
+    /** Most buffers coalesced into one DATA. */
+    private static final int MAX_VIEWS = 256;
     private static final int ON_READY_THRESHOLD = 256 * 1024;
     /** How long a closed channel waits for the server's CLOSE_RSP before cancelling the stream. */
     private static final Duration CLOSE_GRACE = Duration.ofSeconds(10);
@@ -200,18 +204,31 @@ final class TunnelChannel extends AbstractChannel {
             if (callDone || !call.isReady()) {
                 return; // onReady flushes again; meanwhile the outbound buffer fills and turns unwritable
             }
-            ByteBuf data = (ByteBuf) message;
-            int size = Math.min(data.readableBytes(), MAX_DATA);
-            if (size > 0) {
-                // grpc-netty serialises within sendMessage, so the view may be released right after.
+            // Coalesce what the writer queued (e.g. many 16 KiB TLS records) into one DATA of up to MAX_DATA:
+            // every message costs the client, the server and the agent a fixed amount of work.
+            ByteBuffer[] views = in.nioBuffers(MAX_VIEWS, MAX_DATA);
+            int count = in.nioBufferCount();
+            long size = in.nioBufferSize();
+            if (count == 0) {
+                in.removeBytes(0); // empty buffers at the head
+                continue;
+            }
+            if (size > MAX_DATA) {
+                // One buffer larger than a DATA: send a slice of it.
+                ByteBuf data = (ByteBuf) message;
+                int slice = Math.min(data.readableBytes(), MAX_DATA);
                 call.sendMessage(Packets.data(connectId,
-                        UnsafeByteOperations.unsafeWrap(data.nioBuffer(data.readerIndex(), size))));
-                data.skipBytes(size);
-                in.progress(size);
+                        UnsafeByteOperations.unsafeWrap(data.nioBuffer(data.readerIndex(), slice))));
+                in.removeBytes(slice);
+                continue;
             }
-            if (!data.isReadable()) {
-                in.remove();
+            ByteString payload = UnsafeByteOperations.unsafeWrap(views[0]);
+            for (int i = 1; i < count; i++) {
+                payload = payload.concat(UnsafeByteOperations.unsafeWrap(views[i]));
             }
+            // grpc-netty serialises within sendMessage, so the views may be released right after.
+            call.sendMessage(Packets.data(connectId, payload));
+            in.removeBytes(size);
         }
     }
 
