@@ -85,6 +85,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--frontend-ca", paramLabel = "FILE", description = "CA of the --frontend serving certificate.")
     Path frontendCa;
 
+    @Option(names = "--agent-max-data-size", paramLabel = "BYTES", defaultValue = "0", hidden = true,
+            description = "Tuning experiments: the agent's largest DATA (target read size). Default: the agent's.")
+    int agentMaxDataSize;
+
     @Override
     public Integer call() throws Exception {
         BenchConfig config = toConfig();
@@ -120,7 +124,7 @@ public final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--ca-cert/--agent-cert/--service-account-token-path/--frontend*: set"
                     + " without --server (expected: --server HOST:PORT, or none of them for the in-process server)");
         }
-        return new BenchConfig(selected, quick, sizes, external);
+        return new BenchConfig(selected, quick, sizes, external, agentMaxDataSize);
     }
 
     /** {@code host:port}, IPv6 hosts in brackets. */

@@ -12,8 +12,11 @@ import java.util.Set;
  * @param quick whether {@link #sizes} are the quick ones (reported, so a quick table is never mistaken for a full one)
  * @param sizes how much each scenario moves, warm-ups and repeats
  * @param external a konnectivity-server to use instead of the in-process one, or {@code null}
+ * @param agentMaxDataSize the agent's largest DATA (its target read size), or 0 for the agent's default; a knob
+ *     for tuning experiments
  */
-public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes sizes, ExternalServer external) {
+public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes sizes, ExternalServer external,
+        int agentMaxDataSize) {
 
     public BenchConfig {
         requireNonNull(scenarios, "scenarios");
@@ -22,6 +25,10 @@ public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes siz
         }
         scenarios = Set.copyOf(EnumSet.copyOf(scenarios));
         requireNonNull(sizes, "sizes");
+        if (agentMaxDataSize < 0) {
+            throw new IllegalArgumentException("--agent-max-data-size: " + agentMaxDataSize
+                    + " (expected: > 0, or 0 for the default)");
+        }
     }
 
     public boolean runs(Scenario scenario) {

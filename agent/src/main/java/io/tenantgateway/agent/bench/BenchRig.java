@@ -61,6 +61,7 @@ final class BenchRig implements AutoCloseable {
     final EventLoopGroup agentGroup;
     final TunnelServer server;
     final ExternalServer external;
+    private final int agentMaxDataSize;
     final ProxyClient proxy;
     final Route direct;
     final Route tunnel;
@@ -71,6 +72,7 @@ final class BenchRig implements AutoCloseable {
     private BenchRig(BenchConfig config, Clock clock) throws IOException {
         this.clock = requireNonNull(clock, "clock");
         this.external = config.external();
+        this.agentMaxDataSize = config.agentMaxDataSize();
         workDir = Files.createTempDirectory("tenant-gateway-bench-");
         closeables.add(this::deleteWorkDir);
         pki = new BenchPki(clock);
@@ -184,6 +186,9 @@ final class BenchRig implements AutoCloseable {
                 .agentId("tenant-gateway-bench")
                 .dialPolicy(DialPolicy.of(List.of("127.0.0.0/8", "::1/128"), List.of(), List.of(), List.of(),
                         List.of(), List.of()));
+        if (agentMaxDataSize > 0) {
+            config.maxDataSize(agentMaxDataSize);
+        }
         if (external == null) {
             config.proxyServerHost("127.0.0.1").proxyServerPort(server.agentAddress().getPort());
         } else {

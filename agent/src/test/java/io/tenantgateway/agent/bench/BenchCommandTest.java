@@ -26,6 +26,8 @@ class BenchCommandTest {
         assertThat(config.sizes().bulkBytes()).isEqualTo(256L * 1024 * 1024);
         assertThat(config.sizes().scaleSteps()).containsExactly(1_000, 5_000, 10_000);
         assertThat(config.external()).isNull();
+        assertThat(config.agentMaxDataSize()).isZero();
+        assertThat(parse("--agent-max-data-size", "262144").agentMaxDataSize()).isEqualTo(262144);
     }
 
     @Test
