@@ -8,12 +8,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -55,17 +55,6 @@ class AgentReadinessIT {
         }
     }
 
-    static Path kubeconfig(Path dir, KubernetesClient client) throws Exception {
-        return Files.writeString(dir.resolve("kubeconfig"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: mock, cluster: {server: "%s"}}]
-                contexts: [{name: mock, context: {cluster: mock, user: mock, namespace: default}}]
-                current-context: mock
-                users: [{name: mock, user: {token: test}}]
-                """.formatted(client.getMasterUrl().toString()));
-    }
-
     private HttpResponse<String> readyz(String query) throws Exception {
         int port = agent.health().orElseThrow().boundPort();
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz" + query)).build(),
@@ -79,7 +68,7 @@ class AgentReadinessIT {
         args.addAll(List.of("--node-name=worker-1", "--device-source=mock", "--mock-gpus=A100-80GB",
                 "--handshake-interval=2s", "--webhook-tls-cert=" + testbed.files.serverCert(),
                 "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",
-                "--kubeconfig=" + kubeconfig(dir, client)));
+                "--kubeconfig=" + MockApiKubeconfig.write(dir, client)));
         AgentCommand command = new AgentCommand();
         new CommandLine(command).parseArgs(args.toArray(String[]::new));
         ApiCalls.drain(server);

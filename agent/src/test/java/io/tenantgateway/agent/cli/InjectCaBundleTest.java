@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.certs.testing.TestPki;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,17 +21,6 @@ class InjectCaBundleTest {
 
     @TempDir
     Path dir;
-
-    private Path kubeconfig() throws Exception {
-        return Files.writeString(dir.resolve("kubeconfig"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: mock, cluster: {server: "%s"}}]
-                contexts: [{name: mock, context: {cluster: mock, user: mock}}]
-                current-context: mock
-                users: [{name: mock, user: {token: test}}]
-                """.formatted(client.getMasterUrl()));
-    }
 
     @Test
     void writesTheCaIntoEveryWebhookOnceAndNamesAMissingConfiguration() throws Exception {
@@ -47,7 +37,7 @@ class InjectCaBundleTest {
                         .build()).create();
 
         CliRun first = CliRun.of("certs", "inject-ca-bundle", "--ca", pki.caCert().toString(), "--kubeconfig",
-                kubeconfig().toString());
+                MockApiKubeconfig.write(dir, client).toString());
         assertThat(first.exitCode()).as(first.err()).isZero();
         assertThat(first.out()).contains("CA bundle written into 2 of 2 webhooks");
         MutatingWebhookConfiguration stored = client.admissionRegistration().v1().mutatingWebhookConfigurations()
@@ -58,11 +48,11 @@ class InjectCaBundleTest {
                 .isEqualTo(expected));
 
         CliRun again = CliRun.of("certs", "inject-ca-bundle", "--ca", pki.caCert().toString(), "--kubeconfig",
-                kubeconfig().toString());
+                MockApiKubeconfig.write(dir, client).toString());
         assertThat(again.out()).contains("CA bundle already current (2 webhooks)");
 
         CliRun missing = CliRun.of("certs", "inject-ca-bundle", "--ca", pki.caCert().toString(), "--name", "nope",
-                "--kubeconfig", kubeconfig().toString());
+                "--kubeconfig", MockApiKubeconfig.write(dir, client).toString());
         assertThat(missing.exitCode()).isEqualTo(2);
         assertThat(missing.err().strip()).isEqualTo("error: MutatingWebhookConfiguration nope: not found (expected:"
                 + " the configuration from manifests/, e.g. kubectl apply -k manifests/base)");
