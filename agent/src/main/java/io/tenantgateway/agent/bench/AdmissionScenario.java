@@ -37,7 +37,6 @@ import org.slf4j.LoggerFactory;
  * Every answer must be HTTP 200 with the request's uid and {@code allowed: true}.
  */
 final class AdmissionScenario {
-    private static final double MILLIS = 1_000_000;
     private static final int WARMUP_REQUESTS = 300;
 
     private final BenchRig rig;
@@ -46,16 +45,6 @@ final class AdmissionScenario {
     AdmissionScenario(BenchRig rig, BenchSizes sizes) {
         this.rig = requireNonNull(rig, "rig");
         this.sizes = requireNonNull(sizes, "sizes");
-    }
-
-    private record FixedRun(long[] latencies, CpuMeter.Usage cpu) {
-        double p50() {
-            return Stats.percentile(latencies, 50) / MILLIS;
-        }
-
-        double p99() {
-            return Stats.percentile(latencies, 99) / MILLIS;
-        }
     }
 
     /** Requests answered and allowed, per route. */
@@ -92,7 +81,7 @@ final class AdmissionScenario {
             webhook.start();
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", webhook.port());
             SslContext tls = TlsContexts.client(rig.pki.trustMaterial(), rig.clock);
-            Map<String, List<FixedRun>> fixed = new LinkedHashMap<>();
+            Map<String, List<LatencyRun>> fixed = new LinkedHashMap<>();
             Map<String, List<Double>> maxRates = new LinkedHashMap<>();
             Map<String, Tally> tallies = new LinkedHashMap<>();
             int pool = sizes.admissionConcurrency();
@@ -129,14 +118,14 @@ final class AdmissionScenario {
         }
     }
 
-    private ScenarioResult result(Map<String, List<FixedRun>> fixed, Map<String, List<Double>> maxRates,
+    private ScenarioResult result(Map<String, List<LatencyRun>> fixed, Map<String, List<Double>> maxRates,
             Map<String, Tally> tallies, List<AdmissionClient> clients) {
-        List<FixedRun> tunnel = fixed.get("tunnel");
-        List<FixedRun> direct = fixed.get("direct");
-        double tunnelP50 = Stats.median(tunnel.stream().map(FixedRun::p50).toList());
-        double directP50 = Stats.median(direct.stream().map(FixedRun::p50).toList());
-        double tunnelP99 = Stats.median(tunnel.stream().map(FixedRun::p99).toList());
-        double directP99 = Stats.median(direct.stream().map(FixedRun::p99).toList());
+        List<LatencyRun> tunnel = fixed.get("tunnel");
+        List<LatencyRun> direct = fixed.get("direct");
+        double tunnelP50 = Stats.median(tunnel.stream().map(LatencyRun::p50Millis).toList());
+        double directP50 = Stats.median(direct.stream().map(LatencyRun::p50Millis).toList());
+        double tunnelP99 = Stats.median(tunnel.stream().map(LatencyRun::p99Millis).toList());
+        double directP99 = Stats.median(direct.stream().map(LatencyRun::p99Millis).toList());
         double tunnelMax = Stats.median(maxRates.get("tunnel"));
         double directMax = Stats.median(maxRates.get("direct"));
         String rate = sizes.admissionRate() + "/s";
@@ -155,10 +144,10 @@ final class AdmissionScenario {
             counts.put(client.route().name(), tallies.get(client.route().name()).toMap(client.opened()));
         }
         details.put("requests", counts);
-        details.put("runsP99Millis", Map.of("tunnel", tunnel.stream().map(FixedRun::p99).toList(),
-                "direct", direct.stream().map(FixedRun::p99).toList()));
+        details.put("runsP99Millis", Map.of("tunnel", tunnel.stream().map(LatencyRun::p99Millis).toList(),
+                "direct", direct.stream().map(LatencyRun::p99Millis).toList()));
         details.put("runsMaxRate", maxRates);
-        FixedRun typical = tunnel.get(tunnel.size() / 2);
+        LatencyRun typical = tunnel.get(tunnel.size() / 2);
         int cores = Runtime.getRuntime().availableProcessors();
         String limits = String.format(Locale.ROOT, "at %s the CPU is mostly idle (%.0f%% of %d cores; webhook %.0f%%,"
                 + " agent %.0f%%): latency is the sum of the hops; the max rate is CPU-bound (TLS and JSON in the"
@@ -172,7 +161,7 @@ final class AdmissionScenario {
     }
 
     /** Open loop: request i is due at start + i/rate; its latency runs from then until its answer. */
-    private FixedRun fixedRate(AdmissionClient client, Tally tally) throws Exception {
+    private LatencyRun fixedRate(AdmissionClient client, Tally tally) throws Exception {
         int count = requestsPerFixedRun();
         long period = TimeUnit.SECONDS.toNanos(1) / sizes.admissionRate();
         long[] latencies = new long[count];
@@ -189,7 +178,7 @@ final class AdmissionScenario {
             answers.add(call(client, tally).thenAccept(done -> latencies[index] = System.nanoTime() - due));
         }
         await(answers, client);
-        return new FixedRun(latencies, rig.cpu.sample().since(before));
+        return new LatencyRun(latencies, rig.cpu.sample().since(before));
     }
 
     /** Sequential, then concurrent requests: JIT-compiles both paths and opens the pool's connections. */

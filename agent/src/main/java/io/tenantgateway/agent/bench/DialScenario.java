@@ -25,7 +25,6 @@ import java.util.concurrent.TimeoutException;
  */
 final class DialScenario {
     private static final double MICROS = 1_000;
-    private static final double MILLIS = 1_000_000;
 
     private final BenchRig rig;
     private final BenchSizes sizes;
@@ -35,19 +34,9 @@ final class DialScenario {
         this.sizes = requireNonNull(sizes, "sizes");
     }
 
-    private record Run(long[] latencies, CpuMeter.Usage cpu) {
-        double p50Millis() {
-            return Stats.percentile(latencies, 50) / MILLIS;
-        }
-
-        double p99Millis() {
-            return Stats.percentile(latencies, 99) / MILLIS;
-        }
-    }
-
     ScenarioResult run() throws Exception {
         try (LoopbackTarget echo = LoopbackTarget.echo(rig.targetGroup)) {
-            Map<String, List<Run>> runs = new LinkedHashMap<>();
+            Map<String, List<LatencyRun>> runs = new LinkedHashMap<>();
             Map<String, Long> echoes = new LinkedHashMap<>();
             for (Route route : List.of(rig.direct, rig.tunnel)) {
                 runs.put(route.name(), new ArrayList<>());
@@ -61,17 +50,17 @@ final class DialScenario {
             }
             for (int i = 0; i < sizes.repeats(); i++) {
                 for (Route route : List.of(rig.direct, rig.tunnel)) {
-                    Run run = measure(route, echo, sizes.dials());
+                    LatencyRun run = measure(route, echo, sizes.dials());
                     runs.get(route.name()).add(run);
                     echoes.merge(route.name(), (long) run.latencies().length, Long::sum);
                 }
             }
-            List<Run> tunnel = runs.get("tunnel");
-            List<Run> direct = runs.get("direct");
-            double tunnelP50 = Stats.median(tunnel.stream().map(Run::p50Millis).toList());
-            double directP50 = Stats.median(direct.stream().map(Run::p50Millis).toList());
-            double tunnelP99 = Stats.median(tunnel.stream().map(Run::p99Millis).toList());
-            double directP99 = Stats.median(direct.stream().map(Run::p99Millis).toList());
+            List<LatencyRun> tunnel = runs.get("tunnel");
+            List<LatencyRun> direct = runs.get("direct");
+            double tunnelP50 = Stats.median(tunnel.stream().map(LatencyRun::p50Millis).toList());
+            double directP50 = Stats.median(direct.stream().map(LatencyRun::p50Millis).toList());
+            double tunnelP99 = Stats.median(tunnel.stream().map(LatencyRun::p99Millis).toList());
+            double directP99 = Stats.median(direct.stream().map(LatencyRun::p99Millis).toList());
             double agentMicrosPerDial = Stats.median(tunnel.stream()
                     .map(r -> r.cpu().cpu(BenchRig.AGENT) / MICROS / r.latencies().length).toList());
             double processMicrosTunnel = Stats.median(tunnel.stream()
@@ -89,8 +78,8 @@ final class DialScenario {
             details.put("dialsPerRun", sizes.dials());
             details.put("echoes", echoes);
             details.put("targetAccepted", echo.accepted());
-            details.put("runsP99Millis", Map.of("tunnel", tunnel.stream().map(Run::p99Millis).toList(),
-                    "direct", direct.stream().map(Run::p99Millis).toList()));
+            details.put("runsP99Millis", Map.of("tunnel", tunnel.stream().map(LatencyRun::p99Millis).toList(),
+                    "direct", direct.stream().map(LatencyRun::p99Millis).toList()));
             String limits = String.format(Locale.ROOT, "latency, not CPU: one dial at a time; the tunnel adds the"
                     + " DIAL_REQ/DIAL_RSP round trip through the server plus the agent's own connect"
                     + " (%.0f us of all CPU per dial vs %.0f us direct)", processMicrosTunnel, processMicrosDirect);
@@ -98,7 +87,7 @@ final class DialScenario {
         }
     }
 
-    private Run measure(Route route, LoopbackTarget echo, int dials) throws Exception {
+    private LatencyRun measure(Route route, LoopbackTarget echo, int dials) throws Exception {
         long[] latencies = new long[dials];
         CpuMeter.Sample before = rig.cpu.sample();
         for (int i = 0; i < dials; i++) {
@@ -116,7 +105,7 @@ final class DialScenario {
             }
             latencies[i] = System.nanoTime() - start;
         }
-        return new Run(latencies, rig.cpu.sample().since(before));
+        return new LatencyRun(latencies, rig.cpu.sample().since(before));
     }
 
     /** Completes when the one echoed byte is back. */
