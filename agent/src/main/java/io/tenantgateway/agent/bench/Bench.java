@@ -2,7 +2,10 @@ package io.tenantgateway.agent.bench;
 
 import static java.util.Objects.requireNonNull;
 
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslProvider;
 import io.tenantgateway.agent.TenantGatewayCommand;
+import io.tenantgateway.tunnel.transport.TlsProviders;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
@@ -63,7 +66,13 @@ final class Bench {
         return new BenchReport(TenantGatewayCommand.Version.version(), startedAt,
                 Duration.ofNanos(System.nanoTime() - start), config.quick(), server,
                 Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(),
-                "Java " + System.getProperty("java.version") + " " + String.join(" ", jvmFlags()), sizes, results);
+                "Java " + System.getProperty("java.version") + " " + String.join(" ", jvmFlags()), tunnelTls(), sizes,
+                results);
+    }
+
+    /** Which TLS the agent leg uses: it decides most of the agent's CPU per byte (see BENCHMARKS.md). */
+    private static String tunnelTls() {
+        return TlsProviders.preferred() == SslProvider.OPENSSL ? "BoringSSL " + OpenSsl.versionString() : "JDK";
     }
 
     private static double loadAverage() {

@@ -11,9 +11,10 @@ import java.util.Map;
  *
  * @param loadBefore the 1-minute load average when the run started (other work on the machine skews figures)
  * @param loadAfter the same at the end
+ * @param tls the TLS implementation of the tunnel's gRPC connections (BoringSSL or the JDK's)
  */
 record BenchReport(String version, Instant startedAt, Duration elapsed, boolean quick, String server, int cores,
-        double loadBefore, double loadAfter, String java, BenchSizes sizes, List<ScenarioResult> results) {
+        double loadBefore, double loadAfter, String java, String tls, BenchSizes sizes, List<ScenarioResult> results) {
 
     BenchReport {
         results = List.copyOf(results);
@@ -35,6 +36,7 @@ record BenchReport(String version, Instant startedAt, Duration elapsed, boolean 
         map.put("loadAverageBefore", loadBefore);
         map.put("loadAverageAfter", loadAfter);
         map.put("java", java);
+        map.put("tunnelTls", tls);
         Map<String, Object> runs = new LinkedHashMap<>();
         runs.put("warmups", sizes.warmups());
         runs.put("repeats", sizes.repeats());

@@ -18,9 +18,9 @@ final class ReportFormat {
     static String table(BenchReport report) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "tenant-gateway bench %s%s: %d cores, load %.2f -> %.2f, %s,"
-                + " %d warm-up + %d measured runs (median), %s%n", report.version(), report.quick() ? " --quick" : "",
-                report.cores(), report.loadBefore(), report.loadAfter(), report.java(), report.sizes().warmups(),
-                report.sizes().repeats(), report.server()));
+                + " %d warm-up + %d measured runs (median), %s, tunnel TLS %s%n", report.version(),
+                report.quick() ? " --quick" : "", report.cores(), report.loadBefore(), report.loadAfter(), report.java(),
+                report.sizes().warmups(), report.sizes().repeats(), report.server(), report.tls()));
         String row = "%-10s  %-34s  %10s  %10s  %-16s  %7s  %-26s  %s%n";
         out.append(String.format(Locale.ROOT, row, "SCENARIO", "FIGURE", "TUNNEL", "BASELINE", "(BASELINE IS)",
                 "RATIO", "TARGET", "MET"));

@@ -22,6 +22,8 @@ class BenchQuickIT {
         assertThat(report.path("quick").asBoolean()).isTrue();
         assertThat(report.path("cores").asInt()).isPositive();
         assertThat(report.path("server").asString()).startsWith("in-process");
+        // The shaded jar carries netty-tcnative for linux-x86_64 (the only platform the image is built for).
+        assertThat(report.path("tunnelTls").asString()).startsWith("BoringSSL");
         assertThat(BenchJson.scenarioNames(report)).containsExactly("bulk", "parallel", "dial", "scale",
                 "isolation", "admission");
         report.path("scenarios").forEach(BenchJson::assertComplete);

@@ -20,13 +20,14 @@ class ReportFormatTest {
                 Figure.alone("tunnels open", "tunnels", 10_000, "10000 open without error", true)), "memory",
                 Map.of());
         return new BenchReport("1.2.3", Instant.parse("2026-01-01T00:00:00Z"), Duration.ofSeconds(12), false,
-                "in-process", 2, 0.5, 0.75, "Java 17", BenchSizes.full(), List.of(bulk, scale));
+                "in-process", 2, 0.5, 0.75, "Java 17", "JDK", BenchSizes.full(), List.of(bulk, scale));
     }
 
     @Test
     void theTableHasOneLinePerFigureWithBaselineRatioAndTarget() {
         String table = ReportFormat.table(report());
-        assertThat(table).contains("load 0.50 -> 0.75").contains("1 warm-up + 3 measured runs");
+        assertThat(table).contains("load 0.50 -> 0.75").contains("1 warm-up + 3 measured runs")
+                .contains("tunnel TLS JDK");
         assertThat(table.lines().filter(l -> l.startsWith("bulk ")).toList()).hasSize(2);
         assertThat(table).containsPattern("bulk +throughput \\(MiB/s\\) +300 +1000 +direct +0\\.300 +ratio >= 0\\.5 +NO");
         assertThat(table).containsPattern("scale +tunnels open \\(tunnels\\) +10000 +- +- +10000 open without error +yes");
