@@ -72,7 +72,7 @@ final class Bench {
 
     /** Which TLS the agent leg uses: it decides most of the agent's CPU per byte (see BENCHMARKS.md). */
     private static String tunnelTls() {
-        return TlsProviders.preferred() == SslProvider.OPENSSL ? "BoringSSL " + OpenSsl.versionString() : "JDK";
+        return TlsProviders.preferred() == SslProvider.OPENSSL ? OpenSsl.versionString() : "JDK";
     }
 
     private static double loadAverage() {
