@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import io.tenantgateway.agent.k8s.AdmissionRequests;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
@@ -122,7 +123,7 @@ final class AdmissionCaller {
     Admission create(Pod pod) throws AdmissionFailure, InterruptedException {
         String uid = UUID.randomUUID().toString();
         ObjectNode podJson = (ObjectNode) JSON.readTree(client.getKubernetesSerialization().asJson(pod));
-        String review = JSON.writeValueAsString(review(uid, pod, podJson));
+        String review = JSON.writeValueAsString(AdmissionRequests.podCreate(podJson, uid, "lab-user", false));
         InetSocketAddress service = serviceAddress.get();
         String target = service.getHostString() + ":" + service.getPort();
 
@@ -213,36 +214,6 @@ final class AdmissionCaller {
             throw new AdmissionFailure(Stage.STORE, "API server refused the admitted pod: " + e.getMessage(), e);
         }
         return new Admission(uid, true, code, message, operations, stored, dial, tlsTime, http);
-    }
-
-    private static ObjectNode review(String uid, Pod pod, ObjectNode podJson) {
-        ObjectNode review = JSON.createObjectNode();
-        review.put("apiVersion", "admission.k8s.io/v1");
-        review.put("kind", "AdmissionReview");
-        ObjectNode request = review.putObject("request");
-        request.put("uid", uid);
-        ObjectNode kind = request.putObject("kind");
-        kind.put("group", "");
-        kind.put("version", "v1");
-        kind.put("kind", "Pod");
-        ObjectNode resource = request.putObject("resource");
-        resource.put("group", "");
-        resource.put("version", "v1");
-        resource.put("resource", "pods");
-        request.set("requestKind", kind.deepCopy());
-        request.set("requestResource", resource.deepCopy());
-        request.put("name", pod.getMetadata().getName());
-        request.put("namespace", pod.getMetadata().getNamespace());
-        request.put("operation", "CREATE");
-        ObjectNode user = request.putObject("userInfo");
-        user.put("username", "lab-user");
-        user.putArray("groups").add("system:authenticated");
-        request.set("object", podJson);
-        request.put("dryRun", false);
-        ObjectNode options = request.putObject("options");
-        options.put("apiVersion", "meta.k8s.io/v1");
-        options.put("kind", "CreateOptions");
-        return review;
     }
 
     private static FullHttpRequest request(String review) {

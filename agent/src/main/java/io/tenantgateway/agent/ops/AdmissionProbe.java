@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import io.tenantgateway.agent.k8s.AdmissionRequests;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -81,29 +82,7 @@ public final class AdmissionProbe {
 
     /** An {@code admission.k8s.io/v1} AdmissionReview for creating {@code pod}, marked {@code dryRun}. */
     public static String request(ObjectNode pod, String uid) {
-        requireNonNull(pod, "pod");
-        requireNonNull(uid, "uid");
-        ObjectNode review = JSON.createObjectNode();
-        review.put("apiVersion", "admission.k8s.io/v1");
-        review.put("kind", "AdmissionReview");
-        ObjectNode request = review.putObject("request");
-        request.put("uid", uid);
-        ObjectNode kind = request.putObject("kind");
-        kind.put("group", "").put("version", "v1").put("kind", "Pod");
-        ObjectNode resource = request.putObject("resource");
-        resource.put("group", "").put("version", "v1").put("resource", "pods");
-        request.set("requestKind", kind.deepCopy());
-        request.set("requestResource", resource.deepCopy());
-        JsonNode metadata = pod.path("metadata");
-        request.put("name", metadata.path("name").asString(metadata.path("generateName").asString("")));
-        request.put("namespace", metadata.path("namespace").asString("default"));
-        request.put("operation", "CREATE");
-        request.putObject("userInfo").put("username", "tenant-gateway-probe");
-        request.set("object", pod);
-        request.put("dryRun", true);
-        ObjectNode options = request.putObject("options");
-        options.put("apiVersion", "meta.k8s.io/v1").put("kind", "CreateOptions").putArray("dryRun").add("All");
-        return JSON.writeValueAsString(review);
+        return JSON.writeValueAsString(AdmissionRequests.podCreate(pod, uid, "tenant-gateway-probe", true));
     }
 
     /**
