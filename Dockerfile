@@ -3,9 +3,10 @@
 # Then:                 docker build -t tenant-gateway:0.1.0 .
 FROM eclipse-temurin:17-jre-jammy
 
-# No shell tricks at run time: the launcher scripts are plain sh, the JVM options keep the footprint small
-# (serial GC, heap as a share of the container limit, C1 only: the agent is I/O bound).
-ENV TENANT_GATEWAY_JVM_OPTS="-XX:+UseSerialGC -XX:MaxRAMPercentage=60 -XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -XX:-UsePerfData"
+# The launcher scripts are plain sh. JVM options keep the footprint small (serial GC, heap as a share of the
+# container limit); bin/tenant-gateway adds C1-only compilation for short commands and keeps C2 for `run`, where it
+# cuts the agent's CPU per tunnelled byte by about 30 % (BENCHMARKS.md).
+ENV TENANT_GATEWAY_JVM_OPTS="-XX:+UseSerialGC -XX:MaxRAMPercentage=60 -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -XX:-UsePerfData"
 
 COPY agent/target/tenant-gateway.jar /opt/tenant-gateway/lib/tenant-gateway.jar
 COPY bin/tenant-gateway bin/proxy-agent /opt/tenant-gateway/bin/
