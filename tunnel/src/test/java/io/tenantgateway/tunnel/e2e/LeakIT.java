@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.channel.Channel;
+import io.netty.util.ResourceLeakDetector;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.TunnelServer;
@@ -19,6 +20,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,7 +37,23 @@ class LeakIT {
     Path dir;
     @RegisterExtension
     final TunnelHarness harness = new TunnelHarness();
+    private static ResourceLeakDetector.Level suiteLevel;
 
+    /**
+     * The suite runs with paranoid buffer-leak detection, which records every buffer access and makes 10,000
+     * tunnels about 2.5 times slower. This test is about file descriptors and registries; the other ITs keep
+     * paranoid coverage of buffers, and SIMPLE still samples them here.
+     */
+    @BeforeAll
+    static void sampleBufferLeaks() {
+        suiteLevel = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE);
+    }
+
+    @AfterAll
+    static void restoreBufferLeakLevel() {
+        ResourceLeakDetector.setLevel(suiteLevel);
+    }
 
     @Test
     void tenThousandShortTunnelsLeaveNothingBehind() throws Exception {
