@@ -1,7 +1,9 @@
 package io.tenantgateway.agent;
 
 import io.tenantgateway.agent.cli.ExitCodes;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 
 /** Entry point of the {@code tenant-gateway} binary. */
@@ -13,9 +15,14 @@ public final class Main {
         System.exit(run(args));
     }
 
-    /** Runs the CLI and returns the exit code (tests call this instead of {@link #main}). */
+    /**
+     * Runs the CLI on the process's stdout/stderr and returns the exit code. Output is UTF-8 whatever the locale,
+     * as kubectl's is: containers often run without {@code LANG}, and the JVM would print the tables' arrows and
+     * multiplication signs as '?'.
+     */
     public static int run(String... args) {
-        return execute(commandLine(), args);
+        return run(new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true),
+                new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true), args);
     }
 
     /** Runs the CLI writing to the given streams. */

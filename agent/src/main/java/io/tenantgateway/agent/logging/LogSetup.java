@@ -75,6 +75,7 @@ public final class LogSetup {
         } else {
             PatternLayoutEncoder text = new PatternLayoutEncoder();
             text.setPattern("%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} - %msg%n");
+            text.setCharset(java.nio.charset.StandardCharsets.UTF_8);
             encoder = text;
         }
         encoder.setContext(context);
