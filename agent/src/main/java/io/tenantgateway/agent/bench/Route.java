@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -37,16 +36,7 @@ interface Route {
 
             @Override
             public CompletableFuture<Channel> connect(InetSocketAddress target, ChannelHandler handler) {
-                CompletableFuture<Channel> result = new CompletableFuture<>();
-                ChannelFuture connect = bootstrap.clone().handler(handler).connect(target);
-                connect.addListener(f -> {
-                    if (f.isSuccess()) {
-                        result.complete(connect.channel());
-                    } else {
-                        result.completeExceptionally(f.cause());
-                    }
-                });
-                return result;
+                return Transports.whenDone(bootstrap.clone().handler(handler).connect(target));
             }
         };
     }

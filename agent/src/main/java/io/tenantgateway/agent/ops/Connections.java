@@ -2,7 +2,6 @@ package io.tenantgateway.agent.ops;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -64,16 +63,7 @@ final class Connections {
         if (!unix) {
             bootstrap.option(ChannelOption.TCP_NODELAY, true);
         }
-        CompletableFuture<Channel> result = new CompletableFuture<>();
-        ChannelFuture connect = bootstrap.connect(address);
-        connect.addListener(f -> {
-            if (f.isSuccess()) {
-                result.complete(connect.channel());
-            } else {
-                result.completeExceptionally(f.cause());
-            }
-        });
-        return result;
+        return Transports.whenDone(bootstrap.connect(address));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.tenantgateway.tunnel.transport;
 import static java.util.Objects.requireNonNull;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoEventLoopGroup;
@@ -24,6 +25,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Netty transport selection: native epoll where it loads (Linux; required for Unix domain sockets), NIO
@@ -82,6 +84,20 @@ public final class Transports {
             }
         }
         return null;
+    }
+
+    /** The channel of a connect (or bind) as a {@link CompletableFuture}, failing with Netty's cause. */
+    public static CompletableFuture<Channel> whenDone(ChannelFuture future) {
+        requireNonNull(future, "future");
+        CompletableFuture<Channel> result = new CompletableFuture<>();
+        future.addListener(done -> {
+            if (done.isSuccess()) {
+                result.complete(future.channel());
+            } else {
+                result.completeExceptionally(done.cause());
+            }
+        });
+        return result;
     }
 
     private static void requireEpoll(EventLoopGroup group) {
