@@ -3,12 +3,11 @@ package io.tenantgateway.agent.admin;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.health.HttpEndpoint;
 import io.tenantgateway.agent.TenantGatewayCommand;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.net.InetSocketAddress;
@@ -16,7 +15,6 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.SerializationFeature;
@@ -37,50 +35,35 @@ public final class AdminServer implements AutoCloseable {
     private static final String PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none';"
             + " form-action 'none'; frame-ancestors 'none'";
 
-    private final Vertx vertx;
-    private final String host;
-    private final int port;
+    private final HttpEndpoint endpoint;
     private final Agent agent;
     private final Clock clock;
     private final String version = TenantGatewayCommand.Version.version();
     private final JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-    private HttpServer server;
 
     public AdminServer(Vertx vertx, String host, int port, Agent agent) {
         this(vertx, host, port, agent, Clock.systemUTC());
     }
 
     public AdminServer(Vertx vertx, String host, int port, Agent agent, Clock clock) {
-        this.vertx = requireNonNull(vertx, "vertx");
-        this.host = host == null || host.isEmpty() ? "127.0.0.1" : host;
-        this.port = port;
+        this.endpoint = new HttpEndpoint(vertx, "admin server", host == null || host.isEmpty() ? "127.0.0.1" : host,
+                port, this::handle);
         this.agent = requireNonNull(agent, "agent");
         this.clock = requireNonNull(clock, "clock");
     }
 
-    public synchronized void start() {
-        if (server != null) {
-            return;
-        }
-        try {
-            server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
-                    .requestHandler(this::handle).listen().toCompletionStage().toCompletableFuture()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("admin server: cannot listen on " + host + ":" + port + ": "
-                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
-        }
+    public void start() {
+        endpoint.start();
         log.info("admin server listening address={}:{} paths=/ui,/debug/{{config,readiness,tunnels,devices,locks,"
-                + "admissions}}", host, server.actualPort());
+                + "admissions}}", endpoint.host(), endpoint.boundPort());
     }
 
     public int boundPort() {
-        HttpServer current = server;
-        return current == null ? -1 : current.actualPort();
+        return endpoint.boundPort();
     }
 
     public InetSocketAddress address() {
-        return new InetSocketAddress(host, boundPort());
+        return new InetSocketAddress(endpoint.host(), boundPort());
     }
 
     private void handle(HttpServerRequest request) {
@@ -198,16 +181,7 @@ public final class AdminServer implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (server == null) {
-            return;
-        }
-        try {
-            server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            log.warn("admin server close failed: {}", e.toString());
-        } finally {
-            server = null;
-        }
+    public void close() {
+        endpoint.close();
     }
 }

@@ -6,15 +6,12 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,25 +23,21 @@ import org.slf4j.LoggerFactory;
 public final class HealthServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HealthServer.class);
 
-    private final Vertx vertx;
-    private final String host;
-    private final int port;
+    private final HttpEndpoint endpoint;
     private final PrometheusRegistry registry;
     private final List<HealthCheck> checks = new CopyOnWriteArrayList<>();
     private final PrometheusTextFormatWriter metricsWriter = PrometheusTextFormatWriter.create();
-    private HttpServer server;
 
     /**
      * @param host bind address; empty means all interfaces (upstream {@code --health-server-host ""})
      * @param port bind port, 0 for an ephemeral one (tests)
      */
     public HealthServer(Vertx vertx, String host, int port, PrometheusRegistry registry) {
-        this.vertx = requireNonNull(vertx, "vertx");
-        this.host = host == null || host.isEmpty() ? "0.0.0.0" : host;
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--health-server-port: " + port + " (expected: 0..65535)");
         }
-        this.port = port;
+        this.endpoint = new HttpEndpoint(vertx, "health server", host == null || host.isEmpty() ? "0.0.0.0" : host,
+                port, this::handle);
         this.registry = requireNonNull(registry, "registry");
     }
 
@@ -58,28 +51,18 @@ public final class HealthServer implements AutoCloseable {
         return List.copyOf(checks);
     }
 
-    public synchronized void start() {
-        if (server != null) {
-            return;
-        }
-        HttpServer created = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
-                .requestHandler(this::handle);
-        try {
-            server = created.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("health server: cannot listen on " + host + ":" + port + ": "
-                    + rootMessage(e), e);
-        }
-        log.info("health server listening address={}:{} paths=/healthz,/readyz,/metrics", host, boundPort());
+    public void start() {
+        endpoint.start();
+        log.info("health server listening address={}:{} paths=/healthz,/readyz,/metrics", endpoint.host(),
+                boundPort());
     }
 
     public int boundPort() {
-        HttpServer current = server;
-        return current == null ? -1 : current.actualPort();
+        return endpoint.boundPort();
     }
 
     public InetSocketAddress address() {
-        return new InetSocketAddress(host, boundPort());
+        return new InetSocketAddress(endpoint.host(), boundPort());
     }
 
     /** Whether every check passes right now. */
@@ -131,24 +114,8 @@ public final class HealthServer implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (server == null) {
-            return;
-        }
-        try {
-            server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            log.warn("health server close failed: {}", rootMessage(e));
-        } finally {
-            server = null;
-        }
+    public void close() {
+        endpoint.close();
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
-    }
 }
