@@ -37,9 +37,12 @@ final class ScaleScenario {
     private static final double KIB = 1024;
     /** Dials in flight at once while opening tunnels. */
     private static final int DIAL_BATCH = 500;
-    /** The container image's JVM options (Dockerfile), with a fixed heap limit instead of a share of RAM. */
-    static final List<String> CHILD_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xmx1g", "-XX:TieredStopAtLevel=1",
-            "-Xss512k", "-XX:-UsePerfData");
+    /**
+     * The JVM options {@code run} gets in the container image (Dockerfile and bin/tenant-gateway: C2 on), with a fixed
+     * heap limit instead of a share of RAM.
+     */
+    static final List<String> CHILD_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xmx1g", "-Xss512k",
+            "-XX:-UsePerfData");
 
     private final BenchRig rig;
     private final BenchSizes sizes;

@@ -8,7 +8,7 @@ import io.netty.handler.ssl.SslProvider;
  * JDK's.
  *
  * <p>Why not simply the JDK: its AES-GCM runs as plain Java until C2 has compiled it (the GHASH and AES intrinsics
- * are C2-only), and the container image runs C1 only to keep the agent small. Measured on the 2-core bench
+ * are C2-only), and short commands (lab, probe, doctor) run C1 only to start fast. Measured on the 2-core bench
  * machine: JDK AES-GCM ~12 MB/s per core under C1, ~1.2 GB/s under C2; BoringSSL is fast under either, and encrypts
  * from and into direct buffers without the heap copies Netty's JDK path needs. Both providers take the same
  * key/trust managers ({@code io.tenantgateway.certs.TlsContexts}), so reloads and name checks behave the same.
