@@ -4,8 +4,8 @@
 FROM eclipse-temurin:17-jre-jammy
 
 # The launcher scripts are plain sh. JVM options keep the footprint small (serial GC, heap as a share of the
-# container limit); bin/tenant-gateway adds C1-only compilation for short commands and keeps C2 for `run` (and `bench`), where it
-# cuts the agent's CPU per tunnelled byte by about 30 % (BENCHMARKS.md).
+# container limit); bin/tenant-gateway adds C1-only compilation for short commands and keeps C2 for `run` (and
+# `bench`, which measures it), where it cuts the agent's CPU per tunnelled byte by about 30 % (BENCHMARKS.md).
 ENV TENANT_GATEWAY_JVM_OPTS="-XX:+UseSerialGC -XX:MaxRAMPercentage=60 -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -XX:-UsePerfData"
 
 COPY agent/target/tenant-gateway.jar /opt/tenant-gateway/lib/tenant-gateway.jar
