@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.admin.AdminServer;
 import io.tenantgateway.agent.devices.DeviceRegistrar;
+import io.tenantgateway.agent.health.DeferredCheck;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.HealthServer;
 import io.tenantgateway.agent.k8s.KubernetesClients;
@@ -27,8 +28,16 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import io.tenantgateway.tunnel.client.ServerCounter;
+import io.tenantgateway.tunnel.client.SyncBackoff;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
+import java.util.Random;
+import java.util.LinkedHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -43,8 +52,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The composition root: builds every part from {@link AgentConfig}, starts them in dependency order (health, TLS
- * material, Kubernetes client, informers, devices, tunnel, webhook, admin) and stops them in reverse.
+ * The composition root: builds every part from {@link AgentConfig}, starts them in order (tunnel; health with every
+ * part's readiness check; admin; then the HAMi parts: webhook, device registration, and in the background,
+ * retrying until the Kubernetes API answers, lock controller, quota lookup, Secret TLS, CA bundle, lease counter)
+ * and stops them in reverse. The tunnel never waits for the API (DESIGN.md "Start order").
  *
  * <p>Shutdown is two-phase, as the konnectivity protocol wants it: {@link #drain()} fails readiness, sends DRAIN on
  * every server stream (servers stop routing new dials here) and waits for open tunnels to finish, up to the grace
@@ -63,21 +74,30 @@ public final class Agent implements AutoCloseable {
     private boolean startCalled;
     private boolean closed;
 
-    private Vertx vertx;
-    private HealthServer health;
-    private KubernetesClient kubernetes;
-    private DeviceRegistrar devices;
-    private AllocationController allocation;
-    private TunnelClientSet tunnel;
-    private WebhookServer webhook;
-    private AdminServer admin;
+    private final CompletableFuture<RuntimeException> fatal = new CompletableFuture<>();
+
+    // Set during start; read by the health server's event loop and the admin server, hence volatile.
+    private volatile Vertx vertx;
+    private volatile HealthServer health;
+    private volatile KubernetesClient kubernetes;
+    private volatile DeviceRegistrar devices;
+    private volatile AllocationController allocation;
+    private volatile TunnelClientSet tunnel;
+    private volatile WebhookServer webhook;
+    private volatile WebhookConfigurationManager webhookConfigManager;
+    private volatile AdminServer admin;
+    private ScheduledExecutorService partsScheduler;
 
     public Agent(AgentConfig config, Clock clock) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
     }
 
-    /** Starts every enabled part. Idempotent; a failure closes what already started and rethrows. */
+    /**
+     * Starts every enabled part: health (with every part's readiness check), tunnel, admin, then the HAMi parts
+     * (the ones that need the API in the background). Idempotent; a failure closes what already started, leaves the
+     * agent closed (a later {@code start()} throws) and rethrows.
+     */
     public void start() {
         synchronized (lifecycle) {
             if (closed) {
@@ -90,7 +110,11 @@ public final class Agent implements AutoCloseable {
             try {
                 doStart();
             } catch (RuntimeException | Error e) {
+                if (partsScheduler != null) {
+                    partsScheduler.shutdownNow();
+                }
                 closeStarted();
+                closed = true;
                 throw e;
             }
         }
@@ -103,131 +127,292 @@ public final class Agent implements AutoCloseable {
             log.info("HAMi parts off (no --webhook-tls-cert, --device-source=none, no lock controller): running as a"
                     + " pure konnectivity-agent");
         }
+        // The tunnel first: it is what the control plane needs to reach anything on this node, so it waits for
+        // nothing (with --count-server-leases it uses the servers' count until the leases are listed). Its first
+        // connection attempt runs on the tunnel's own event loop while the rest is built here.
+        TunnelClientSet.Builder tunnelBuilder = TunnelClientSet.builder(config.tunnel()).registry(registry)
+                .clock(clock);
+        AtomicReference<ServerCounter> leaseCounter = new AtomicReference<>();
+        if (config.tunnel().countServerLeases()) {
+            tunnelBuilder.serverCounter(fromHeaders -> {
+                ServerCounter counter = leaseCounter.get();
+                return counter == null ? fromHeaders : counter.serverCount(fromHeaders);
+            });
+        }
+        TunnelClientSet client = tunnelBuilder.build();
+        client.start();
+        tunnel = client;
+        started.push(client);
+
         vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
         started.push(() -> vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
 
-        // Liveness first: a slow informer sync must not get the pod killed.
+        // Every enabled part's readiness check exists before the health port accepts a connection (a part that has
+        // not started yet is "not ready" with its name), so /readyz is never 200 early. The checks come from the
+        // configuration alone: no HAMi part is built yet.
         health = new HealthServer(vertx, config.tunnel().healthServerHost(), config.tunnel().healthServerPort(),
                 registry);
         health.addCheck(new HealthCheck("shutdown", () -> draining ? HealthCheck.Result.failed("draining")
                 : HealthCheck.Result.OK));
+        health.addCheck(new HealthCheck("server-connected", () -> {
+            TunnelClientSet current = tunnel;
+            return current == null ? HealthCheck.Result.failed("tunnel not started yet")
+                    : current.isReady() ? HealthCheck.Result.OK : HealthCheck.Result.failed(current.readinessFailure());
+        }));
+        Map<String, DeferredCheck> checks = new LinkedHashMap<>();
+        for (String name : partChecks()) {
+            DeferredCheck check = new DeferredCheck(name);
+            checks.put(name, check);
+            health.addCheck(check.check());
+        }
         health.start();
         started.push(health);
 
+        admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(), this);
+        admin.start();
+        started.push(admin);
+
+        // Then the HAMi parts: the webhook listens at once where that is safe (DESIGN.md); everything that needs the
+        // API starts in the background and retries until the API answers.
         if (config.needsKubernetes()) {
-            kubernetes = KubernetesClients.create(config.tunnel().kubeconfig());
+            kubernetes = KubernetesClients.create(config.tunnel().kubeconfig()); // builds only: no API call yet
             started.push(kubernetes);
+        }
+        List<RetryingStart<?>> background = new ArrayList<>();
+        if (config.tunnel().countServerLeases()) {
+            LeaseServerCounter leases = new LeaseServerCounter(kubernetes, config.tunnel().leaseNamespace(),
+                    config.tunnel().leaseLabelSelector(), clock);
+            leaseCounter.set(leases);
+            background.add(retrying("server-leases", "server lease counter (--count-server-leases; the servers'"
+                    + " servercount is used meanwhile)", () -> {
+                        leases.start();
+                        return leases;
+                    }, c -> HealthCheck.Result.OK));
         }
         if (config.devices().isPresent()) {
             var deviceConfig = config.devices().get();
             devices = new DeviceRegistrar(deviceConfig, deviceConfig.createSource().orElseThrow(), kubernetes, clock,
                     registry);
-            health.addCheck(devices.readinessCheck());
-            devices.start();
-            started.push(devices);
+            checks.get(DEVICES_CHECK).bind(devices.readinessCheck());
         }
         if (config.allocation().isPresent()) {
             DeviceRegistrar registrar = devices;
-            allocation = new AllocationController(kubernetes, config.allocation().get(),
+            AllocationController controller = new AllocationController(kubernetes, config.allocation().get(),
                     registrar == null ? Set::of : registrar::registeredDeviceIds, registry, clock);
-            health.addCheck(new HealthCheck("lock-controller-synced", () -> allocation.synced() ? HealthCheck.Result.OK
-                    : HealthCheck.Result.failed("pod and node informers not synced")));
-            allocation.start();
-            started.push(allocation);
+            allocation = controller;
+            RetryingStart<AllocationController> start = retrying(LOCKS_CHECK, "lock controller", () -> {
+                controller.start();
+                return controller;
+            }, c -> c.synced() ? HealthCheck.Result.OK
+                    : HealthCheck.Result.failed("pod and node informers not synced"));
+            checks.get(LOCKS_CHECK).bind(start.check());
+            background.add(start);
         }
-
-        TunnelClientSet.Builder tunnelBuilder = TunnelClientSet.builder(config.tunnel()).registry(registry)
-                .clock(clock);
-        if (config.tunnel().countServerLeases()) {
-            LeaseServerCounter leases = new LeaseServerCounter(kubernetes, config.tunnel().leaseNamespace(),
-                    config.tunnel().leaseLabelSelector(), clock);
-            leases.start();
-            started.push(leases);
-            tunnelBuilder.serverCounter(leases);
+        config.webhook().ifPresent(part -> startWebhook(part, checks, background));
+        if (devices != null) {
+            devices.start();
+            started.push(devices);
         }
-        tunnel = tunnelBuilder.build();
-        health.addCheck(new HealthCheck("server-connected", () -> tunnel.isReady() ? HealthCheck.Result.OK
-                : HealthCheck.Result.failed(tunnel.readinessFailure())));
-        tunnel.start();
-        started.push(tunnel);
-
-        if (config.webhook().isPresent()) {
-            startWebhook(config.webhook().get());
+        for (RetryingStart<?> part : background) {
+            started.push(part);
+            part.start();
         }
-
-        admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(), this);
-        admin.start();
-        started.push(admin);
         log.info("tenant-gateway started parts={} health-port={} admin-port={}", parts(), health.boundPort(),
                 admin.boundPort());
     }
 
-    private void startWebhook(AgentConfig.WebhookPart part) {
-        TlsMaterial serving;
-        String servingSource;
-        if (part.tlsSecret().isPresent()) {
-            SecretTlsMaterial secret = new SecretTlsMaterial(kubernetes, part.tlsSecret().get());
-            secret.start();
-            started.push(secret);
-            serving = secret;
-            servingSource = "Secret " + part.tlsSecret().get();
-        } else {
-            Path cert = part.tlsCert().orElseThrow();
-            ReloadingTlsMaterial files = ReloadingTlsMaterial.load(part.clientCa().isPresent()
-                    ? TlsFiles.identityAndTrust(cert, part.tlsKey().orElseThrow(), part.clientCa().get())
-                    : TlsFiles.identity(cert, part.tlsKey().orElseThrow()), TLS_POLL);
-            files.start();
-            started.push(files);
-            serving = files;
-            servingSource = cert.toString();
+    static final String DEVICES_CHECK = "devices-registered";
+    static final String LOCKS_CHECK = "lock-controller-synced";
+    static final String WEBHOOK_CHECK = "webhook-serving";
+    static final String QUOTA_CHECK = "webhook-quota-synced";
+    static final String CA_BUNDLE_CHECK = "webhook-ca-bundle";
+
+    /** The readiness checks of the enabled HAMi parts, known from the configuration before anything is built. */
+    private List<String> partChecks() {
+        List<String> names = new ArrayList<>();
+        if (config.devices().isPresent()) {
+            names.add(DEVICES_CHECK);
         }
-        WebhookServer.Builder builder = WebhookServer.builder(part.config()).serverTls(serving).registry(registry)
-                .clock(clock).vertx(vertx)
-                .deviceConfig(part.deviceConfig().map(DeviceConfig::load).orElse(DeviceConfig.defaults()));
-        if (part.upstreamCa().isPresent()) {
-            ReloadingTlsMaterial upstreamTrust = ReloadingTlsMaterial.load(TlsFiles.trustOnly(part.upstreamCa().get()),
-                    TLS_POLL);
-            upstreamTrust.start();
-            started.push(upstreamTrust);
-            builder.upstreamTls(upstreamTrust);
+        if (config.allocation().isPresent()) {
+            names.add(LOCKS_CHECK);
         }
-        if (kubernetes != null) {
-            KubernetesQuotaLookup quota = new KubernetesQuotaLookup(kubernetes);
-            quota.start();
-            started.push(quota);
-            builder.quotaLookup(quota);
-        } else {
+        if (config.webhook().isPresent()) {
+            names.add(WEBHOOK_CHECK);
+            if (config.needsKubernetes()) {
+                names.add(QUOTA_CHECK);
+            }
+            if (config.webhookConfiguration().isPresent()) {
+                names.add(CA_BUNDLE_CHECK);
+            }
+        }
+        return names;
+    }
+
+    private <T extends AutoCloseable> RetryingStart<T> retrying(String checkName, String partName,
+            RetryingStart.Attempt<T> attempt, java.util.function.Function<T, HealthCheck.Result> readiness) {
+        KubernetesClient api = kubernetes;
+        return new RetryingStart<>(checkName, partName, attempt, readiness,
+                failure -> KubernetesClients.describeFailure(api, failure), partsScheduler(),
+                new SyncBackoff(RetryingStart.FIRST_RETRY, RetryingStart.RETRY_CAP, new Random()), this::fatal);
+    }
+
+    private ScheduledExecutorService partsScheduler() {
+        if (partsScheduler == null) {
+            AtomicInteger threads = new AtomicInteger();
+            partsScheduler = Executors.newScheduledThreadPool(2, runnable -> {
+                Thread thread = new Thread(runnable, "agent-parts-" + threads.incrementAndGet());
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        return partsScheduler;
+    }
+
+    /** A configuration error found after start (a background part): the runner exits 2 with it. */
+    private void fatal(RuntimeException error) {
+        fatal.complete(error);
+    }
+
+    /** Completes with a configuration error a background part ran into; the process should exit 2 with it. */
+    public CompletableFuture<RuntimeException> fatalError() {
+        return fatal;
+    }
+
+    /**
+     * Starts the webhook and binds its readiness checks. With PEM files it listens at once (quota lookup and
+     * CA-bundle management follow in the background); with {@code --webhook-tls-secret} it cannot serve before the
+     * Secret is read, so listening is a background part too.
+     */
+    private void startWebhook(AgentConfig.WebhookPart part, Map<String, DeferredCheck> checks,
+            List<RetryingStart<?>> background) {
+        KubernetesQuotaLookup quota = kubernetes == null ? null : new KubernetesQuotaLookup(kubernetes);
+        if (quota == null) {
             log.info("webhook quota check off: no Kubernetes access configured (ResourceQuota limits.nvidia.com/*"
                     + " are not enforced at admission; the scheduler still enforces them)");
+        } else {
+            RetryingStart<KubernetesQuotaLookup> start = retrying(QUOTA_CHECK, "webhook quota lookup", () -> {
+                quota.start();
+                return quota;
+            }, q -> q.synced() ? HealthCheck.Result.OK : HealthCheck.Result.failed("ResourceQuota informer not synced"));
+            checks.get(QUOTA_CHECK).bind(start.check());
+            background.add(start);
         }
-        webhook = builder.build();
-        webhook.start();
-        started.push(webhook);
-        health.addCheck(new HealthCheck("webhook-serving", () -> draining ? HealthCheck.Result.failed("draining")
-                : webhook.isListening() ? HealthCheck.Result.OK : HealthCheck.Result.failed("not listening")));
-        config.webhookConfiguration().ifPresent(managed -> {
-            TlsMaterial ca = serving;
-            String caSource = servingSource;
-            if (managed.caBundle().isPresent()) {
-                ReloadingTlsMaterial caFile = ReloadingTlsMaterial.load(TlsFiles.trustOnly(managed.caBundle().get()),
-                        TLS_POLL);
-                caFile.start();
-                started.push(caFile);
-                ca = caFile;
-                caSource = managed.caBundle().get().toString();
-            }
-            WebhookConfigurationManager manager = new WebhookConfigurationManager(kubernetes, managed.name(), ca,
-                    caSource);
-            manager.start();
-            started.push(manager);
-        });
+        config.webhookConfiguration().ifPresent(managed -> checks.get(CA_BUNDLE_CHECK).bind(
+                new HealthCheck(CA_BUNDLE_CHECK, () -> {
+                    WebhookConfigurationManager manager = webhookConfigManager;
+                    if (manager == null) {
+                        return HealthCheck.Result.failed("webhook not started yet");
+                    }
+                    String error = manager.lastError();
+                    return error != null ? HealthCheck.Result.failed("MutatingWebhookConfiguration " + managed.name()
+                            + ": " + error) : manager.synced() ? HealthCheck.Result.OK
+                            : HealthCheck.Result.failed("MutatingWebhookConfiguration " + managed.name()
+                                    + " not synced yet");
+                })));
+        DeviceConfig deviceConfig = part.deviceConfig().map(DeviceConfig::load).orElse(DeviceConfig.defaults());
         if (part.config().clientAuth() != ClientAuthMode.NONE) {
             log.info("webhook requires client certificates from {}", part.clientCa().orElseThrow());
+        }
+        if (part.tlsSecret().isPresent()) {
+            SecretTlsMaterial secret = new SecretTlsMaterial(kubernetes, part.tlsSecret().get());
+            started.push(secret);
+            String source = "Secret " + part.tlsSecret().get();
+            RetryingStart<WebhookParts> start = retrying(WEBHOOK_CHECK, "webhook (TLS from " + source + ")", () -> {
+                secret.start();
+                try {
+                    return startWebhookServer(part, secret, source, deviceConfig, quota);
+                } catch (RuntimeException e) {
+                    secret.close();
+                    throw e;
+                }
+            }, parts -> webhookReadiness(parts.server()));
+            checks.get(WEBHOOK_CHECK).bind(start.check());
+            background.add(start);
+            return;
+        }
+        Path cert = part.tlsCert().orElseThrow();
+        ReloadingTlsMaterial files = ReloadingTlsMaterial.load(part.clientCa().isPresent()
+                ? TlsFiles.identityAndTrust(cert, part.tlsKey().orElseThrow(), part.clientCa().get())
+                : TlsFiles.identity(cert, part.tlsKey().orElseThrow()), TLS_POLL);
+        files.start();
+        started.push(files);
+        WebhookParts server = startWebhookServer(part, files, cert.toString(), deviceConfig, quota);
+        started.push(server);
+        checks.get(WEBHOOK_CHECK).bind(new HealthCheck(WEBHOOK_CHECK, () -> webhookReadiness(server.server())));
+    }
+
+    private HealthCheck.Result webhookReadiness(WebhookServer server) {
+        return draining ? HealthCheck.Result.failed("draining")
+                : server.isListening() ? HealthCheck.Result.OK : HealthCheck.Result.failed("not listening");
+    }
+
+    /** Builds and starts the webhook server (and the CA-bundle manager); the caller owns what is returned. */
+    private WebhookParts startWebhookServer(AgentConfig.WebhookPart part, TlsMaterial serving, String servingSource,
+            DeviceConfig deviceConfig, KubernetesQuotaLookup quota) {
+        WebhookServer.Builder builder = WebhookServer.builder(part.config()).serverTls(serving).registry(registry)
+                .clock(clock).vertx(vertx).deviceConfig(deviceConfig);
+        List<AutoCloseable> owned = new ArrayList<>();
+        try {
+            if (part.upstreamCa().isPresent()) {
+                ReloadingTlsMaterial upstreamTrust = ReloadingTlsMaterial.load(
+                        TlsFiles.trustOnly(part.upstreamCa().get()), TLS_POLL);
+                upstreamTrust.start();
+                owned.add(upstreamTrust);
+                builder.upstreamTls(upstreamTrust);
+            }
+            if (quota != null) {
+                builder.quotaLookup(quota);
+            }
+            WebhookServer server = builder.build();
+            server.start();
+            owned.add(server);
+            config.webhookConfiguration().ifPresent(managed -> {
+                TlsMaterial ca = serving;
+                String caSource = servingSource;
+                if (managed.caBundle().isPresent()) {
+                    ReloadingTlsMaterial caFile = ReloadingTlsMaterial.load(
+                            TlsFiles.trustOnly(managed.caBundle().get()), TLS_POLL);
+                    caFile.start();
+                    owned.add(caFile);
+                    ca = caFile;
+                    caSource = managed.caBundle().get().toString();
+                }
+                WebhookConfigurationManager manager = new WebhookConfigurationManager(kubernetes, managed.name(), ca,
+                        caSource);
+                manager.start();
+                owned.add(manager);
+                webhookConfigManager = manager;
+            });
+            webhook = server;
+            return new WebhookParts(server, owned);
+        } catch (RuntimeException e) {
+            new WebhookParts(server(owned), owned).close();
+            throw e;
+        }
+    }
+
+    private static WebhookServer server(List<AutoCloseable> owned) {
+        return owned.stream().filter(WebhookServer.class::isInstance).map(WebhookServer.class::cast).findFirst()
+                .orElse(null);
+    }
+
+    /** The webhook server and what it uses (upstream trust, CA-bundle manager); closes them in reverse. */
+    private record WebhookParts(WebhookServer server, List<AutoCloseable> owned) implements AutoCloseable {
+        @Override
+        public void close() {
+            for (int i = owned.size() - 1; i >= 0; i--) {
+                AutoCloseable part = owned.get(i);
+                try {
+                    part.close();
+                } catch (Exception e) {
+                    log.warn("closing {} failed: {}", part.getClass().getSimpleName(), e.toString());
+                }
+            }
         }
     }
 
     private String parts() {
-        return "tunnel" + (webhook != null ? ",webhook" : "") + (devices != null ? ",devices" : "")
+        return "tunnel" + (config.webhook().isPresent() ? ",webhook" : "") + (devices != null ? ",devices" : "")
                 + (allocation != null ? ",lock-controller" : "");
     }
 
@@ -296,6 +481,9 @@ public final class Agent implements AutoCloseable {
             }
             closed = true;
             draining = true;
+            if (partsScheduler != null) {
+                partsScheduler.shutdownNow(); // interrupts a start attempt waiting on the API
+            }
             closeStarted();
         }
         log.info("tenant-gateway stopped");

@@ -44,20 +44,33 @@ final class AgentRunner {
         Runtime.getRuntime().addShutdownHook(hook);
 
         agent.start();
+        // A configuration error a background part finds later (say, the webhook's port taken once its Secret was
+        // read) ends the process like one found at start: exit 2 with the message.
+        agent.fatalError().thenRun(stopRequested::countDown);
         try {
             stopRequested.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        RuntimeException fatal = agent.fatalError().getNow(null);
+        if (fatal != null) {
+            agent.close();
+            removeHook(hook);
+            throw fatal;
+        }
         Instant deadline = clock.instant().plus(config.shutdownGrace());
         boolean drained = agent.drain(deadline);
         agent.close();
+        removeHook(hook);
+        err.flush();
+        return drained;
+    }
+
+    private static void removeHook(Thread hook) {
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException alreadyShuttingDown) {
             // The JVM is exiting anyway; the hook's close() is idempotent.
         }
-        err.flush();
-        return drained;
     }
 }

@@ -94,8 +94,8 @@ class AgentReadinessIT {
             assertThat(response.body()).isEqualTo("ok");
         });
         assertThat(readyz("?verbose").body().lines().toList()).containsExactly("[+]shutdown ok",
-                "[+]devices-registered ok", "[+]lock-controller-synced ok", "[+]server-connected ok",
-                "[+]webhook-serving ok", "readyz check passed");
+                "[+]server-connected ok", "[+]devices-registered ok", "[+]lock-controller-synced ok",
+                "[+]webhook-serving ok", "[+]webhook-quota-synced ok", "readyz check passed");
 
         assertThat(agent.drain(Instant.now().plusSeconds(5))).isTrue();
         HttpResponse<String> draining = readyz("");

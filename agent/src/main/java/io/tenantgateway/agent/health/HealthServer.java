@@ -41,7 +41,10 @@ public final class HealthServer implements AutoCloseable {
         this.registry = requireNonNull(registry, "registry");
     }
 
-    /** Adds a readiness check; checks can be added before or after start. */
+    /**
+     * Adds a readiness check. Add every check before {@link #start()}: a check added later is missing from the
+     * answers given until then, which would say "ready" too early.
+     */
     public HealthServer addCheck(HealthCheck check) {
         checks.add(requireNonNull(check, "check"));
         return this;
@@ -74,10 +77,11 @@ public final class HealthServer implements AutoCloseable {
         switch (request.path()) {
             case "/healthz", "/livez" -> request.response().putHeader("content-type", "text/plain; charset=utf-8")
                     .end("ok");
-            case "/readyz" -> readyz(request);
+            // /ready: upstream's deprecated alias, same answer.
+            case "/readyz", "/ready" -> readyz(request);
             case "/metrics" -> metrics(request);
             default -> request.response().setStatusCode(404).putHeader("content-type", "text/plain; charset=utf-8")
-                    .end("404 page not found: " + request.path() + " (paths: /healthz, /readyz, /metrics)\n");
+                    .end("404 page not found: " + request.path() + " (paths: /healthz, /readyz, /ready, /metrics)\n");
         }
     }
 

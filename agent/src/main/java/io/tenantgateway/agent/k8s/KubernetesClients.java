@@ -32,6 +32,38 @@ public final class KubernetesClients {
         return create(config);
     }
 
+    /**
+     * A readiness reason for a failed call to the API: {@code tenant API https://10.0.0.1:6443 unreachable:
+     * Connection refused} when the server cannot be reached, {@code tenant API … answered 403: …} when it refused,
+     * the innermost message otherwise.
+     */
+    public static String describeFailure(KubernetesClient client, Throwable failure) {
+        String api = "tenant API " + (client == null ? "?" : client.getConfiguration().getMasterUrl()
+                .replaceAll("/+$", ""));
+        Throwable root = failure;
+        Integer code = null;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof io.fabric8.kubernetes.client.KubernetesClientException k && k.getCode() > 0
+                    && code == null) {
+                code = k.getCode();
+            }
+            root = t;
+        }
+        String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        if (code != null) {
+            return api + " answered " + code + ": " + message;
+        }
+        if (root instanceof java.net.ConnectException || root instanceof java.net.UnknownHostException
+                || root instanceof java.net.NoRouteToHostException
+                || root instanceof java.net.SocketTimeoutException
+                || root instanceof java.nio.channels.ClosedChannelException
+                || root instanceof java.util.concurrent.TimeoutException
+                || root instanceof java.io.IOException) {
+            return api + " unreachable: " + message;
+        }
+        return api + ": " + message;
+    }
+
     public static KubernetesClient create(Config config) {
         config.setRequestRetryBackoffLimit(0);
         return new KubernetesClientBuilder().withConfig(config).build();

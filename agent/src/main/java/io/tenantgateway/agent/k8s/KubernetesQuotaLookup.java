@@ -35,18 +35,24 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
 
     private final KubernetesClient client;
     private final Map<String, SharedIndexInformer<Pod>> podInformers = new ConcurrentHashMap<>();
-    private SharedIndexInformer<ResourceQuota> quotas;
+    private volatile SharedIndexInformer<ResourceQuota> quotas;
     private volatile boolean closed;
+    private volatile boolean synced;
 
     public KubernetesQuotaLookup(KubernetesClient client) {
         this.client = requireNonNull(client, "client");
     }
 
+    /**
+     * Lists ResourceQuotas and starts watching them; blocks until the first list. A failure leaves nothing running,
+     * so it may be called again (the agent retries it in the background).
+     */
     public synchronized void start() {
         if (quotas != null) {
             return;
         }
-        quotas = client.resourceQuotas().inAnyNamespace().inform(new ResourceEventHandler<>() {
+        quotas = client.resourceQuotas().inAnyNamespace().runnableInformer(0);
+        quotas.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ResourceQuota quota) {
                 watchPodsIfLimited(quota);
@@ -64,7 +70,13 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         });
         try {
             quotas.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            synced = true;
         } catch (Exception e) {
+            quotas.close();
+            quotas = null;
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             throw new IllegalStateException("webhook quota: cannot list ResourceQuotas: " + e.getMessage(), e);
         }
     }
@@ -79,13 +91,25 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         if (limitsDevices) {
             podInformers.computeIfAbsent(namespace, ns -> {
                 log.info("webhook quota: namespace {} limits GPU memory/cores; watching its pods", ns);
-                return client.pods().inNamespace(ns).inform();
+                // Callbacks must not block: start the pod informer without waiting for its first list.
+                SharedIndexInformer<Pod> pods = client.pods().inNamespace(ns).runnableInformer(0);
+                pods.start();
+                return pods;
             });
         }
     }
 
+    /** Whether the first list of ResourceQuotas is done (before that, {@link #find} knows no quota). */
+    public boolean synced() {
+        return synced && !closed;
+    }
+
     @Override
     public Optional<Quota> find(String namespace, String resource) {
+        SharedIndexInformer<ResourceQuota> quotas = this.quotas;
+        if (quotas == null) {
+            return Optional.empty();
+        }
         if (!MEMORY.equals(resource) && !CORES.equals(resource)) {
             return Optional.empty();
         }

@@ -24,7 +24,7 @@ public final class LeaseServerCounter implements ServerCounter, AutoCloseable {
     private final String namespace;
     private final String labelSelector;
     private final Clock clock;
-    private SharedIndexInformer<Lease> informer;
+    private volatile SharedIndexInformer<Lease> informer;
     private volatile int lastLogged = -1;
 
     public LeaseServerCounter(KubernetesClient client, String namespace, String labelSelector, Clock clock) {
@@ -34,14 +34,24 @@ public final class LeaseServerCounter implements ServerCounter, AutoCloseable {
         this.clock = requireNonNull(clock, "clock");
     }
 
+    /**
+     * Lists and watches the leases; blocks until the first list (the agent calls it in the background: until it
+     * succeeds, {@link #serverCount} uses the servers' header). A failure leaves nothing running.
+     */
     public synchronized void start() {
         if (informer != null) {
             return;
         }
-        informer = client.leases().inNamespace(namespace).withLabelSelector(labelSelector).inform();
+        SharedIndexInformer<Lease> starting = client.leases().inNamespace(namespace)
+                .withLabelSelector(labelSelector).runnableInformer(0);
         try {
-            informer.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            starting.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            informer = starting;
         } catch (Exception e) {
+            starting.close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             throw new IllegalStateException("--count-server-leases: cannot list leases in " + namespace + " with "
                     + labelSelector + ": " + e.getMessage(), e);
         }
@@ -49,8 +59,12 @@ public final class LeaseServerCounter implements ServerCounter, AutoCloseable {
 
     @Override
     public int serverCount(int fromHeaders) {
+        SharedIndexInformer<Lease> leases = informer;
+        if (leases == null) {
+            return fromHeaders; // not listed yet (API unreachable): the tunnel does not wait for it
+        }
         Instant now = clock.instant();
-        int valid = (int) informer.getStore().list().stream().filter(lease -> valid(lease, now)).count();
+        int valid = (int) leases.getStore().list().stream().filter(lease -> valid(lease, now)).count();
         if (valid != lastLogged) {
             log.info("server count from leases: {} valid lease(s) in {} ({}){}", valid, namespace, labelSelector,
                     valid == 0 ? "; using servercount " + fromHeaders + " from the servers" : "");

@@ -46,12 +46,16 @@ public final class SecretTlsMaterial implements TlsMaterial, AutoCloseable {
         this.name = namespaceAndName.substring(slash + 1);
     }
 
-    /** Reads the Secret and starts watching it; fails when it is missing or unusable at start. */
+    /**
+     * Reads the Secret and starts watching it; fails when it is missing or unusable at start, leaving nothing
+     * running, so the agent's background start can call it again.
+     */
     public synchronized void start() {
         if (informer != null) {
             return;
         }
-        informer = client.secrets().inNamespace(namespace).withName(name).inform(new ResourceEventHandler<>() {
+        informer = client.secrets().inNamespace(namespace).withName(name).runnableInformer(0);
+        informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Secret secret) {
                 update(secret);
@@ -70,10 +74,15 @@ public final class SecretTlsMaterial implements TlsMaterial, AutoCloseable {
         try {
             informer.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
+            stopInformer();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             throw new IllegalStateException("--webhook-tls-secret: cannot read Secret " + namespace + "/" + name + ": "
                     + e.getMessage(), e);
         }
         if (current == null) {
+            stopInformer();
             throw new IllegalArgumentException("--webhook-tls-secret: " + namespace + "/" + name + ": "
                     + (lastFailure != null ? lastFailure : "Secret not found (expected: tls.crt and tls.key)"));
         }
@@ -125,6 +134,10 @@ public final class SecretTlsMaterial implements TlsMaterial, AutoCloseable {
 
     @Override
     public synchronized void close() {
+        stopInformer();
+    }
+
+    private void stopInformer() {
         if (informer != null) {
             informer.close();
             informer = null;

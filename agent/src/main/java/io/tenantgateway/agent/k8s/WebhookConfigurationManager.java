@@ -3,7 +3,6 @@ package io.tenantgateway.agent.k8s;
 import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
 import java.time.Duration;
@@ -29,6 +28,7 @@ public final class WebhookConfigurationManager implements AutoCloseable {
     private final String source;
     private ScheduledExecutorService executor;
     private volatile String lastError;
+    private volatile boolean syncedOnce;
     private long syncedGeneration = -1;
     private long lastSyncNanos;
 
@@ -58,10 +58,19 @@ public final class WebhookConfigurationManager implements AutoCloseable {
 
     /** Syncs when the CA changed since the last sync, or a resync period passed. */
     private void check() {
+        if (ca.current() == null) {
+            reportError("no CA in " + source + " yet");
+            return;
+        }
         long generation = ca.current().generation();
         if (generation != syncedGeneration || System.nanoTime() - lastSyncNanos >= RESYNC.toNanos()) {
             sync();
         }
+    }
+
+    /** Whether the CA bundle was written (or found current) at least once and the last attempt succeeded. */
+    public boolean synced() {
+        return syncedOnce && lastError == null;
     }
 
     /** The last failure to update the configuration, or {@code null} when it is current. */
@@ -80,6 +89,7 @@ public final class WebhookConfigurationManager implements AutoCloseable {
         try {
             CaBundleInjector.Result result = CaBundleInjector.inject(client, configurationName, trust.pem());
             syncedGeneration = snapshot.generation();
+            syncedOnce = true;
             if (result.patched() > 0) {
                 log.info("CA bundle written into MutatingWebhookConfiguration {} ({} of {} webhooks) from {}",
                         configurationName, result.patched(), result.webhooks(), source);
@@ -88,8 +98,11 @@ public final class WebhookConfigurationManager implements AutoCloseable {
                 log.info("MutatingWebhookConfiguration {} is current again", configurationName);
             }
             lastError = null;
-        } catch (IllegalArgumentException | KubernetesClientException e) {
+        } catch (IllegalArgumentException e) {
             reportError(e.getMessage());
+        } catch (RuntimeException e) {
+            // Anything else too: an exception would end the periodic task for good.
+            reportError(KubernetesClients.describeFailure(client, e));
         }
     }
 

@@ -94,5 +94,29 @@ public final class LogSetup {
         context.getLogger("io.tenantgateway").setLevel(level);
         QUIET_LIBRARIES.forEach((name, quiet) -> context.getLogger(name)
                 .setLevel(verbosity >= 9 ? Level.DEBUG : quiet));
+        if (verbosity < 9) {
+            FirstListFailureFilter filter = new FirstListFailureFilter();
+            filter.setContext(context);
+            filter.start();
+            context.addTurboFilter(filter);
+        }
+    }
+
+    /**
+     * Drops fabric8's ERROR with a stack trace for an informer whose first list failed ({@code listSyncAndWatch
+     * failed for …, will stop}): the agent's background start already says it in one line (and in readiness), and
+     * retries. Everything else the informers log stays.
+     */
+    static final class FirstListFailureFilter extends ch.qos.logback.classic.turbo.TurboFilter {
+        static final String REFLECTOR = "io.fabric8.kubernetes.client.informers.impl.cache.Reflector";
+
+        @Override
+        public ch.qos.logback.core.spi.FilterReply decide(org.slf4j.Marker marker, Logger logger, Level level,
+                String format, Object[] params, Throwable t) {
+            // fabric8 8.0: "{} failed for {}, will stop" with "listSyncAndWatch" as the first argument.
+            return REFLECTOR.equals(logger.getName()) && format != null && format.endsWith("will stop")
+                    && params != null && params.length > 0 && "listSyncAndWatch".equals(String.valueOf(params[0]))
+                    ? ch.qos.logback.core.spi.FilterReply.DENY : ch.qos.logback.core.spi.FilterReply.NEUTRAL;
+        }
     }
 }

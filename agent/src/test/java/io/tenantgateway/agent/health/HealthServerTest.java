@@ -93,7 +93,20 @@ class HealthServerTest {
     void unknownPathsAre404WithTheKnownPaths() throws Exception {
         HttpResponse<String> response = get("/nope");
         assertThat(response.statusCode()).isEqualTo(404);
-        assertThat(response.body()).contains("/healthz, /readyz, /metrics");
+        assertThat(response.body()).contains("/healthz, /readyz, /ready, /metrics");
+    }
+
+    @Test
+    void readyIsUpstreamsAliasOfReadyz() throws Exception {
+        for (boolean up : new boolean[] {false, true}) {
+            connected.set(up);
+            for (String query : new String[] {"", "?verbose"}) {
+                HttpResponse<String> readyz = get("/readyz" + query);
+                HttpResponse<String> ready = get("/ready" + query);
+                assertThat(ready.statusCode()).isEqualTo(readyz.statusCode()).isEqualTo(up ? 200 : 503);
+                assertThat(ready.body()).isEqualTo(readyz.body());
+            }
+        }
     }
 
     @Test

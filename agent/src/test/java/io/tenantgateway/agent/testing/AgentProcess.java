@@ -55,6 +55,28 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     /**
+     * Starts {@code bin/tenant-gateway run args…} of this checkout through {@code sh}, as the image does (the launcher
+     * picks the JVM options; {@code java} comes first on the PATH from the JVM running the tests).
+     */
+    public static AgentProcess launch(List<String> args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("sh", launcher().toString(), "run"));
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + java.io.File.pathSeparator
+                + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        builder.environment().put("TENANT_GATEWAY_JAR", JarProcess.jar().toAbsolutePath().toString());
+        return new AgentProcess(builder.start());
+    }
+
+    /** {@code bin/tenant-gateway} of this checkout (the jar is {@code agent/target/tenant-gateway.jar}). */
+    public static Path launcher() {
+        Path root = JarProcess.jar().toAbsolutePath().getParent().getParent().getParent();
+        Path launcher = root.resolve("bin").resolve("tenant-gateway");
+        assertThat(launcher).as("the launcher script").exists();
+        return launcher;
+    }
+
+    /**
      * Sends a signal with kill(1). Not {@link Process#destroy()}: the JDK closes the child's pipes there, so nothing
      * the agent logs while shutting down would be read.
      */

@@ -39,17 +39,30 @@ public final class TunnelTestbed implements AutoCloseable {
     public final Path tokenFile;
     public final TunnelServer server;
     public final EchoTarget echo;
+    private final int agentPort;
     private final ProxyClient proxy;
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     public TunnelTestbed(Path dir) throws IOException {
+        this(dir, 0, true);
+    }
+
+    /**
+     * @param agentPort the server's agent port (0: any free one)
+     * @param start whether the server listens now; otherwise {@link #startServer()} starts it later (a server that
+     *        "appears" after the agent)
+     */
+    public TunnelTestbed(Path dir, int agentPort, boolean start) throws IOException {
         files = pki.writeTo(dir.resolve("pki"));
         tokenFile = Files.writeString(dir.resolve("token"), TOKEN + "\n");
+        this.agentPort = agentPort;
         server = new TunnelServer(TunnelServerConfig.builder(pki.serverMaterial()).serverId("kas-0").serverCount(1)
-                .agentAddress(new InetSocketAddress("127.0.0.1", 0))
+                .agentAddress(new InetSocketAddress("127.0.0.1", agentPort))
                 .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of(TOKEN)))
                 .udsPath(dir.resolve("konnectivity-server.socket")).eventLoopThreads(2).build());
-        server.start();
+        if (start) {
+            server.start();
+        }
         closeables.add(server);
         echo = new EchoTarget();
         closeables.add(echo);
@@ -57,10 +70,23 @@ public final class TunnelTestbed implements AutoCloseable {
         closeables.add(0, proxy);
     }
 
+    /** Starts a server built with {@code start = false}. */
+    public void startServer() {
+        server.start();
+    }
+
+    /** A port that was free a moment ago on 127.0.0.1, for a listener that must be known before it exists. */
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
     /** Kamaji's agent argument list (shared/spec/kamaji.md) aimed at this server, health/admin on port 0. */
     public List<String> kamajiArgs() {
         return List.of("-v=8", "--logtostderr=true", "--ca-cert=" + files.caCert(), "--proxy-server-host=127.0.0.1",
-                "--proxy-server-port=" + server.agentAddress().getPort(), "--admin-server-port=0",
+                "--proxy-server-port=" + (server.agentAddress() != null
+                        ? server.agentAddress().getPort() : agentPort), "--admin-server-port=0",
                 "--health-server-port=0", "--service-account-token-path=" + tokenFile);
     }
 

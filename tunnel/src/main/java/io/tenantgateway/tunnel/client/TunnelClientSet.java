@@ -202,9 +202,12 @@ public final class TunnelClientSet implements AutoCloseable {
                 || c.state() == TunnelClient.State.DRAINING);
     }
 
-    /** The {@code /readyz} failure line upstream prints, or {@code null} when ready. */
+    /**
+     * Why {@code /readyz} fails, as upstream says it ({@code [-]server-connected failed: no servers connected}: this
+     * is the part after {@code failed: }), or {@code null} when ready.
+     */
     public String readinessFailure() {
-        return isReady() ? null : "server-connected failed: no servers connected";
+        return isReady() ? null : "no servers connected";
     }
 
     public boolean isDraining() {

@@ -1,0 +1,106 @@
+package io.tenantgateway.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.TunnelTestbed;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Readiness is honest from the first byte the health port answers: {@code run}, started through the launcher as the
+ * image starts it, with no konnectivity-server reachable, is polled from process start as fast as the client can
+ * go and never says 200; once a server appears it is ready within 2 s, and {@code /ready} answers as
+ * {@code /readyz} does.
+ */
+@Timeout(120)
+class ReadinessFromStartIT {
+    @TempDir
+    Path dir;
+
+    private TunnelTestbed testbed;
+    private AgentProcess agent;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+    @AfterEach
+    void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+        if (testbed != null) {
+            testbed.close();
+        }
+    }
+
+    @Test
+    void neverReadyBeforeAServerIsConnected() throws Exception {
+        int serverPort = TunnelTestbed.freePort();
+        int healthPort = TunnelTestbed.freePort();
+        testbed = new TunnelTestbed(dir, serverPort, false);
+        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.removeIf(arg -> arg.startsWith("--health-server-port="));
+        // A short error backoff so the agent dials again soon after the server appears (default: 1 s growing to 10 s).
+        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,
+                "--sync-interval=200ms", "--sync-interval-cap=500ms"));
+
+        agent = AgentProcess.launch(args);
+        long started = System.nanoTime();
+        TreeMap<Integer, Integer> answers = new TreeMap<>();
+        while (System.nanoTime() - started < Duration.ofSeconds(5).toNanos()) {
+            int status = status(healthPort, "/readyz");
+            answers.merge(status, 1, Integer::sum);
+            assertThat(status).as("/readyz %.0f ms after start, with no server (answers so far %s)",
+                    (System.nanoTime() - started) / 1e6, answers).isNotEqualTo(200);
+            assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
+        }
+        assertThat(answers).as("the health port opened within 5 s and said 503 (not ready)").containsKey(503);
+        System.out.printf("readyz answers in the first 5 s (status=count, -1 = port not open yet): %s%n", answers);
+
+        HttpResponse<String> notReady = get(healthPort, "/readyz?verbose");
+        assertThat(notReady.body()).contains("[-]server-connected failed: no servers connected\n")
+                .doesNotContain("failed: server-connected failed");
+        HttpResponse<String> aliasNotReady = get(healthPort, "/ready?verbose");
+        assertThat(aliasNotReady.statusCode()).isEqualTo(notReady.statusCode());
+        assertThat(aliasNotReady.body()).isEqualTo(notReady.body());
+
+        testbed.startServer();
+        long appeared = System.nanoTime();
+        await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+                .until(() -> status(healthPort, "/readyz") == 200);
+        System.out.printf("ready %.0f ms after the server appeared%n", (System.nanoTime() - appeared) / 1e6);
+        HttpResponse<String> ready = get(healthPort, "/readyz");
+        HttpResponse<String> alias = get(healthPort, "/ready");
+        assertThat(alias.statusCode()).isEqualTo(ready.statusCode()).isEqualTo(200);
+        assertThat(alias.body()).isEqualTo(ready.body()).isEqualTo("ok");
+        try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
+            assertThat(tunnel.echo("through the tunnel")).isEqualTo("through the tunnel");
+        }
+    }
+
+    /** The status of one GET, or -1 when nothing listens yet. */
+    private int status(int port, String path) throws InterruptedException {
+        try {
+            return get(port, path).statusCode();
+        } catch (IOException notListening) {
+            return -1;
+        }
+    }
+
+    private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+}

@@ -1,0 +1,148 @@
+package io.tenantgateway.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.TunnelTestbed;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The tunnel never waits for the Kubernetes API: {@code run} with every HAMi part on (mock devices, lock controller,
+ * webhook with quota lookup and CA-bundle management, lease counting) and the tenant API address dead connects the
+ * tunnel and carries a request at once; readiness names each HAMi part as not ready with the API's address; when
+ * the API comes up on that address (fabric8's CRUD mock server) every part becomes ready; the process never exits.
+ */
+@Timeout(180)
+class TunnelWithoutKubernetesIT {
+    @TempDir
+    Path dir;
+
+    private TunnelTestbed testbed;
+    private AgentProcess agent;
+    private KubernetesMockServer api;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+    @AfterEach
+    void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+        if (api != null) {
+            api.destroy();
+        }
+        if (testbed != null) {
+            testbed.close();
+        }
+    }
+
+    @Test
+    void tunnelCarriesTrafficWhileTheApiIsDownAndPartsCatchUpWhenItComes() throws Exception {
+        testbed = new TunnelTestbed(dir);
+        int apiPort = TunnelTestbed.freePort();
+        int healthPort = TunnelTestbed.freePort();
+        String apiUrl = "http://127.0.0.1:" + apiPort;
+        Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: tenant, cluster: {server: "%s"}}]
+                contexts: [{name: tenant, context: {cluster: tenant, user: agent}}]
+                current-context: tenant
+                users: [{name: agent, user: {token: agent}}]
+                """.formatted(apiUrl));
+        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.removeIf(arg -> arg.startsWith("--health-server-port="));
+        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,
+                "--kubeconfig=" + kubeconfig, "--node-name=worker-1",
+                "--device-source=mock", "--mock-gpus=A100-80GB", "--handshake-interval=2s",
+                "--enable-lock-controller", "--pod-field-selector=false",
+                "--webhook-tls-cert=" + testbed.files.serverCert(), "--webhook-tls-key=" + testbed.files.serverKey(),
+                "--webhook-listen=127.0.0.1:0", "--manage-webhook-config", "--count-server-leases"));
+
+        long start = System.nanoTime();
+        agent = AgentProcess.launch(args);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).ignoreExceptions()
+                .untilAsserted(() -> {
+                    assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log))
+                            .isTrue();
+                    try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
+                        assertThat(tunnel.echo("kubelet logs")).isEqualTo("kubelet logs");
+                    }
+                });
+        double carriedSeconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("tunnel carried a request %.2f s after the process started (tenant API down)%n",
+                carriedSeconds);
+        assertThat(carriedSeconds).as("exec -> first request through the tunnel, API down; agent log:%n%s",
+                String.join("\n", agent.lines(" INFO "))).isLessThan(2.0);
+
+        HttpResponse<String> readyz = get(healthPort, "/readyz?verbose");
+        assertThat(readyz.statusCode()).isEqualTo(503);
+        String unreachable = "tenant API " + apiUrl + " unreachable: ";
+        assertThat(readyz.body()).contains("[+]server-connected ok\n")
+                .contains("[-]lock-controller-synced failed: " + unreachable)
+                .contains("[-]webhook-quota-synced failed: " + unreachable)
+                .contains("[-]webhook-ca-bundle failed: MutatingWebhookConfiguration tenant-gateway-hami-webhook: "
+                        + unreachable)
+                .contains("[-]devices-registered failed: ")
+                .contains("[+]webhook-serving ok\n");
+
+        // The tenant API comes up on the address the agent was given.
+        api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        api.init(InetAddress.getByName("127.0.0.1"), apiPort);
+        KubernetesClient client = api.createClient(builder -> builder.editOrNewConfig().withMasterUrl(apiUrl)
+                .endConfig());
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").endMetadata().build())
+                .create();
+        client.admissionRegistration().v1().mutatingWebhookConfigurations().resource(
+                new MutatingWebhookConfigurationBuilder().withNewMetadata()
+                        .withName(AgentCommand.DEFAULT_WEBHOOK_CONFIG_NAME).endMetadata()
+                        .addNewWebhook().withName("vgpu.hami.io").withNewClientConfig().endClientConfig().endWebhook()
+                        .build()).create();
+
+        // Retries back off to at most 30 s; the CA-bundle manager checks every 5 s.
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
+            HttpResponse<String> now = get(healthPort, "/readyz?verbose");
+            assertThat(now.body()).as("readiness").doesNotContain("[-]");
+            assertThat(now.statusCode()).isEqualTo(200);
+        });
+        assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                .withName(AgentCommand.DEFAULT_WEBHOOK_CONFIG_NAME).get().getWebhooks().get(0).getClientConfig()
+                .getCaBundle()).as("CA bundle injected once the API answered").isNotBlank();
+        assertThat(client.nodes().withName("worker-1").get().getMetadata().getAnnotations())
+                .containsKey("hami.io/node-nvidia-register");
+        try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
+            assertThat(tunnel.echo("still carrying")).isEqualTo("still carrying");
+        }
+        assertThat(agent.process.isAlive()).isTrue();
+        assertThat(agent.lines("Exception")).as("no stack traces in the log while the API was down").isEmpty();
+    }
+
+    private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
