@@ -10,7 +10,8 @@ ENV TENANT_GATEWAY_JVM_OPTS="-XX:+UseSerialGC -XX:MaxRAMPercentage=60 -Xss512k -
 
 COPY agent/target/tenant-gateway.jar /opt/tenant-gateway/lib/tenant-gateway.jar
 COPY bin/tenant-gateway bin/proxy-agent /opt/tenant-gateway/bin/
-# Kamaji's DaemonSet runs the command /proxy-agent.
+# Kamaji's DaemonSet runs the command /proxy-agent; tenant-gateway is on PATH. Both launchers follow these links to
+# /opt/tenant-gateway/bin and find the jar in ../lib from there.
 RUN ln -s /opt/tenant-gateway/bin/proxy-agent /proxy-agent \
  && ln -s /opt/tenant-gateway/bin/tenant-gateway /usr/local/bin/tenant-gateway
 

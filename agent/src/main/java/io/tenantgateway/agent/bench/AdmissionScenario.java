@@ -131,7 +131,7 @@ final class AdmissionScenario {
         String rate = sizes.admissionRate() + "/s";
         List<Figure> figures = List.of(
                 Figure.compared("p50 @" + rate, "ms", tunnelP50, directP50, "direct"),
-                new Figure("p99 @" + rate, "ms", tunnelP99, directP99, "direct", tunnelP99 / directP99,
+                Figure.comparedWithTarget("p99 @" + rate, "ms", tunnelP99, directP99, "direct",
                         "p99 <= direct p99 + 1 ms", tunnelP99 <= directP99 + 1.0),
                 Figure.compared("max rate (" + sizes.admissionConcurrency() + " in flight)", "req/s", tunnelMax,
                         directMax, "direct"));

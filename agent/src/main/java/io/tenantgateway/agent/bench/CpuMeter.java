@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -11,6 +12,10 @@ import java.util.Map;
  * CPU time per component of the in-process setup, from the JVM's own counters: the sum of the per-thread CPU
  * time ({@code ThreadMXBean.getThreadCpuTime}) of the threads whose name starts with the component's prefix, and
  * the whole process ({@code OperatingSystemMXBean.getProcessCpuTime}, which includes GC and JIT threads).
+ *
+ * <p>The process clock is coarse: on Linux it counts in 10 ms ticks, so a short run can read 0 although its
+ * threads ran. The {@link #PROCESS} figure is therefore never below the sum of every Java thread's own CPU time
+ * over the period, which is counted in nanoseconds: {@code max(process ticks, Java threads)}.
  *
  * <p>Every component runs on event loops it names itself, and loops live for the whole run, so a thread's CPU
  * time never disappears between two samples.
@@ -38,6 +43,7 @@ final class CpuMeter {
     Sample sample() {
         Map<String, Long> nanos = new LinkedHashMap<>();
         prefixes.keySet().forEach(name -> nanos.put(name, 0L));
+        Map<Long, Long> perThread = new HashMap<>();
         long[] ids = threads.getAllThreadIds();
         ThreadInfo[] infos = threads.getThreadInfo(ids);
         long[] cpu = threads.getThreadCpuTime(ids);
@@ -45,6 +51,7 @@ final class CpuMeter {
             if (infos[i] == null || cpu[i] < 0) {
                 continue; // the thread ended meanwhile
             }
+            perThread.put(ids[i], cpu[i]);
             String threadName = infos[i].getThreadName();
             for (Map.Entry<String, String> entry : prefixes.entrySet()) {
                 if (threadName.startsWith(entry.getValue())) {
@@ -54,15 +61,26 @@ final class CpuMeter {
             }
         }
         nanos.put(PROCESS, os.getProcessCpuTime());
-        return new Sample(System.nanoTime(), nanos);
+        return new Sample(System.nanoTime(), nanos, perThread);
     }
 
-    /** CPU nanoseconds per component at one instant. */
-    record Sample(long wallNanos, Map<String, Long> cpuNanos) {
+    /**
+     * CPU nanoseconds per component at one instant.
+     *
+     * @param cpuNanos per component, and the process clock (coarse) under {@link #PROCESS}
+     * @param threadNanos every live Java thread's CPU time, by thread id (fine)
+     */
+    record Sample(long wallNanos, Map<String, Long> cpuNanos, Map<Long, Long> threadNanos) {
         /** CPU used since {@code earlier}, per component, and the wall time between them. */
         Usage since(Sample earlier) {
             Map<String, Long> delta = new LinkedHashMap<>();
             cpuNanos.forEach((name, value) -> delta.put(name, value - earlier.cpuNanos.getOrDefault(name, 0L)));
+            // Threads started meanwhile count from 0; threads that ended meanwhile lose their last slice.
+            long javaThreads = 0;
+            for (Map.Entry<Long, Long> thread : threadNanos.entrySet()) {
+                javaThreads += Math.max(0, thread.getValue() - earlier.threadNanos.getOrDefault(thread.getKey(), 0L));
+            }
+            delta.merge(PROCESS, javaThreads, Math::max);
             return new Usage(wallNanos - earlier.wallNanos, delta);
         }
     }

@@ -69,7 +69,7 @@ final class DialScenario {
                     .map(r -> r.cpu().cpu(CpuMeter.PROCESS) / MICROS / r.latencies().length).toList());
             List<Figure> figures = List.of(
                     Figure.compared("p50 dial+echo+close", "ms", tunnelP50, directP50, "direct"),
-                    new Figure("p99 dial+echo+close", "ms", tunnelP99, directP99, "direct", tunnelP99 / directP99,
+                    Figure.comparedWithTarget("p99 dial+echo+close", "ms", tunnelP99, directP99, "direct",
                             "p99 <= direct p99 + 1 ms", tunnelP99 <= directP99 + 1.0),
                     Figure.compared("agent CPU per dial", "cpu-us", agentMicrosPerDial, processMicrosDirect,
                             "direct, all CPU"),

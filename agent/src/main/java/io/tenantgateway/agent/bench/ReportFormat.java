@@ -28,7 +28,7 @@ final class ReportFormat {
             for (Figure figure : result.figures()) {
                 out.append(String.format(Locale.ROOT, row, result.scenario().cliName(),
                         figure.name() + " (" + figure.unit() + ")", number(figure.tunnel()),
-                        number(figure.baseline()), figure.baselineName(), number(figure.ratio()), figure.target(),
+                        number(figure.baseline()), figure.baselineName(), ratio(figure), figure.target(),
                         figure.met() == null ? "" : figure.met() ? "yes" : "NO"));
             }
         }
@@ -39,6 +39,11 @@ final class ReportFormat {
         out.append(String.format(Locale.ROOT, "%nTook %.0f s. %s%n", report.elapsed().toMillis() / 1000.0,
                 report.allTargetsMet() ? "Every target met." : "Some targets NOT met (see MET)."));
         return out.toString();
+    }
+
+    /** The ratio; "n/a" when there is a baseline but no ratio over it (a baseline of 0), "-" when no baseline. */
+    static String ratio(Figure figure) {
+        return figure.ratioNotApplicable() ? Figure.NOT_APPLICABLE : number(figure.ratio());
     }
 
     /** Three significant digits or so; "-" for none. */

@@ -118,8 +118,8 @@ final class ScaleScenario {
                 double heapPerSocket = (direct.heap() - directBase.heap()) / KIB / step;
                 double rssPerTunnel = (tunnel.rss() - base.rss()) / KIB / step;
                 double rssPerSocket = (direct.rss() - directBase.rss()) / KIB / step;
-                figures.add(new Figure("agent heap per tunnel @" + step, "KiB", heapPerTunnel, heapPerSocket,
-                        "bare socket", heapPerTunnel / heapPerSocket, "<= 16 KiB", heapPerTunnel <= 16));
+                figures.add(Figure.comparedWithTarget("agent heap per tunnel @" + step, "KiB", heapPerTunnel,
+                        heapPerSocket, "bare socket", "<= 16 KiB", heapPerTunnel <= 16));
                 figures.add(Figure.compared("agent RSS per tunnel @" + step, "KiB", rssPerTunnel, rssPerSocket,
                         "bare socket"));
                 Map<String, Object> detail = new LinkedHashMap<>();

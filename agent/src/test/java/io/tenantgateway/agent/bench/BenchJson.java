@@ -31,7 +31,10 @@ final class BenchJson {
         return names;
     }
 
-    /** Every figure has a name, a unit and a finite value; every scenario says what limits it. */
+    /**
+     * Every figure has a name, a unit and a finite value, a measured baseline when it names one and a ratio over it
+     * (or, over a baseline of 0, {@code n/a}: a null ratio with a note); every scenario says what limits it.
+     */
     static void assertComplete(JsonNode scenario) {
         String name = scenario.path("scenario").asString();
         assertThat(scenario.path("figures").size()).as("%s figures", name).isPositive();
@@ -42,7 +45,15 @@ final class BenchJson {
             if (!figure.path("baselineName").asString().isEmpty()) {
                 assertThat(figure.path("baseline").isNumber()).as("%s %s baseline", name, figure.path("name"))
                         .isTrue();
-                assertThat(figure.path("ratio").isNumber()).as("%s %s ratio", name, figure.path("name")).isTrue();
+                if (figure.path("ratio").isNull() && figure.path("baseline").isNumber()
+                        && figure.path("baseline").asDouble() == 0) {
+                    // n/a: nothing to divide by; the figure and its baseline are there
+                    assertThat(figure.path("ratioNote").asString()).as("%s %s ratio n/a note", name,
+                            figure.path("name")).isNotBlank();
+                } else {
+                    assertThat(figure.path("ratio").isNumber()).as("%s %s ratio", name, figure.path("name"))
+                            .isTrue();
+                }
             }
             if (!figure.path("target").asString().isEmpty()) {
                 assertThat(figure.path("met").isBoolean()).as("%s %s met", name, figure.path("name")).isTrue();

@@ -1,6 +1,7 @@
 package io.tenantgateway.agent.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -48,6 +49,52 @@ class ReportFormatTest {
         JsonNode scale = json.path("scenarios").get(1).path("figures").get(0);
         assertThat(scale.path("baseline").isNull()).isTrue();
         assertThat(scale.path("met").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aRatioOverAZeroBaselineIsNotApplicableAndTheReportIsStillComplete() {
+        ScenarioResult dial = new ScenarioResult(Scenario.DIAL, List.of(
+                Figure.compared("all CPU per dial", "cpu-us", 120, 0, "direct"),
+                Figure.comparedWithTarget("p99 dial+echo+close", "ms", 2, 0, "direct", "p99 <= direct p99 + 1 ms",
+                        false),
+                new Figure("agent CPU per dial", "cpu-us", 80, 0, "direct, all CPU", 80 / 0.0, "", null)),
+                "latency", Map.of());
+        BenchReport report = new BenchReport("1.2.3", Instant.parse("2026-01-01T00:00:00Z"), Duration.ofSeconds(1),
+                true, "in-process", 2, 0.5, 0.5, "Java 17", "JDK", BenchSizes.quick(), List.of(dial));
+
+        assertThat(ReportFormat.table(report))
+                .containsPattern("dial +all CPU per dial \\(cpu-us\\) +120 +0\\.000 +direct +n/a +\\n")
+                .containsPattern("dial +agent CPU per dial \\(cpu-us\\) +80\\.0 +0\\.000 +direct, all CPU +n/a ")
+                .doesNotContain("Infinity").doesNotContain("NaN");
+        JsonNode scenario = JsonMapper.builder().build().readTree(ReportFormat.json(report)).path("scenarios").get(0);
+        for (JsonNode figure : scenario.path("figures")) {
+            assertThat(figure.path("ratio").isNull()).as("%s ratio", figure.path("name")).isTrue();
+            assertThat(figure.path("ratioNote").asString()).isEqualTo("baseline is 0");
+            assertThat(figure.path("baseline").asDouble()).isZero();
+        }
+        BenchJson.assertComplete(scenario);
+    }
+
+    @Test
+    void aMissingBaselineStillFailsCompleteness() {
+        ScenarioResult dial = new ScenarioResult(Scenario.DIAL, List.of(
+                Figure.compared("all CPU per dial", "cpu-us", 120, Double.NaN, "direct")), "latency", Map.of());
+        BenchReport report = new BenchReport("1.2.3", Instant.parse("2026-01-01T00:00:00Z"), Duration.ofSeconds(1),
+                true, "in-process", 2, 0.5, 0.5, "Java 17", "JDK", BenchSizes.quick(), List.of(dial));
+        JsonNode scenario = JsonMapper.builder().build().readTree(ReportFormat.json(report)).path("scenarios").get(0);
+
+        assertThat(scenario.path("figures").get(0).path("ratioNote").asString()).isEqualTo("baseline not measured");
+        assertThatThrownBy(() -> BenchJson.assertComplete(scenario)).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("baseline");
+    }
+
+    @Test
+    void aRatioWithABaselineIsStillComputedAndAFigureWithoutOneShowsADash() {
+        assertThat(Figure.ratio(3, 4)).isEqualTo(0.75);
+        assertThat(Figure.ratio(3, 0)).isNaN();
+        assertThat(Figure.ratio(0, 0)).isNaN();
+        assertThat(ReportFormat.ratio(Figure.alone("tunnels open", "tunnels", 1, "", null))).isEqualTo("-");
+        assertThat(ReportFormat.ratio(Figure.compared("p50", "ms", 3, 4, "direct"))).isEqualTo("0.750");
     }
 
     @Test

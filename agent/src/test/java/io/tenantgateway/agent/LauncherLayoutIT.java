@@ -1,0 +1,166 @@
+package io.tenantgateway.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tenantgateway.agent.testing.JarProcess;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launchers {@code bin/tenant-gateway} and {@code bin/proxy-agent} in the image's file layout, started the ways
+ * the image and users start them: through the symlinks {@code /proxy-agent} and
+ * {@code /usr/local/bin/tenant-gateway} (absolute, relative, a chain of two), with {@code sh} (dash here), by their
+ * exec bit and by a PATH lookup, from another working directory.
+ */
+@Timeout(300)
+class LauncherLayoutIT {
+    private static final String OPT = "opt/tenant-gateway";
+
+    @TempDir
+    Path root;
+
+    @TempDir
+    Path elsewhere;
+
+    private String version;
+
+    @BeforeEach
+    void version() throws Exception {
+        JarProcess.Result result = JarProcess.run("--version");
+        assertThat(result.exitCode()).as("java -jar --version; stderr:%n%s", result.err()).isZero();
+        version = result.out().lines().findFirst().orElseThrow();
+        assertThat(version).startsWith("tenant-gateway ");
+    }
+
+    @Test
+    void absoluteLinksWorkWithShDirectlyAndThroughPath() throws Exception {
+        layout(true);
+        link("proxy-agent", root.resolve(OPT + "/bin/proxy-agent"));
+        link("usr/local/bin/tenant-gateway", root.resolve(OPT + "/bin/tenant-gateway"));
+
+        assertHelp(run(List.of(shell(), root.resolve("proxy-agent").toString(), "--help")));
+        assertVersion(run(List.of(shell(), root.resolve("usr/local/bin/tenant-gateway").toString(), "--version")));
+        assertHelp(run(List.of(root.resolve("proxy-agent").toString(), "--help")));
+        assertVersion(run(List.of(root.resolve("usr/local/bin/tenant-gateway").toString(), "--version")));
+        assertVersion(run(List.of(shell(), "-c", "tenant-gateway --version")));
+    }
+
+    @Test
+    void relativeLinksAndAChainOfTwoWork() throws Exception {
+        layout(true);
+        link("proxy-agent", Path.of(OPT + "/bin/proxy-agent"));
+        link("usr/local/bin/tenant-gateway", Path.of("../../../" + OPT + "/bin/tenant-gateway"));
+        // usr/bin/tg -> ../local/bin/tenant-gateway -> ../../../opt/tenant-gateway/bin/tenant-gateway
+        link("usr/bin/tg", Path.of("../local/bin/tenant-gateway"));
+
+        assertHelp(run(List.of(shell(), root.resolve("proxy-agent").toString(), "--help")));
+        assertVersion(run(List.of(root.resolve("usr/local/bin/tenant-gateway").toString(), "--version")));
+        assertVersion(run(List.of(shell(), root.resolve("usr/bin/tg").toString(), "--version")));
+        assertVersion(run(List.of(shell(), "-c", "tg --version")));
+        // The link's own directory as the working directory: `sh NAME` without a slash.
+        assertVersion(run(root.resolve("usr/bin"), Map.of(), List.of(shell(), "tg", "--version")));
+    }
+
+    @Test
+    void theImageJvmOptionsAreUsedWhenSet() throws Exception {
+        layout(true);
+        link("proxy-agent", root.resolve(OPT + "/bin/proxy-agent"));
+        // The Dockerfile's ENV value.
+        assertHelp(run(elsewhere, Map.of("TENANT_GATEWAY_JVM_OPTS", "-XX:+UseSerialGC -XX:MaxRAMPercentage=60"
+                + " -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -XX:-UsePerfData"),
+                List.of(shell(), root.resolve("proxy-agent").toString(), "--help")));
+    }
+
+    @Test
+    void aMissingJarExits2ThroughTheLinks() throws Exception {
+        layout(false);
+        link("proxy-agent", root.resolve(OPT + "/bin/proxy-agent"));
+        link("usr/local/bin/tenant-gateway", Path.of("../../../" + OPT + "/bin/tenant-gateway"));
+
+        for (String launcher : new String[] {"proxy-agent", "usr/local/bin/tenant-gateway"}) {
+            Result result = run(List.of(shell(), root.resolve(launcher).toString(), "--version"));
+            assertThat(result.exitCode()).as("%s exit code; %s", launcher, result).isEqualTo(2);
+            assertThat(result.err()).as(launcher).contains("tenant-gateway: jar not found (set TENANT_GATEWAY_JAR");
+        }
+    }
+
+    /** {@code <root>/opt/tenant-gateway/{bin/{tenant-gateway,proxy-agent},lib/tenant-gateway.jar}}. */
+    private void layout(boolean withJar) throws IOException {
+        Path bin = JarProcess.jar().toAbsolutePath().getParent().getParent().getParent().resolve("bin");
+        Path optBin = Files.createDirectories(root.resolve(OPT + "/bin"));
+        for (String script : new String[] {"tenant-gateway", "proxy-agent"}) {
+            Path copy = Files.copy(bin.resolve(script), optBin.resolve(script));
+            Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Path lib = Files.createDirectories(root.resolve(OPT + "/lib"));
+        if (withJar) {
+            Files.createSymbolicLink(lib.resolve("tenant-gateway.jar"), JarProcess.jar().toAbsolutePath());
+        }
+    }
+
+    private void link(String link, Path target) throws IOException {
+        Path path = root.resolve(link);
+        Files.createDirectories(path.getParent());
+        Files.createSymbolicLink(path, target);
+    }
+
+    /** dash, as {@code /bin/sh} is on Debian and Ubuntu images, when it is installed. */
+    private static String shell() {
+        return JarProcess.onPath("dash") ? "dash" : "sh";
+    }
+
+    private void assertHelp(Result result) {
+        assertThat(result.exitCode()).as("exit code; %s", result).isZero();
+        assertThat(result.out()).as("%s", result).contains("--proxy-server-host");
+    }
+
+    private void assertVersion(Result result) {
+        assertThat(result.exitCode()).as("exit code; %s", result).isZero();
+        assertThat(result.out()).as("%s", result).startsWith(version);
+    }
+
+    record Result(List<String> command, int exitCode, String out, String err) {
+        @Override
+        public String toString() {
+            return command + " exited " + exitCode + "\nstdout:\n" + out + "\nstderr:\n" + err;
+        }
+    }
+
+    private Result run(List<String> command) throws Exception {
+        return run(elsewhere, Map.of(), command);
+    }
+
+    /**
+     * Runs {@code command} in {@code dir} with {@code <root>/usr/local/bin}, {@code <root>/usr/bin} and this JVM's
+     * {@code bin} first on PATH, without the launcher's variables unless {@code env} sets them.
+     */
+    private Result run(Path dir, Map<String, String> env, List<String> command) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command)).directory(dir.toFile());
+        Map<String, String> environment = builder.environment();
+        for (String name : new String[] {"TENANT_GATEWAY_JAR", "TENANT_GATEWAY_JVM_OPTS", "JAVA_OPTS", "CDPATH"}) {
+            environment.remove(name);
+        }
+        environment.put("PATH", String.join(java.io.File.pathSeparator, root.resolve("usr/local/bin").toString(),
+                root.resolve("usr/bin").toString(), Path.of(System.getProperty("java.home"), "bin").toString(),
+                System.getenv().getOrDefault("PATH", "/usr/bin:/bin")));
+        environment.putAll(new HashMap<>(env));
+        Path out = Files.createTempFile(elsewhere, "out", ".txt");
+        Path err = Files.createTempFile(elsewhere, "err", ".txt");
+        Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
+        return new Result(command, process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+}
