@@ -66,6 +66,7 @@ public final class Agent implements AutoCloseable {
     private static final Duration TLS_POLL = Duration.ofSeconds(10);
 
     private final AgentConfig config;
+    private final java.util.concurrent.Callable<AgentConfig> partsConfig;
     private final Clock clock;
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
@@ -87,10 +88,22 @@ public final class Agent implements AutoCloseable {
     private volatile WebhookConfigurationManager webhookConfigManager;
     private volatile AdminServer admin;
     private ScheduledExecutorService partsScheduler;
+    /** The lease counter once built; until then (and until it listed the leases) the servers' count is used. */
+    private final AtomicReference<ServerCounter> leaseCounter = new AtomicReference<>();
 
     public Agent(AgentConfig config, Clock clock) {
+        this(config, clock, null);
+    }
+
+    /**
+     * @param config the configuration; when {@code partsConfig} is given, its node name is a placeholder
+     * @param partsConfig reads the node name through the API and returns the configuration with it, called in the
+     *        background (retried) after the tunnel started; {@code null} when the node name is known
+     */
+    public Agent(AgentConfig config, Clock clock, java.util.concurrent.Callable<AgentConfig> partsConfig) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
+        this.partsConfig = partsConfig;
     }
 
     /**
@@ -132,7 +145,6 @@ public final class Agent implements AutoCloseable {
         // connection attempt runs on the tunnel's own event loop while the rest is built here.
         TunnelClientSet.Builder tunnelBuilder = TunnelClientSet.builder(config.tunnel()).registry(registry)
                 .clock(clock);
-        AtomicReference<ServerCounter> leaseCounter = new AtomicReference<>();
         if (config.tunnel().countServerLeases()) {
             tunnelBuilder.serverCounter(fromHeaders -> {
                 ServerCounter counter = leaseCounter.get();
@@ -172,12 +184,49 @@ public final class Agent implements AutoCloseable {
         admin.start();
         started.push(admin);
 
-        // Then the HAMi parts: the webhook listens at once where that is safe (DESIGN.md); everything that needs the
-        // API starts in the background and retries until the API answers.
         if (config.needsKubernetes()) {
             kubernetes = KubernetesClients.create(config.tunnel().kubeconfig()); // builds only: no API call yet
             started.push(kubernetes);
         }
+        if (partsConfig == null) {
+            startHamiParts(config, checks);
+        } else {
+            // Kamaji's DaemonSet sets no NODE_NAME: the node name is read from this pod through the API, which may
+            // not answer yet. The parts that need it are built once it does.
+            RetryingStart<AutoCloseable> nodeName = retrying("node-name", "node name discovery (--node-name unset)",
+                    () -> {
+                        AgentConfig resolved = partsConfig.call();
+                        log.info("node name discovered from this pod's spec.nodeName: {}",
+                                resolved.nodeName().orElse("?"));
+                        synchronized (lifecycle) {
+                            if (!closed) {
+                                startHamiParts(resolved, checks);
+                            }
+                        }
+                        return () -> { };
+                    }, done -> HealthCheck.Result.OK);
+            HealthCheck discovering = nodeName.check();
+            for (DeferredCheck check : checks.values()) {
+                check.bind(new HealthCheck(check.name(), () -> {
+                    HealthCheck.Result result = discovering.run();
+                    return HealthCheck.Result.failed(result.ok() ? "starting" : "node name unknown: "
+                            + result.reason());
+                }));
+            }
+            started.push(nodeName);
+            nodeName.start();
+        }
+        log.info("tenant-gateway started parts={} health-port={} admin-port={}", parts(), health.boundPort(),
+                admin.boundPort());
+    }
+
+    /**
+     * The HAMi parts: the webhook listens at once where that is safe (DESIGN.md); everything that needs the API
+     * starts in the background and retries until the API answers.
+     *
+     * @param parts the configuration with the node name known
+     */
+    private void startHamiParts(AgentConfig parts, Map<String, DeferredCheck> checks) {
         List<RetryingStart<?>> background = new ArrayList<>();
         if (config.tunnel().countServerLeases()) {
             LeaseServerCounter leases = new LeaseServerCounter(kubernetes, config.tunnel().leaseNamespace(),
@@ -189,15 +238,15 @@ public final class Agent implements AutoCloseable {
                         return leases;
                     }, c -> HealthCheck.Result.OK));
         }
-        if (config.devices().isPresent()) {
-            var deviceConfig = config.devices().get();
+        if (parts.devices().isPresent()) {
+            var deviceConfig = parts.devices().get();
             devices = new DeviceRegistrar(deviceConfig, deviceConfig.createSource().orElseThrow(), kubernetes, clock,
                     registry);
             checks.get(DEVICES_CHECK).bind(devices.readinessCheck());
         }
-        if (config.allocation().isPresent()) {
+        if (parts.allocation().isPresent()) {
             DeviceRegistrar registrar = devices;
-            AllocationController controller = new AllocationController(kubernetes, config.allocation().get(),
+            AllocationController controller = new AllocationController(kubernetes, parts.allocation().get(),
                     registrar == null ? Set::of : registrar::registeredDeviceIds, registry, clock);
             allocation = controller;
             RetryingStart<AllocationController> start = retrying(LOCKS_CHECK, "lock controller", () -> {
@@ -208,7 +257,7 @@ public final class Agent implements AutoCloseable {
             checks.get(LOCKS_CHECK).bind(start.check());
             background.add(start);
         }
-        config.webhook().ifPresent(part -> startWebhook(part, checks, background));
+        parts.webhook().ifPresent(part -> startWebhook(part, checks, background));
         if (devices != null) {
             devices.start();
             started.push(devices);
@@ -217,8 +266,6 @@ public final class Agent implements AutoCloseable {
             started.push(part);
             part.start();
         }
-        log.info("tenant-gateway started parts={} health-port={} admin-port={}", parts(), health.boundPort(),
-                admin.boundPort());
     }
 
     static final String DEVICES_CHECK = "devices-registered";

@@ -31,6 +31,8 @@ public final class AgentCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
     /** Name of the MutatingWebhookConfiguration in manifests/base. */
     public static final String DEFAULT_WEBHOOK_CONFIG_NAME = "tenant-gateway-hami-webhook";
+    /** Node name the flags are validated with while the real one is read from the API (a valid DNS label). */
+    static final String PENDING_NODE_NAME = "node-name-pending";
 
     @Spec
     CommandSpec spec;
@@ -335,7 +337,22 @@ public final class AgentCommand implements Callable<Integer> {
             // Kamaji and older manifests may pass flags of other konnectivity-agent versions: warn, don't die.
             log.warn("ignoring unknown flags {} (see tenant-gateway run --help)", unmatched);
         }
-        AgentConfig config = resolveConfig();
+        if ((nodeName == null || nodeName.isBlank()) && needsNodeName()) {
+            // Kamaji's DaemonSet sets no NODE_NAME: the agent reads it from its pod through the API, in the
+            // background, so the tunnel does not wait for the API. The flags are checked now, with a placeholder.
+            io.tenantgateway.agent.k8s.NodeNames.PodIdentity pod = io.tenantgateway.agent.k8s.NodeNames.podIdentity();
+            nodeName = PENDING_NODE_NAME;
+            AgentConfig provisional = toConfig();
+            nodeName = null;
+            return AgentRunner.run(provisional, () -> {
+                String discovered = io.tenantgateway.agent.k8s.NodeNames.discover(kubeconfig, pod);
+                synchronized (this) {
+                    nodeName = discovered;
+                    return toConfig();
+                }
+            }, spec.commandLine().getErr()) ? ExitCodes.OK : ExitCodes.FAILED;
+        }
+        AgentConfig config = toConfig();
         return AgentRunner.run(config, spec.commandLine().getErr()) ? ExitCodes.OK : ExitCodes.FAILED;
     }
 }

@@ -24,8 +24,16 @@ final class AgentRunner {
 
     /** @return whether the agent drained every tunnel before the grace period ended */
     static boolean run(AgentConfig config, PrintWriter err) {
+        return run(config, null, err);
+    }
+
+    /**
+     * @param partsConfig when the node name must be read through the API: returns the configuration with it (the
+     *        agent calls it in the background, after the tunnel started); {@code null} otherwise
+     */
+    static boolean run(AgentConfig config, java.util.concurrent.Callable<AgentConfig> partsConfig, PrintWriter err) {
         Clock clock = Clock.systemUTC();
-        Agent agent = new Agent(config, clock);
+        Agent agent = new Agent(config, clock, partsConfig);
         CountDownLatch stopRequested = new CountDownLatch(1);
         AtomicInteger signals = new AtomicInteger();
         SignalHandler handler = signal -> {

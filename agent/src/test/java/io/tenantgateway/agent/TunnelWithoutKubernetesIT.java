@@ -64,14 +64,7 @@ class TunnelWithoutKubernetesIT {
         int apiPort = TunnelTestbed.freePort();
         int healthPort = TunnelTestbed.freePort();
         String apiUrl = "http://127.0.0.1:" + apiPort;
-        Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: tenant, cluster: {server: "%s"}}]
-                contexts: [{name: tenant, context: {cluster: tenant, user: agent}}]
-                current-context: tenant
-                users: [{name: agent, user: {token: agent}}]
-                """.formatted(apiUrl));
+        Path kubeconfig = kubeconfig(apiUrl);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.removeIf(arg -> arg.startsWith("--health-server-port="));
         args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,
@@ -109,11 +102,7 @@ class TunnelWithoutKubernetesIT {
                 .contains("[+]webhook-serving ok\n");
 
         // The tenant API comes up on the address the agent was given.
-        api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
-        api.init(InetAddress.getByName("127.0.0.1"), apiPort);
-        KubernetesClient client = api.createClient(builder -> builder.editOrNewConfig().withMasterUrl(apiUrl)
-                .endConfig());
+        KubernetesClient client = startApi(apiPort);
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").endMetadata().build())
                 .create();
         client.admissionRegistration().v1().mutatingWebhookConfigurations().resource(
@@ -139,6 +128,71 @@ class TunnelWithoutKubernetesIT {
         }
         assertThat(agent.process.isAlive()).isTrue();
         assertThat(agent.lines("Exception")).as("no stack traces in the log while the API was down").isEmpty();
+    }
+
+    /**
+     * Kamaji's DaemonSet sets no NODE_NAME: the node name is read from the agent's own pod through the API. With the
+     * API dead that cannot happen, and the tunnel still carries traffic; the HAMi parts say the node name is unknown
+     * and why, and start once the API answers.
+     */
+    @Test
+    void nodeNameIsDiscoveredInTheBackgroundWhenTheApiComes() throws Exception {
+        testbed = new TunnelTestbed(dir);
+        int apiPort = TunnelTestbed.freePort();
+        int healthPort = TunnelTestbed.freePort();
+        String apiUrl = "http://127.0.0.1:" + apiPort;
+        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.removeIf(arg -> arg.startsWith("--health-server-port="));
+        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,
+                "--kubeconfig=" + kubeconfig(apiUrl), "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--handshake-interval=2s", "--pod-field-selector=false"));
+        agent = AgentProcess.launch(args, java.util.Map.of("NODE_NAME", "", "POD_NAME", "konnectivity-agent-x7k2p",
+                "POD_NAMESPACE", "kube-system"));
+
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).ignoreExceptions()
+                .untilAsserted(() -> {
+                    try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
+                        assertThat(tunnel.echo("kubelet exec")).isEqualTo("kubelet exec");
+                    }
+                });
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(get(healthPort, "/readyz?verbose")
+                .body()).contains("[+]server-connected ok\n")
+                .contains("[-]devices-registered failed: node name unknown: tenant API " + apiUrl + " unreachable: ")
+                .contains("[-]lock-controller-synced failed: node name unknown: "));
+
+        KubernetesClient client = startApi(apiPort);
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-node-3").endMetadata().build())
+                .create();
+        client.pods().inNamespace("kube-system").resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata().withName("konnectivity-agent-x7k2p").withNamespace("kube-system").endMetadata()
+                .withNewSpec().withNodeName("gpu-node-3").endSpec().build()).create();
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
+            assertThat(get(healthPort, "/readyz?verbose").body()).doesNotContain("[-]");
+        });
+        assertThat(client.nodes().withName("gpu-node-3").get().getMetadata().getAnnotations())
+                .containsKey("hami.io/node-nvidia-register");
+        assertThat(agent.lines("node name discovered from this pod's spec.nodeName: gpu-node-3")).hasSize(1);
+    }
+
+    private Path kubeconfig(String apiUrl) throws IOException {
+        return Files.writeString(dir.resolve("kubeconfig"), """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: tenant, cluster: {server: "%s"}}]
+                contexts: [{name: tenant, context: {cluster: tenant, user: agent}}]
+                current-context: tenant
+                users: [{name: agent, user: {token: agent}}]
+                """.formatted(apiUrl));
+    }
+
+    /** fabric8's CRUD mock API server on a port the agent was already given. */
+    private KubernetesClient startApi(int port) throws IOException {
+        api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        api.init(InetAddress.getByName("127.0.0.1"), port);
+        String url = "http://127.0.0.1:" + port;
+        return api.createClient(builder -> builder.editOrNewConfig().withMasterUrl(url).endConfig());
     }
 
     private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {

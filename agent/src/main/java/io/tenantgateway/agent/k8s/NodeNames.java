@@ -18,7 +18,17 @@ public final class NodeNames {
     private NodeNames() {
     }
 
-    public static String discover(Path kubeconfig) {
+    /** Which pod this is (name, namespace), from the environment; not a pod → a configuration error. */
+    public record PodIdentity(String namespace, String name) {
+    }
+
+    /**
+     * This pod's identity from {@code POD_NAME}/{@code HOSTNAME} and {@code POD_NAMESPACE} or the service-account
+     * mount: no API call.
+     *
+     * @throws IllegalArgumentException outside a pod (the message says to set {@code --node-name})
+     */
+    public static PodIdentity podIdentity() {
         String podName = firstNonBlank(System.getenv("POD_NAME"), System.getenv("HOSTNAME"));
         String namespace = System.getenv("POD_NAMESPACE");
         if (namespace == null || namespace.isBlank()) {
@@ -32,9 +42,19 @@ public final class NodeNames {
             throw new IllegalArgumentException("--node-name: not set and not discoverable outside a pod (expected:"
                     + " --node-name, or env NODE_NAME from the downward API fieldRef spec.nodeName)");
         }
+        return new PodIdentity(namespace, podName);
+    }
+
+    /** Reads {@code spec.nodeName} of this pod through the API (one call; the caller retries). */
+    public static String discover(Path kubeconfig, PodIdentity pod) {
         try (KubernetesClient client = KubernetesClients.create(kubeconfig)) {
-            return discover(client, namespace, podName);
+            return discover(client, pod.namespace(), pod.name());
         }
+    }
+
+    /** {@link #podIdentity()} then {@link #discover(Path, PodIdentity)}: for commands that run once (doctor). */
+    public static String discover(Path kubeconfig) {
+        return discover(kubeconfig, podIdentity());
     }
 
     static String discover(KubernetesClient client, String namespace, String podName) {
@@ -42,14 +62,24 @@ public final class NodeNames {
         try {
             pod = client.pods().inNamespace(namespace).withName(podName).get();
         } catch (KubernetesClientException e) {
-            throw new IllegalArgumentException("--node-name: not set, and reading pod " + namespace + "/" + podName
-                    + " to find it failed: " + e.getMessage() + " (expected: --node-name or env NODE_NAME)", e);
+            throw new NodeNameUnavailableException("--node-name: not set, and reading pod " + namespace + "/"
+                    + podName + " to find it failed: " + e.getMessage() + " (expected: --node-name or env NODE_NAME)",
+                    e);
         }
         if (pod == null || pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
             throw new IllegalArgumentException("--node-name: not set, and pod " + namespace + "/" + podName
                     + " has no spec.nodeName (expected: --node-name or env NODE_NAME)");
         }
         return pod.getSpec().getNodeName();
+    }
+
+    /** The API did not answer the node-name lookup: worth retrying, unlike a pod without a node. */
+    public static final class NodeNameUnavailableException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NodeNameUnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     private static String firstNonBlank(String... values) {

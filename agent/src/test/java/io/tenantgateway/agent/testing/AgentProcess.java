@@ -59,12 +59,24 @@ public final class AgentProcess implements AutoCloseable {
      * picks the JVM options; {@code java} comes first on the PATH from the JVM running the tests).
      */
     public static AgentProcess launch(List<String> args) throws IOException {
+        return launch(args, java.util.Map.of());
+    }
+
+    /** {@link #launch(List)} with extra environment variables; an empty value removes the variable. */
+    public static AgentProcess launch(List<String> args, java.util.Map<String, String> env) throws IOException {
         List<String> command = new ArrayList<>(List.of("sh", launcher().toString(), "run"));
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         builder.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + java.io.File.pathSeparator
                 + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
         builder.environment().put("TENANT_GATEWAY_JAR", JarProcess.jar().toAbsolutePath().toString());
+        env.forEach((name, value) -> {
+            if (value.isEmpty()) {
+                builder.environment().remove(name);
+            } else {
+                builder.environment().put(name, value);
+            }
+        });
         return new AgentProcess(builder.start());
     }
 
