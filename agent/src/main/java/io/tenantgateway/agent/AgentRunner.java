@@ -1,5 +1,7 @@
 package io.tenantgateway.agent;
 
+import io.tenantgateway.agent.cli.PortInUseException;
+import io.tenantgateway.webhook.AddressInUseException;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
@@ -43,7 +45,13 @@ final class AgentRunner {
         Thread hook = new Thread(agent::close, "agent-shutdown-hook");
         Runtime.getRuntime().addShutdownHook(hook);
 
-        agent.start();
+        try {
+            agent.start();
+        } catch (RuntimeException e) {
+            // start() closed what it had started; the hook would only log a second "stopped" after the error.
+            removeShutdownHook(hook);
+            throw userError(e);
+        }
         try {
             stopRequested.await();
         } catch (InterruptedException e) {
@@ -52,12 +60,29 @@ final class AgentRunner {
         Instant deadline = clock.instant().plus(config.shutdownGrace());
         boolean drained = agent.drain(deadline);
         agent.close();
+        removeShutdownHook(hook);
+        err.flush();
+        return drained;
+    }
+
+    /**
+     * A start failure the user can fix, named by its flag: the webhook's busy port becomes a
+     * {@link PortInUseException} for {@code --webhook-listen} (the health and admin ports name theirs already).
+     */
+    static RuntimeException userError(RuntimeException failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof AddressInUseException inUse) {
+                return new PortInUseException("--webhook-listen", inUse.host(), inUse.port(), failure);
+            }
+        }
+        return failure;
+    }
+
+    private static void removeShutdownHook(Thread hook) {
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException alreadyShuttingDown) {
             // The JVM is exiting anyway; the hook's close() is idempotent.
         }
-        err.flush();
-        return drained;
     }
 }
