@@ -173,10 +173,9 @@ class AgentCommandTest {
         assertThat(cidr.code()).isEqualTo(ExitCodes.USAGE);
         assertThat(cidr.err()).startsWith("error: --dial-allow: CIDR: \"10.0.0.0/33\" (expected: a prefix length 0..32");
 
-        Run keepalive = run("--keepalive-time=10s");
+        Run keepalive = run("--keepalive-time=0s");
         assertThat(keepalive.code()).isEqualTo(ExitCodes.USAGE);
-        assertThat(keepalive.err()).isEqualTo("error: --keepalive-time: 10s (expected: >= 30s; konnectivity-server"
-                + " closes connections that ping more often with GOAWAY too_many_pings)");
+        assertThat(keepalive.err()).isEqualTo("error: --keepalive-time: 0s (expected: > 0)");
 
         for (Run r : List.of(source, missingCert, cidr, keepalive)) {
             assertThat(r.err().lines()).hasSize(1);
