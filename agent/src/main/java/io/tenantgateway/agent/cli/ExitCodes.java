@@ -36,8 +36,12 @@ public final class ExitCodes {
         });
         commandLine.setParameterExceptionHandler((exception, args) -> {
             CommandLine cmd = exception.getCommandLine();
-            cmd.getErr().println(cmd.getColorScheme().errorText("error: " + exception.getMessage()));
-            cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
+            String message = GoFlags.message(exception);
+            cmd.getErr().println(cmd.getColorScheme().errorText("error: " + message));
+            if (!message.startsWith(GoFlags.UNKNOWN_FLAG)) {
+                // An unknown flag is one line that names the nearest known flag; the rest point at --help.
+                cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
+            }
             cmd.getErr().flush();
             return USAGE;
         });
