@@ -1,8 +1,12 @@
 package io.tenantgateway.agent;
 
 import io.tenantgateway.agent.cli.ExitCodes;
+import io.tenantgateway.agent.cli.GoFlags;
+import io.tenantgateway.agent.k8s.GoDuration;
 import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.tunnel.TunnelConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -13,7 +17,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Unmatched;
 
 /**
  * {@code tenant-gateway run}: the agent. Accepts every {@code konnectivity-agent} flag with the upstream default
@@ -23,7 +26,8 @@ import picocli.CommandLine.Unmatched;
  * <p>Every flag can also come from {@code --config FILE} (YAML, keys are the flag names without dashes); a flag on
  * the command line wins over the file.
  */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 120,
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = TenantGatewayCommand.Version.class,
+        sortOptions = false, usageHelpWidth = 120,
         description = {"Run the agent: a drop-in konnectivity-agent, plus (when enabled) the HAMi webhook, GPU",
             "device registration and the node-lock controller.",
             "With only konnectivity-agent flags it is a pure konnectivity-agent."})
@@ -57,7 +61,8 @@ public final class AgentCommand implements Callable<Integer> {
     @Option(names = "--agent-key", order = 1, description = "Key of --agent-cert.")
     Path agentKey;
 
-    @Option(names = "--alpn-proto", split = ",", order = 1, description = "ALPN protocols to offer (must include h2).")
+    @Option(names = "--alpn-proto", split = ",", order = 1,
+            description = "ALPN protocols to offer; h2 is added when missing, as grpc-go does.")
     List<String> alpnProtos = new ArrayList<>();
 
     @Option(names = "--service-account-token-path", order = 1,
@@ -86,7 +91,8 @@ public final class AgentCommand implements Callable<Integer> {
     boolean syncForever;
 
     @Option(names = "--keepalive-time", defaultValue = "1h", order = 1,
-            description = "gRPC keepalive interval (>= 30s). Default: ${DEFAULT-VALUE}.")
+            description = "gRPC keepalive interval; below 30s warns (konnectivity-server answers pings more often"
+                    + " than every 30s with GOAWAY too_many_pings). Default: ${DEFAULT-VALUE}.")
     String keepaliveTime;
 
     @Option(names = "--xfr-channel-size", defaultValue = "150", order = 1,
@@ -133,8 +139,82 @@ public final class AgentCommand implements Callable<Integer> {
     boolean logToStderr;
 
     @Option(names = "--alsologtostderr", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "Accepted for klog compatibility.")
+            description = "Accepted for klog compatibility; logs always go to stderr.")
     boolean alsoLogToStderr;
+
+    // --- konnectivity-agent and klog flags accepted but not implemented yet: a value other than the default logs
+    // one WARN naming the flag (see warnings()); the default is what this agent does anyway. -------------------
+
+    @Option(names = "--enable-profiling", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
+            description = "Not implemented yet (upstream: pprof on the admin port); accepted with a warning.")
+    boolean enableProfiling;
+
+    @Option(names = "--enable-contention-profiling", arity = "0..1", defaultValue = "false", fallbackValue = "true",
+            order = 1, description = "Not implemented yet (upstream: block profiling); accepted with a warning.")
+    boolean enableContentionProfiling;
+
+    @Option(names = "--warn-on-channel-limit", arity = "0..1", defaultValue = "false", fallbackValue = "true",
+            order = 1, description = "Not implemented yet (upstream: log when a tunnel's channel is full); accepted"
+                    + " with a warning.")
+    boolean warnOnChannelLimit;
+
+    @Option(names = "--server-count-source", defaultValue = "default", hidden = true, order = 1,
+            description = "Upstream HEAD: default or max. Only default is implemented; max is accepted with a"
+                    + " warning.")
+    String serverCountSource;
+
+    @Option(names = "--kube-api-content-type", defaultValue = "application/vnd.kubernetes.protobuf", hidden = true,
+            order = 1, description = "Upstream HEAD; accepted with a warning (the API client speaks JSON).")
+    String kubeApiContentType;
+
+    @Option(names = "--lease-label", defaultValue = "k8s-app=konnectivity-server", hidden = true, order = 1,
+            description = "Upstream HEAD; not implemented yet (use --lease-label-selector); accepted with a warning.")
+    String leaseLabel;
+
+    @Option(names = "--log-file", defaultValue = "", order = 1, paramLabel = "FILE",
+            description = "klog; not implemented yet (logs go to stderr); accepted with a warning.")
+    String logFile;
+
+    @Option(names = "--log-file-max-size", defaultValue = "1800", order = 1, paramLabel = "MB",
+            description = "klog; not implemented yet; accepted with a warning. Default: ${DEFAULT-VALUE}.")
+    long logFileMaxSize;
+
+    @Option(names = "--log-dir", defaultValue = "", order = 1, paramLabel = "DIR",
+            description = "klog; not implemented yet; accepted with a warning.")
+    String logDir;
+
+    @Option(names = "--stderrthreshold", defaultValue = "2", order = 1, paramLabel = "SEVERITY",
+            description = "klog (INFO, WARNING, ERROR, FATAL or 0-3); not implemented yet (everything goes to"
+                    + " stderr); accepted with a warning. Default: ${DEFAULT-VALUE}.")
+    String stderrThreshold;
+
+    @Option(names = "--skip-headers", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
+            description = "klog; not implemented yet; accepted with a warning.")
+    boolean skipHeaders;
+
+    @Option(names = "--skip-log-headers", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
+            description = "klog; not implemented yet; accepted with a warning.")
+    boolean skipLogHeaders;
+
+    @Option(names = "--add-dir-header", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
+            description = "klog; not implemented yet; accepted with a warning.")
+    boolean addDirHeader;
+
+    @Option(names = "--one-output", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
+            description = "klog; not implemented yet; accepted with a warning.")
+    boolean oneOutput;
+
+    @Option(names = "--log-backtrace-at", defaultValue = ":0", order = 1, paramLabel = "FILE:LINE",
+            description = "klog; not implemented yet; accepted with a warning.")
+    String logBacktraceAt;
+
+    @Option(names = "--vmodule", defaultValue = "", order = 1, paramLabel = "PATTERN=N,…",
+            description = "klog; not implemented yet (use -v); accepted with a warning.")
+    String vmodule;
+
+    @Option(names = "--log-flush-frequency", defaultValue = "5s", order = 1, paramLabel = "DURATION",
+            description = "klog; not implemented yet (logs are not buffered); accepted with a warning.")
+    String logFlushFrequency;
 
     // --- tenant-gateway flags ------------------------------------------------------------------------------------
 
@@ -286,9 +366,6 @@ public final class AgentCommand implements Callable<Integer> {
                     + " anyway.")
     boolean podFieldSelector;
 
-    @Unmatched
-    List<String> unmatched = new ArrayList<>();
-
     private boolean needsNodeName() {
         return !"none".equals(deviceSource) || Boolean.TRUE.equals(enableLockController);
     }
@@ -299,24 +376,73 @@ public final class AgentCommand implements Callable<Integer> {
     }
 
     /**
-     * Parses {@code args} exactly as {@code run} does ({@code --config FILE} applied as defaults, unknown flags
-     * collected in {@link #unknownFlags()}) without running anything: for commands that take the same flags as
-     * {@code run} ({@code doctor}).
+     * Parses {@code args} exactly as {@code run} does ({@code --config FILE} applied as defaults, Go's single-dash
+     * long forms accepted, unknown flags rejected) without running anything: for commands that take the same flags
+     * as {@code run} ({@code doctor}).
      *
-     * @throws picocli.CommandLine.ParameterException when a flag is malformed
+     * @throws picocli.CommandLine.ParameterException when a flag is unknown or malformed ({@link GoFlags#message}
+     *     gives the one-line text)
      * @throws IllegalArgumentException when the {@code --config} file is unreadable or has unknown keys
      */
     public static AgentCommand parse(String... args) {
         AgentCommand command = new AgentCommand();
-        CommandLine commandLine = new CommandLine(command);
-        ConfigFileDefaults.install(commandLine, args);
-        commandLine.parseArgs(args);
+        CommandLine commandLine = goParsing(new CommandLine(command));
+        String[] normalized = GoFlags.normalize(commandLine.getCommandSpec(), args);
+        ConfigFileDefaults.install(commandLine, normalized);
+        commandLine.parseArgs(normalized);
         return command;
     }
 
-    /** Flags this version does not know; {@code run} warns about them and carries on. */
-    public List<String> unknownFlags() {
-        return List.copyOf(unmatched);
+    /**
+     * pflag's rules on a {@code run} command line: a repeated flag overrides the earlier one (Kamaji appends the
+     * agent's {@code extraArgs} after its fixed list, to override it); list flags collect every value.
+     */
+    static CommandLine goParsing(CommandLine commandLine) {
+        return commandLine.setOverwrittenOptionsAllowed(true);
+    }
+
+    /**
+     * What {@code run} warns about at start, one line each: every upstream flag this version accepts but does not
+     * implement yet, when it is set to something other than upstream's default (flag or {@code --config}), and a
+     * {@code --keepalive-time} below konnectivity-server's 30 s ping limit.
+     */
+    public List<String> warnings() {
+        List<String> out = new ArrayList<>();
+        notImplemented(out, "--enable-profiling", enableProfiling, !enableProfiling);
+        notImplemented(out, "--enable-contention-profiling", enableContentionProfiling, !enableContentionProfiling);
+        notImplemented(out, "--warn-on-channel-limit", warnOnChannelLimit, !warnOnChannelLimit);
+        notImplemented(out, "--server-count-source", serverCountSource,
+                serverCountSource.isEmpty() || serverCountSource.equals("default"));
+        notImplemented(out, "--kube-api-content-type", kubeApiContentType,
+                kubeApiContentType.equals("application/vnd.kubernetes.protobuf"));
+        notImplemented(out, "--lease-label", leaseLabel, leaseLabel.equals("k8s-app=konnectivity-server"));
+        notImplemented(out, "--logtostderr", logToStderr, logToStderr);
+        notImplemented(out, "--log-file", logFile, logFile.isEmpty());
+        notImplemented(out, "--log-file-max-size", logFileMaxSize, logFileMaxSize == 1800);
+        notImplemented(out, "--log-dir", logDir, logDir.isEmpty());
+        notImplemented(out, "--stderrthreshold", stderrThreshold, AgentConfigMapper.severity(stderrThreshold) == 2);
+        notImplemented(out, "--skip-headers", skipHeaders, !skipHeaders);
+        notImplemented(out, "--skip-log-headers", skipLogHeaders, !skipLogHeaders);
+        notImplemented(out, "--add-dir-header", addDirHeader, !addDirHeader);
+        notImplemented(out, "--one-output", oneOutput, !oneOutput);
+        notImplemented(out, "--log-backtrace-at", logBacktraceAt,
+                logBacktraceAt.isEmpty() || logBacktraceAt.equals(":0"));
+        notImplemented(out, "--vmodule", vmodule, vmodule.isEmpty());
+        notImplemented(out, "--log-flush-frequency", logFlushFrequency,
+                GoDuration.parse("--log-flush-frequency", logFlushFrequency).equals(Duration.ofSeconds(5)));
+        Duration keepalive = GoDuration.parse("--keepalive-time", keepaliveTime);
+        if (!keepalive.isNegative() && !keepalive.isZero()
+                && keepalive.compareTo(TunnelConfig.MIN_KEEPALIVE_TIME) < 0) {
+            out.add("--keepalive-time=" + keepaliveTime + ": below 30s; konnectivity-server answers pings more often"
+                    + " than every 30s with GOAWAY too_many_pings and closes the connection");
+        }
+        return out;
+    }
+
+    private static void notImplemented(List<String> out, String flag, Object value, boolean upstreamDefault) {
+        if (!upstreamDefault) {
+            out.add(flag + "=" + value + ": accepted, not implemented yet (no effect)");
+        }
     }
 
     /**
@@ -333,10 +459,7 @@ public final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         LogSetup.configure(LogSetup.Format.parse(logFormat), verbosity);
-        if (!unmatched.isEmpty()) {
-            // Kamaji and older manifests may pass flags of other konnectivity-agent versions: warn, don't die.
-            log.warn("ignoring unknown flags {} (see tenant-gateway run --help)", unmatched);
-        }
+        warnings().forEach(log::warn);
         if ((nodeName == null || nodeName.isBlank()) && needsNodeName()) {
             // Kamaji's DaemonSet sets no NODE_NAME: the agent reads it from its pod through the API, in the
             // background, so the tunnel does not wait for the API. The flags are checked now, with a placeholder.

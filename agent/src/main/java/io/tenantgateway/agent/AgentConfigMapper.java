@@ -30,6 +30,7 @@ final class AgentConfigMapper {
     }
 
     static AgentConfig map(AgentCommand c) {
+        checkAcceptedFlags(c);
         TunnelConfig tunnel = tunnel(c);
         Optional<String> nodeName = Optional.ofNullable(c.nodeName).map(String::strip).filter(s -> !s.isEmpty());
 
@@ -64,6 +65,47 @@ final class AgentConfigMapper {
         }
         return new AgentConfig(tunnel, LogSetup.Format.parse(c.logFormat), c.verbosity, nodeName, webhook, devices,
                 allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace));
+    }
+
+    /**
+     * The flags accepted but not implemented yet still get upstream's (klog's, pflag's) syntax check, so a value
+     * the upstream agent would refuse is refused here too.
+     */
+    private static void checkAcceptedFlags(AgentCommand c) {
+        if (!List.of("", "default", "max").contains(c.serverCountSource)) {
+            throw new IllegalArgumentException("--server-count-source: " + c.serverCountSource
+                    + " (expected: default or max)");
+        }
+        if (c.logFileMaxSize < 0) {
+            throw new IllegalArgumentException("--log-file-max-size: " + c.logFileMaxSize + " (expected: >= 0, in MB)");
+        }
+        severity(c.stderrThreshold);
+        if (!c.logBacktraceAt.isEmpty() && !c.logBacktraceAt.matches("[^:]*:[0-9]+")) {
+            throw new IllegalArgumentException("--log-backtrace-at: " + c.logBacktraceAt
+                    + " (expected: FILE:LINE, e.g. client.go:210)");
+        }
+        if (!c.vmodule.isEmpty() && !c.vmodule.matches("[^,=]+=[0-9]+(,[^,=]+=[0-9]+)*")) {
+            throw new IllegalArgumentException("--vmodule: " + c.vmodule
+                    + " (expected: comma-separated PATTERN=N, e.g. client*=5,server=3)");
+        }
+        if (GoDuration.parse("--log-flush-frequency", c.logFlushFrequency).isNegative()) {
+            throw new IllegalArgumentException("--log-flush-frequency: " + c.logFlushFrequency + " (expected: >= 0)");
+        }
+    }
+
+    /** klog's {@code --stderrthreshold}: a severity name or its number, as a number (INFO 0 .. FATAL 3). */
+    static int severity(String value) {
+        List<String> names = List.of("INFO", "WARNING", "ERROR", "FATAL");
+        String text = value.strip().toUpperCase(java.util.Locale.ROOT);
+        int index = names.indexOf(text);
+        if (index >= 0) {
+            return index;
+        }
+        if (text.matches("[0-3]")) {
+            return Integer.parseInt(text);
+        }
+        throw new IllegalArgumentException("--stderrthreshold: " + value
+                + " (expected: INFO, WARNING, ERROR, FATAL or 0-3)");
     }
 
     private static TunnelConfig tunnel(AgentCommand c) {

@@ -1,5 +1,7 @@
 package io.tenantgateway.agent;
 
+import io.tenantgateway.agent.cli.PortInUseException;
+import io.tenantgateway.webhook.AddressInUseException;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
@@ -51,7 +53,13 @@ final class AgentRunner {
         Thread hook = new Thread(agent::close, "agent-shutdown-hook");
         Runtime.getRuntime().addShutdownHook(hook);
 
-        agent.start();
+        try {
+            agent.start();
+        } catch (RuntimeException e) {
+            // start() closed what it had started; the hook would only log a second "stopped" after the error.
+            removeShutdownHook(hook);
+            throw userError(e);
+        }
         // A configuration error a background part finds later (say, the webhook's port taken once its Secret was
         // read) ends the process like one found at start: exit 2 with the message.
         agent.fatalError().thenRun(stopRequested::countDown);
@@ -63,18 +71,31 @@ final class AgentRunner {
         RuntimeException fatal = agent.fatalError().getNow(null);
         if (fatal != null) {
             agent.close();
-            removeHook(hook);
+            removeShutdownHook(hook);
             throw fatal;
         }
         Instant deadline = clock.instant().plus(config.shutdownGrace());
         boolean drained = agent.drain(deadline);
         agent.close();
-        removeHook(hook);
+        removeShutdownHook(hook);
         err.flush();
         return drained;
     }
 
-    private static void removeHook(Thread hook) {
+    /**
+     * A start failure the user can fix, named by its flag: the webhook's busy port becomes a
+     * {@link PortInUseException} for {@code --webhook-listen} (the health and admin ports name theirs already).
+     */
+    static RuntimeException userError(RuntimeException failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof AddressInUseException inUse) {
+                return new PortInUseException("--webhook-listen", inUse.host(), inUse.port(), failure);
+            }
+        }
+        return failure;
+    }
+
+    private static void removeShutdownHook(Thread hook) {
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException alreadyShuttingDown) {

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import io.tenantgateway.agent.cli.GoFlags;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +20,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 /**
  * {@code --config FILE}: a YAML map whose keys are flag names without the leading dashes
  * ({@code proxy-server-host: konnectivity.example.com}, {@code dial-allow: [10.96.0.0/12, "*.svc"]}). Values become
- * the flags' defaults, so a flag given on the command line still wins. Unknown keys are an error that lists the
- * valid ones: a typo in a config file should not be silently ignored.
+ * the flags' defaults, so a flag given on the command line still wins. Unknown keys are an error that names the
+ * nearest valid one: a typo in a config file should not be silently ignored.
  */
 final class ConfigFileDefaults implements IDefaultValueProvider {
     private final Path file;
@@ -44,8 +45,11 @@ final class ConfigFileDefaults implements IDefaultValueProvider {
                 .collect(Collectors.toCollection(TreeSet::new));
         for (String key : defaults.values.keySet()) {
             if (!known.contains(key) || key.equals("config")) {
-                throw new IllegalArgumentException("--config: " + file + ": unknown key '" + key + "' (expected one"
-                        + " of the flag names without dashes, e.g. proxy-server-host; see --help)");
+                known.remove("config");
+                throw new IllegalArgumentException("--config: " + file + ": unknown key '" + key + "' ("
+                        + GoFlags.nearest(key, known).map(name -> "did you mean " + name + "?")
+                                .orElse("expected one of the flag names without dashes, e.g. proxy-server-host;"
+                                        + " see --help") + ")");
             }
         }
         command.setDefaultValueProvider(defaults);

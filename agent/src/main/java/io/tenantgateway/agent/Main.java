@@ -1,9 +1,12 @@
 package io.tenantgateway.agent;
 
 import io.tenantgateway.agent.cli.ExitCodes;
+import io.tenantgateway.agent.cli.GoFlags;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import picocli.CommandLine;
 
 /** Entry point of the {@code tenant-gateway} binary. */
@@ -27,13 +30,17 @@ public final class Main {
 
     /** Runs the CLI writing to the given streams. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
+        if (args.length > 0 && args[0].equals("run")) {
+            return runAgent(out, err, Arrays.copyOfRange(args, 1, args.length));
+        }
         CommandLine commandLine = commandLine();
         commandLine.setOut(out);
         commandLine.setErr(err);
         return execute(commandLine, args);
     }
 
-    private static int execute(CommandLine commandLine, String... args) {
+    private static int execute(CommandLine commandLine, String... given) {
+        String[] args = goFlags(commandLine, given);
         try {
             ConfigFileDefaults.install(commandLine.getSubcommands().get("run"), args);
         } catch (IllegalArgumentException e) {
@@ -44,7 +51,47 @@ public final class Main {
         return commandLine.execute(args);
     }
 
+    /**
+     * {@code run} and {@code doctor} take konnectivity-agent's flags, which Go also accepts with one dash
+     * ({@code -proxy-server-port=8132}): rewritten to picocli's two before parsing (see {@link GoFlags#normalize}).
+     */
+    private static String[] goFlags(CommandLine root, String... args) {
+        if (args.length == 0 || !(args[0].equals("run") || args[0].equals("doctor"))) {
+            return args;
+        }
+        CommandLine command = root.getSubcommands().get(args[0]);
+        CommandLine run = root.getSubcommands().get("run");
+        String[] rest = GoFlags.normalize(List.of(command.getCommandSpec(), run.getCommandSpec()),
+                Arrays.copyOfRange(args, 1, args.length));
+        String[] out = new String[args.length];
+        out[0] = args[0];
+        System.arraycopy(rest, 0, out, 1, rest.length);
+        return out;
+    }
+
+    /**
+     * {@code run} without building the other commands' models: picocli's reflection over every command costs about
+     * 0.4 s at start, which the tunnel would wait for. Same parsing, messages and exit codes as through the root.
+     */
+    private static int runAgent(PrintWriter out, PrintWriter err, String... given) {
+        CommandLine run = AgentCommand.goParsing(ExitCodes.configure(new CommandLine(new AgentCommand())));
+        run.setCommandName("tenant-gateway run");
+        run.setOut(out);
+        run.setErr(err);
+        String[] args = GoFlags.normalize(List.of(run.getCommandSpec()), given);
+        try {
+            ConfigFileDefaults.install(run, args);
+        } catch (IllegalArgumentException e) {
+            err.println(run.getColorScheme().errorText("error: " + e.getMessage()));
+            err.flush();
+            return ExitCodes.USAGE;
+        }
+        return run.execute(args);
+    }
+
     private static CommandLine commandLine() {
-        return ExitCodes.configure(new CommandLine(new TenantGatewayCommand()));
+        CommandLine root = ExitCodes.configure(new CommandLine(new TenantGatewayCommand()));
+        AgentCommand.goParsing(root.getSubcommands().get("run"));
+        return root;
     }
 }

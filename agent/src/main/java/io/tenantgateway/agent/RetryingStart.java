@@ -2,6 +2,7 @@ package io.tenantgateway.agent;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.cli.PortInUseException;
 import io.tenantgateway.agent.cli.UserException;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.tunnel.TunnelConfig;
@@ -64,7 +65,8 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
      * @param attempt one start attempt; a failed attempt must leave nothing running (or be safe to retry)
      * @param readiness readiness once started (must only read state)
      * @param describeFailure turns an attempt's exception into a readiness reason (names the API and the cause)
-     * @param fatal told about a configuration error ({@link UserException}): no retry can fix it, the agent exits 2
+     * @param fatal told about a configuration error ({@link UserException}, a port in use): no retry can fix it, the
+     *        agent exits 2
      */
     RetryingStart(String checkName, String partName, Attempt<T> attempt, Function<T, HealthCheck.Result> readiness,
             Function<Throwable, String> describeFailure, ScheduledExecutorService scheduler, SyncBackoff backoff,
@@ -134,7 +136,8 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            if (e instanceof UserException configError) {
+            RuntimeException configError = configurationError(e);
+            if (configError != null) {
                 lastFailure = configError.getMessage();
                 nextRetry = null;
                 log.error("{} cannot start: {}", partName, configError.getMessage());
@@ -176,6 +179,20 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
         if (number > 1) {
             log.info("{} started after {} attempts", partName, number);
         }
+    }
+
+    /** A failure no retry can fix (bad flags, a port in use), as the CLI reports it; {@code null} otherwise. */
+    static RuntimeException configurationError(Exception e) {
+        if (e instanceof UserException user) {
+            return user;
+        }
+        if (e instanceof RuntimeException runtime) {
+            RuntimeException mapped = AgentRunner.userError(runtime);
+            if (mapped instanceof PortInUseException) {
+                return mapped;
+            }
+        }
+        return null;
     }
 
     @Override

@@ -40,11 +40,7 @@ class AgentCommandTest {
     }
 
     private AgentCommand parse(List<String> args) {
-        AgentCommand command = new AgentCommand();
-        CommandLine commandLine = new CommandLine(command);
-        ConfigFileDefaults.install(commandLine, args.toArray(String[]::new));
-        commandLine.parseArgs(args.toArray(String[]::new));
-        return command;
+        return AgentCommand.parse(args.toArray(String[]::new));
     }
 
     private AgentConfig config(String... args) {
@@ -90,13 +86,175 @@ class AgentCommandTest {
     }
 
     @Test
-    void unknownUpstreamFlagsAreCollectedNotFatal() {
+    void unknownFlagIsAUsageErrorNamingTheNearestFlag() {
+        Run typo = run("--enable-lock-controler=true");
+        assertThat(typo.code()).isEqualTo(ExitCodes.USAGE);
+        assertThat(typo.err()).isEqualTo("error: unknown flag: --enable-lock-controler (did you mean"
+                + " --enable-lock-controller?)");
+
+        Run singleDash = run("-enable-lock-controler");
+        assertThat(singleDash.code()).isEqualTo(ExitCodes.USAGE);
+        assertThat(singleDash.err()).isEqualTo("error: unknown flag: -enable-lock-controler (did you mean"
+                + " --enable-lock-controller?)");
+
+        Run far = run("--some-future-flag=x");
+        assertThat(far.code()).isEqualTo(ExitCodes.USAGE);
+        assertThat(far.err()).isEqualTo("error: unknown flag: --some-future-flag");
+
+        // doctor parses run's flags with AgentCommand.parse: the same error, before any check runs.
+        StringWriter err = new StringWriter();
+        List<String> doctor = new ArrayList<>(List.of("doctor"));
+        doctor.addAll(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
+        doctor.add("--keepalive-tme=1h");
+        int code = Main.run(new PrintWriter(new StringWriter()), new PrintWriter(err, true),
+                doctor.toArray(String[]::new));
+        assertThat(code).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString().strip()).isEqualTo("error: unknown flag: --keepalive-tme (did you mean"
+                + " --keepalive-time?)");
+        assertThatThrownBy(() -> AgentCommand.parse("--sync-intervall=2s"))
+                .isInstanceOf(CommandLine.UnmatchedArgumentException.class);
+
+        for (Run r : List.of(typo, singleDash, far)) {
+            assertThat(r.err().lines()).hasSize(1);
+        }
+    }
+
+    /** One row per flag of the upstream agent (v0.30.0 --help, HEAD options.go, klog): a sensible non-default value. */
+    private record Upstream(List<String> args, String warning) {
+        static Upstream implemented(String... args) {
+            return new Upstream(List.of(args), null);
+        }
+
+        static Upstream notImplemented(String arg) {
+            return new Upstream(List.of(arg), arg + ": accepted, not implemented yet (no effect)");
+        }
+    }
+
+    private List<Upstream> upstreamFlags() throws Exception {
+        Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\n");
+        return List.of(
+                Upstream.implemented("--proxy-server-host=konnectivity.example.com"),
+                Upstream.implemented("--proxy-server-port=8132"),
+                Upstream.implemented("--ca-cert=" + pki.caCert()),
+                Upstream.implemented("--agent-cert=" + pki.serverCert(), "--agent-key=" + pki.serverKey()),
+                Upstream.implemented("--alpn-proto=konnectivity"),
+                Upstream.implemented("--service-account-token-path=" + token),
+                Upstream.implemented("--agent-id=agent-7"),
+                Upstream.implemented("--agent-identifiers=host=node-1&ipv4=10.0.0.7&default-route=true"),
+                Upstream.implemented("--sync-interval=2s"),
+                Upstream.implemented("--sync-interval-cap=30s"),
+                Upstream.implemented("--probe-interval=5s"),
+                Upstream.implemented("--sync-forever"),
+                Upstream.implemented("--keepalive-time=2m"),
+                Upstream.implemented("--xfr-channel-size=300"),
+                Upstream.implemented("--count-server-leases=true"),
+                Upstream.implemented("--lease-namespace=konnectivity"),
+                Upstream.implemented("--lease-label-selector=app=konnectivity"),
+                Upstream.implemented("--health-server-host=127.0.0.1"),
+                Upstream.implemented("--health-server-port=8134"),
+                Upstream.implemented("--admin-bind-address=0.0.0.0"),
+                Upstream.implemented("--admin-server-port=8133"),
+                Upstream.implemented("--kubeconfig=" + kubeconfig),
+                Upstream.implemented("-v=4"),
+                Upstream.implemented("--v=2"),
+                Upstream.implemented("--logtostderr=true"),
+                Upstream.implemented("--alsologtostderr=true"),
+                Upstream.notImplemented("--enable-profiling=true"),
+                Upstream.notImplemented("--enable-contention-profiling=true"),
+                Upstream.notImplemented("--warn-on-channel-limit=true"),
+                Upstream.notImplemented("--server-count-source=max"),
+                Upstream.notImplemented("--kube-api-content-type=application/json"),
+                Upstream.notImplemented("--lease-label=app=konnectivity"),
+                Upstream.notImplemented("--logtostderr=false"),
+                Upstream.notImplemented("--log-file=/var/log/konnectivity-agent.log"),
+                Upstream.notImplemented("--log-file-max-size=100"),
+                Upstream.notImplemented("--log-dir=/var/log"),
+                Upstream.notImplemented("--stderrthreshold=INFO"),
+                Upstream.notImplemented("--skip-headers=true"),
+                Upstream.notImplemented("--skip-log-headers=true"),
+                Upstream.notImplemented("--add-dir-header=true"),
+                Upstream.notImplemented("--one-output=true"),
+                Upstream.notImplemented("--log-backtrace-at=client.go:210"),
+                Upstream.notImplemented("--vmodule=client*=5,server=3"),
+                Upstream.notImplemented("--log-flush-frequency=10s"));
+    }
+
+    @Test
+    void everyUpstreamFlagIsAcceptedAndTheUnimplementedOnesWarnOnce() throws Exception {
+        for (Upstream flag : upstreamFlags()) {
+            List<String> args = new ArrayList<>(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
+            args.addAll(flag.args());
+            AgentCommand command = AgentCommand.parse(args.toArray(String[]::new));
+            assertThat(command.toConfig()).as("%s", flag.args()).isNotNull();
+            if (flag.warning() == null) {
+                assertThat(command.warnings()).as("%s", flag.args()).isEmpty();
+            } else {
+                assertThat(command.warnings()).as("%s", flag.args()).containsExactly(flag.warning());
+            }
+        }
+        // Kamaji's own list (-v=8 --logtostderr=true ...) warns about nothing.
+        assertThat(AgentCommand.parse(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134).toArray(String[]::new))
+                .warnings()).isEmpty();
+    }
+
+    @Test
+    void goFlagFormsAreAccepted() {
+        AgentCommand command = AgentCommand.parse("-proxy-server-host=kas.example.com", "-proxy-server-port", "8132",
+                "--agent-id", "a-1", "-v=8", "-health-server-port=8134", "--sync-forever", "--count-server-leases=false",
+                "-enable-profiling", "--ca-cert=" + pki.caCert());
+        AgentConfig config = command.toConfig();
+        assertThat(config.tunnel().proxyServerHost()).isEqualTo("kas.example.com");
+        assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
+        assertThat(config.tunnel().agentId()).isEqualTo("a-1");
+        assertThat(config.tunnel().healthServerPort()).isEqualTo(8134);
+        assertThat(config.tunnel().syncForever()).isTrue();
+        assertThat(config.tunnel().countServerLeases()).isFalse();
+        assertThat(command.verbosity).isEqualTo(8);
+        assertThat(command.warnings()).containsExactly("--enable-profiling=true: accepted, not implemented yet"
+                + " (no effect)");
+        assertThat(AgentCommand.parse("-v", "3").verbosity).isEqualTo(3);
+    }
+
+    @Test
+    void aRepeatedFlagOverridesTheEarlierOneAsKamajisExtraArgsDo() {
         List<String> args = new ArrayList<>(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
-        args.add("--stderrthreshold=2");
-        args.add("--some-future-flag=x");
-        AgentCommand command = parse(args);
-        assertThat(command.unmatched).containsExactly("--stderrthreshold=2", "--some-future-flag=x");
-        assertThat(command.toConfig().tunnel().proxyServerPort()).isEqualTo(8132);
+        args.addAll(List.of("--admin-server-port=9133", "-v=2", "--alpn-proto=konnectivity"));
+        AgentCommand command = AgentCommand.parse(args.toArray(String[]::new));
+        assertThat(command.toConfig().tunnel().adminServerPort()).isEqualTo(9133);
+        assertThat(command.verbosity).isEqualTo(2);
+
+        Run run = run("--admin-server-port=9133", "--device-source=cuda", "--node-name=n");
+        assertThat(run.err()).as("parsed past the repeated flag").isEqualTo("error: --device-source: 'cuda'"
+                + " (expected one of: mock, nvidia-smi, none)");
+    }
+
+    @Test
+    void alpnProtoGetsH2AndShortKeepaliveWarns() {
+        AgentConfig alpn = config("--alpn-proto=konnectivity");
+        assertThat(alpn.tunnel().alpnProtos()).containsExactly("konnectivity", "h2");
+
+        List<String> args = new ArrayList<>(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
+        args.add("--keepalive-time=10s");
+        AgentCommand command = AgentCommand.parse(args.toArray(String[]::new));
+        assertThat(command.toConfig().tunnel().keepaliveTime()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(command.warnings()).containsExactly("--keepalive-time=10s: below 30s; konnectivity-server answers"
+                + " pings more often than every 30s with GOAWAY too_many_pings and closes the connection");
+    }
+
+    @Test
+    void malformedValuesOfAcceptedFlagsAreRejected() {
+        assertThatThrownBy(() -> config("--server-count-source=min"))
+                .hasMessage("--server-count-source: min (expected: default or max)");
+        assertThatThrownBy(() -> config("--stderrthreshold=LOUD"))
+                .hasMessage("--stderrthreshold: LOUD (expected: INFO, WARNING, ERROR, FATAL or 0-3)");
+        assertThatThrownBy(() -> config("--log-file-max-size=-1"))
+                .hasMessage("--log-file-max-size: -1 (expected: >= 0, in MB)");
+        assertThatThrownBy(() -> config("--vmodule=client"))
+                .hasMessage("--vmodule: client (expected: comma-separated PATTERN=N, e.g. client*=5,server=3)");
+        assertThatThrownBy(() -> config("--log-backtrace-at=client.go"))
+                .hasMessage("--log-backtrace-at: client.go (expected: FILE:LINE, e.g. client.go:210)");
+        assertThatThrownBy(() -> config("--log-flush-frequency=often"))
+                .hasMessage("--log-flush-frequency: often (expected: a duration such as 5m, 90s, 1h30m, 250ms)");
     }
 
     @Test
@@ -142,8 +300,11 @@ class AgentCommandTest {
     void configFileWithUnknownKeyIsRejected() throws Exception {
         Path file = Files.writeString(dir.resolve("bad.yaml"), "proxy-sever-host: typo\n");
         assertThatThrownBy(() -> config("--config", file.toString()))
-                .hasMessage("--config: " + file + ": unknown key 'proxy-sever-host' (expected one of the flag names"
-                        + " without dashes, e.g. proxy-server-host; see --help)");
+                .hasMessage("--config: " + file + ": unknown key 'proxy-sever-host' (did you mean proxy-server-host?)");
+        Path far = Files.writeString(dir.resolve("far.yaml"), "colour: blue\n");
+        assertThatThrownBy(() -> config("--config", far.toString()))
+                .hasMessage("--config: " + far + ": unknown key 'colour' (expected one of the flag names without"
+                        + " dashes, e.g. proxy-server-host; see --help)");
     }
 
     private record Run(int code, String err) {
@@ -173,12 +334,16 @@ class AgentCommandTest {
         assertThat(cidr.code()).isEqualTo(ExitCodes.USAGE);
         assertThat(cidr.err()).startsWith("error: --dial-allow: CIDR: \"10.0.0.0/33\" (expected: a prefix length 0..32");
 
-        Run keepalive = run("--keepalive-time=10s");
+        Run keepalive = run("--keepalive-time=0s");
         assertThat(keepalive.code()).isEqualTo(ExitCodes.USAGE);
-        assertThat(keepalive.err()).isEqualTo("error: --keepalive-time: 10s (expected: >= 30s; konnectivity-server"
-                + " closes connections that ping more often with GOAWAY too_many_pings)");
+        assertThat(keepalive.err()).isEqualTo("error: --keepalive-time: 0s (expected: > 0)");
 
-        for (Run r : List.of(source, missingCert, cidr, keepalive)) {
+        Run garbage = run("--keepalive-time=soon");
+        assertThat(garbage.code()).isEqualTo(ExitCodes.USAGE);
+        assertThat(garbage.err()).isEqualTo("error: --keepalive-time: soon (expected: a duration such as 5m, 90s,"
+                + " 1h30m, 250ms)");
+
+        for (Run r : List.of(source, missingCert, cidr, keepalive, garbage)) {
             assertThat(r.err().lines()).hasSize(1);
         }
     }

@@ -94,8 +94,8 @@ class ManifestTest {
     private static AgentCommand parseRun(List<String> args) {
         assertThat(args.get(0)).isEqualTo("run");
         AgentCommand command = new AgentCommand();
+        // A flag the CLI does not know fails the parse (UnmatchedArgumentException), as it fails `run`.
         new CommandLine(command).parseArgs(args.subList(1, args.size()).toArray(String[]::new));
-        assertThat(command.unmatched).as("flags the CLI does not know").isEmpty();
         return command;
     }
 

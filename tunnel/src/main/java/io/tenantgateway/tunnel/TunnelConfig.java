@@ -6,6 +6,7 @@ import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,8 @@ import java.util.UUID;
  *     passes TLS material itself)
  * @param agentCert {@code --agent-cert} (optional client certificate, with {@code agentKey})
  * @param agentKey {@code --agent-key}
- * @param alpnProtos {@code --alpn-proto}: ALPN protocols to offer (empty: gRPC's {@code h2})
+ * @param alpnProtos {@code --alpn-proto}: ALPN protocols to offer (empty: gRPC's {@code h2}); {@code h2} is
+ *     appended when missing, as grpc-go does, so {@code konnectivity} offers {@code [konnectivity, h2]}
  * @param serviceAccountTokenPath {@code --service-account-token-path}: bearer token file, re-read on every connect
  *     attempt ({@code null}: no token)
  * @param agentId {@code --agent-id}
@@ -32,7 +34,9 @@ import java.util.UUID;
  * @param syncIntervalCap {@code --sync-interval-cap}: upper bound of the ×1.5 error backoff
  * @param probeInterval {@code --probe-interval}: how often connection health is checked
  * @param syncForever {@code --sync-forever}: keep dialling new connections even with servercount reached
- * @param keepaliveTime {@code --keepalive-time}: gRPC keepalive ping interval (at least 30 s)
+ * @param keepaliveTime {@code --keepalive-time}: gRPC keepalive ping interval; konnectivity-server answers pings
+ *     more often than {@link #MIN_KEEPALIVE_TIME} with GOAWAY {@code too_many_pings}, yet any positive value is
+ *     accepted, as upstream does
  * @param xfrChannelSize {@code --xfr-channel-size}: per-tunnel queue length in packets; here it sizes the
  *     per-tunnel buffer used against servers without the flow-control extension ({@link #perTunnelBufferBytes()})
  * @param countServerLeases {@code --count-server-leases}
@@ -96,11 +100,7 @@ public record TunnelConfig(
             throw new IllegalArgumentException("--agent-cert/--agent-key: " + agentCert + "/" + agentKey
                     + " (expected: both or neither)");
         }
-        alpnProtos = List.copyOf(requireNonNull(alpnProtos, "alpnProtos"));
-        if (!alpnProtos.isEmpty() && !alpnProtos.contains("h2")) {
-            throw new IllegalArgumentException("--alpn-proto: " + alpnProtos
-                    + " (expected: a list containing h2; gRPC runs on HTTP/2)");
-        }
+        alpnProtos = withH2(requireNonNull(alpnProtos, "alpnProtos"));
         requireNonNull(agentId, "agentId");
         if (agentId.isBlank()) {
             throw new IllegalArgumentException("--agent-id: \"\" (expected: a non-empty id)");
@@ -113,12 +113,8 @@ public record TunnelConfig(
                     + " (expected: >= --sync-interval " + format(syncInterval) + ")");
         }
         positive("--probe-interval", probeInterval);
-        requireNonNull(keepaliveTime, "keepaliveTime");
-        if (keepaliveTime.compareTo(MIN_KEEPALIVE_TIME) < 0) {
-            throw new IllegalArgumentException("--keepalive-time: " + format(keepaliveTime)
-                    + " (expected: >= 30s; konnectivity-server closes connections that ping more often with"
-                    + " GOAWAY too_many_pings)");
-        }
+        // Below MIN_KEEPALIVE_TIME is accepted, as upstream does; the CLI warns about it.
+        positive("--keepalive-time", keepaliveTime);
         if (xfrChannelSize <= 0) {
             throw new IllegalArgumentException("--xfr-channel-size: " + xfrChannelSize + " (expected: > 0)");
         }
@@ -187,6 +183,22 @@ public record TunnelConfig(
     public static String format(Duration duration) {
         long millis = duration.toMillis();
         return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+    }
+
+    /** grpc-go's {@code appendH2ToNextProtos}: gRPC needs HTTP/2, whatever else the operator offers. */
+    private static List<String> withH2(List<String> protocols) {
+        List<String> out = new ArrayList<>();
+        for (String protocol : protocols) {
+            String name = requireNonNull(protocol, "alpnProtos element").strip();
+            // pflag reads --alpn-proto= as an empty list.
+            if (!name.isEmpty() && !out.contains(name)) {
+                out.add(name);
+            }
+        }
+        if (!out.isEmpty() && !out.contains("h2")) {
+            out.add("h2");
+        }
+        return List.copyOf(out);
     }
 
     private static void positive(String flag, Duration value) {

@@ -36,12 +36,26 @@ class TunnelConfigTest {
     }
 
     @Test
-    void rejectsKeepaliveBelowThirtySeconds() {
-        assertThatThrownBy(() -> TunnelConfig.builder().keepaliveTime(Duration.ofSeconds(10)).build())
-                .hasMessage("--keepalive-time: 10s (expected: >= 30s; konnectivity-server closes connections that"
-                        + " ping more often with GOAWAY too_many_pings)");
-        assertThat(TunnelConfig.builder().keepaliveTime(Duration.ofSeconds(30)).build().keepaliveTime())
-                .isEqualTo(Duration.ofSeconds(30));
+    void acceptsAnyPositiveKeepaliveAsUpstreamDoes() {
+        // konnectivity-server GOAWAYs pings more often than every 30s; the CLI warns, the config takes it.
+        assertThat(TunnelConfig.builder().keepaliveTime(Duration.ofSeconds(10)).build().keepaliveTime())
+                .isEqualTo(Duration.ofSeconds(10));
+        assertThatThrownBy(() -> TunnelConfig.builder().keepaliveTime(Duration.ZERO).build())
+                .hasMessage("--keepalive-time: 0s (expected: > 0)");
+        assertThatThrownBy(() -> TunnelConfig.builder().keepaliveTime(Duration.ofSeconds(-1)).build())
+                .hasMessage("--keepalive-time: -1s (expected: > 0)");
+    }
+
+    @Test
+    void alpnGetsH2AppendedAsGrpcGoDoes() {
+        assertThat(TunnelConfig.builder().build().alpnProtos()).isEmpty();
+        assertThat(TunnelConfig.builder().alpnProtos(List.of("konnectivity")).build().alpnProtos())
+                .containsExactly("konnectivity", "h2");
+        assertThat(TunnelConfig.builder().alpnProtos(List.of("h2", "konnectivity")).build().alpnProtos())
+                .containsExactly("h2", "konnectivity");
+        assertThat(TunnelConfig.builder().alpnProtos(List.of("http/1.1", "")).build().alpnProtos())
+                .containsExactly("http/1.1", "h2");
+        assertThat(TunnelConfig.builder().alpnProtos(List.of("")).build().alpnProtos()).isEmpty();
     }
 
     @Test
@@ -57,8 +71,6 @@ class TunnelConfigTest {
                 .hasMessage("--probe-interval: 0s (expected: > 0)");
         assertThatThrownBy(() -> TunnelConfig.builder().agentCert(Path.of("tls.crt")).build())
                 .hasMessage("--agent-cert/--agent-key: tls.crt/null (expected: both or neither)");
-        assertThatThrownBy(() -> TunnelConfig.builder().alpnProtos(List.of("http/1.1")).build())
-                .hasMessage("--alpn-proto: [http/1.1] (expected: a list containing h2; gRPC runs on HTTP/2)");
         assertThatThrownBy(() -> TunnelConfig.builder().agentId(" ").build())
                 .hasMessage("--agent-id: \"\" (expected: a non-empty id)");
         assertThatThrownBy(() -> TunnelConfig.builder().maxDataSize(100).build())

@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * client certificate signed by the material's CA.
  *
  * <p>Lifecycle: {@link #start()} binds and blocks until listening (call it from the owner's thread, never from an
- * event loop); {@link #close()} stops accepting, closes the upstream client and, when the server created its own
- * Vert.x, that too. Both are idempotent. The owner starts and closes the TLS material, the quota lookup's sources
- * and a shared Vert.x.
+ * event loop; a busy port fails with {@link AddressInUseException}); {@link #close()} stops accepting, closes the
+ * upstream client and, when the server created its own Vert.x, that too. Both are idempotent. The owner starts and
+ * closes the TLS material, the quota lookup's sources and a shared Vert.x.
  */
 public final class WebhookServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WebhookServer.class);
@@ -122,9 +122,16 @@ public final class WebhookServer implements AutoCloseable {
                     .setAlpnVersions(List.of(HttpVersion.HTTP_1_1));
             VertxTls.configureServer(options, serverTls, config.clientAuth(), clock);
             AdmissionHandler handler = new AdmissionHandler(config, policy, proxy, metrics, recent, clock);
-            server = await(vertx.createHttpServer(options).requestHandler(handler)
-                    .exceptionHandler(WebhookServer::connectionFailed).listen(), START_TIMEOUT,
-                    "listen on " + config.host() + ":" + config.port());
+            try {
+                server = await(vertx.createHttpServer(options).requestHandler(handler)
+                        .exceptionHandler(WebhookServer::connectionFailed).listen(), START_TIMEOUT,
+                        "listen on " + config.host() + ":" + config.port());
+            } catch (IllegalStateException e) {
+                if (AddressInUseException.isAddressInUse(e)) {
+                    throw new AddressInUseException(config.host(), config.port(), e);
+                }
+                throw e;
+            }
             started = true;
             logStarted();
         } catch (RuntimeException e) {

@@ -46,8 +46,8 @@ public final class AdminServer implements AutoCloseable {
     }
 
     public AdminServer(Vertx vertx, String host, int port, Agent agent, Clock clock) {
-        this.endpoint = new HttpEndpoint(vertx, "admin server", host == null || host.isEmpty() ? "127.0.0.1" : host,
-                port, this::handle);
+        this.endpoint = new HttpEndpoint(vertx, "admin server", "--admin-server-port",
+                host == null || host.isEmpty() ? "127.0.0.1" : host, port, this::handle);
         this.agent = requireNonNull(agent, "agent");
         this.clock = requireNonNull(clock, "clock");
     }

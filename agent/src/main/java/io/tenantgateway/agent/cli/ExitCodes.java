@@ -26,7 +26,7 @@ public final class ExitCodes {
             PrintWriter err = cmd.getErr();
             int code = forException(exception);
             if (code == USAGE) {
-                err.println(cmd.getColorScheme().errorText("error: " + exception.getMessage()));
+                err.println(cmd.getColorScheme().errorText("error: " + userCause(exception).getMessage()));
             } else {
                 err.println(cmd.getColorScheme().errorText("internal error: " + exception));
                 exception.printStackTrace(err);
@@ -36,8 +36,12 @@ public final class ExitCodes {
         });
         commandLine.setParameterExceptionHandler((exception, args) -> {
             CommandLine cmd = exception.getCommandLine();
-            cmd.getErr().println(cmd.getColorScheme().errorText("error: " + exception.getMessage()));
-            cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
+            String message = GoFlags.message(exception);
+            cmd.getErr().println(cmd.getColorScheme().errorText("error: " + message));
+            if (!message.startsWith(GoFlags.UNKNOWN_FLAG)) {
+                // An unknown flag is one line that names the nearest known flag; the rest point at --help.
+                cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
+            }
             cmd.getErr().flush();
             return USAGE;
         });
@@ -45,11 +49,27 @@ public final class ExitCodes {
     }
 
     static int forException(Throwable exception) {
+        if (userCause(exception) instanceof PortInUseException) {
+            return USAGE;
+        }
         if (exception instanceof UserException || exception instanceof CertificateFileException
                 || exception instanceof IllegalArgumentException
                 || exception instanceof CommandLine.ParameterException) {
             return USAGE;
         }
         return INTERNAL;
+    }
+
+    /**
+     * The {@link PortInUseException} in {@code exception}'s causes (a component may wrap it while undoing its
+     * start), else {@code exception} itself.
+     */
+    static Throwable userCause(Throwable exception) {
+        for (Throwable t = exception; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PortInUseException) {
+                return t;
+            }
+        }
+        return exception;
     }
 }

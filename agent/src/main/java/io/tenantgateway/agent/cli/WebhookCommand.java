@@ -3,6 +3,7 @@ package io.tenantgateway.agent.cli;
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
+import io.tenantgateway.webhook.AddressInUseException;
 import io.tenantgateway.webhook.WebhookConfig;
 import io.tenantgateway.webhook.WebhookServer;
 import io.tenantgateway.webhook.policy.DeviceConfig;
@@ -124,6 +125,10 @@ public final class WebhookCommand implements Callable<Integer> {
             server.start();
             printStarted(server);
             started.complete(server);
+        } catch (AddressInUseException e) {
+            started.completeExceptionally(e);
+            close();
+            throw new PortInUseException("--listen", e.host(), e.port(), e);
         } catch (RuntimeException e) {
             started.completeExceptionally(e);
             close();

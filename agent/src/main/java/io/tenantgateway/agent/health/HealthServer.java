@@ -36,8 +36,8 @@ public final class HealthServer implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--health-server-port: " + port + " (expected: 0..65535)");
         }
-        this.endpoint = new HttpEndpoint(vertx, "health server", host == null || host.isEmpty() ? "0.0.0.0" : host,
-                port, this::handle);
+        this.endpoint = new HttpEndpoint(vertx, "health server", "--health-server-port",
+                host == null || host.isEmpty() ? "0.0.0.0" : host, port, this::handle);
         this.registry = requireNonNull(registry, "registry");
     }
 

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.health;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.cli.PortInUseException;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -13,14 +14,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A plain-HTTP listener on the agent's shared Vert.x: the lifecycle the health and admin ports share. Starting
- * waits for the bind (a port in use fails the agent's start with the address in the message); closing is
- * idempotent and bounded.
+ * waits for the bind (a port in use fails with a {@link PortInUseException} naming the flag and the address, which
+ * the CLI prints as one line); closing is idempotent and bounded.
  */
 public final class HttpEndpoint implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
 
     private final Vertx vertx;
     private final String name;
+    private final String portFlag;
     private final String host;
     private final int port;
     private final Handler<HttpServerRequest> handler;
@@ -28,11 +30,14 @@ public final class HttpEndpoint implements AutoCloseable {
 
     /**
      * @param name what the port is, for messages ({@code health server}, {@code admin server})
+     * @param portFlag the flag that sets the port ({@code --health-server-port}), named when it is in use
      * @param port 0 for an ephemeral port
      */
-    public HttpEndpoint(Vertx vertx, String name, String host, int port, Handler<HttpServerRequest> handler) {
+    public HttpEndpoint(Vertx vertx, String name, String portFlag, String host, int port,
+            Handler<HttpServerRequest> handler) {
         this.vertx = requireNonNull(vertx, "vertx");
         this.name = requireNonNull(name, "name");
+        this.portFlag = requireNonNull(portFlag, "portFlag");
         this.host = requireNonNull(host, "host");
         this.port = port;
         this.handler = requireNonNull(handler, "handler");
@@ -46,7 +51,13 @@ public final class HttpEndpoint implements AutoCloseable {
             server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
                     .requestHandler(handler).listen().toCompletionStage().toCompletableFuture()
                     .get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name + ": interrupted while binding " + host + ":" + port, e);
         } catch (Exception e) {
+            if (PortInUseException.isAddressInUse(e)) {
+                throw new PortInUseException(portFlag, host, port, e);
+            }
             throw new IllegalStateException(name + ": cannot listen on " + host + ":" + port + ": "
                     + rootMessage(e), e);
         }

@@ -3,6 +3,7 @@ package io.tenantgateway.agent.ops;
 import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.AgentConfig;
 import io.tenantgateway.agent.cli.Durations;
+import io.tenantgateway.agent.cli.GoFlags;
 import io.tenantgateway.agent.cli.UserException;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -18,8 +19,8 @@ import picocli.CommandLine.Unmatched;
 
 /**
  * {@code tenant-gateway doctor}: the node-side checklist. Takes exactly the flags of {@code run} (so the DaemonSet's
- * argument list can be pasted, {@code --config FILE} included) and checks, without starting the agent, that each
- * thing the agent will need works, with a fix for each failure.
+ * argument list can be pasted, {@code --config FILE} included; an unknown flag exits 2, as in {@code run}) and
+ * checks, without starting the agent, that each thing the agent will need works, with a fix for each failure.
  */
 @Command(name = "doctor", mixinStandardHelpOptions = true, usageHelpWidth = 120,
         description = {"Check this node's agent setup: files (CA, client cert/key, token), DNS, TCP, TLS and the",
@@ -27,7 +28,7 @@ import picocli.CommandLine.Unmatched;
             "Takes every flag of 'tenant-gateway run' (see its --help), plus the options below."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {" 0:no check failed (warnings allowed)", " 1:a check failed (each has a fix)",
-            " 2:malformed flags"})
+            " 2:unknown or malformed flags"})
 public final class DoctorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -49,7 +50,7 @@ public final class DoctorCommand implements Callable<Integer> {
         try {
             flags = AgentCommand.parse(runFlags.toArray(String[]::new));
         } catch (CommandLine.ParameterException e) {
-            throw new UserException(e.getMessage(), e);
+            throw new UserException(GoFlags.message(e), e);
         }
         var timeout = Durations.parse("--check-timeout", checkTimeout);
         PrintWriter out = spec.commandLine().getOut();
@@ -68,9 +69,10 @@ public final class DoctorCommand implements Callable<Integer> {
             checks = new ArrayList<>(List.of(DoctorCheck.fail("config", e.getMessage(),
                     "fix the flag named in the message (tenant-gateway run --help lists them)")));
         }
-        if (!flags.unknownFlags().isEmpty()) {
-            checks.add(0, DoctorCheck.warn("flags", "unknown flags " + flags.unknownFlags()
-                    + " (run ignores them with a warning)", "remove them, or check their spelling"));
+        List<String> warnings = flagWarnings(flags);
+        if (!warnings.isEmpty()) {
+            checks.add(0, DoctorCheck.warn("flags", String.join("; ", warnings),
+                    "run starts and logs the same warnings; drop the flags or change the values to silence them"));
         }
         DoctorReport report = new DoctorReport(heading, checks);
         if (json) {
@@ -79,5 +81,14 @@ public final class DoctorCommand implements Callable<Integer> {
             report.printText(out);
         }
         return report.exitCode();
+    }
+
+    /** {@link AgentCommand#warnings()}, or none when a value is too malformed to judge (the config check says so). */
+    private static List<String> flagWarnings(AgentCommand flags) {
+        try {
+            return flags.warnings();
+        } catch (IllegalArgumentException e) {
+            return List.of();
+        }
     }
 }

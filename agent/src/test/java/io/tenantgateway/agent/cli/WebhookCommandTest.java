@@ -7,6 +7,8 @@ import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.webhook.WebhookServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -77,6 +79,16 @@ class WebhookCommandTest {
                 files.serverKey().toString());
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.USAGE);
         assertThat(run.err().lines().findFirst().orElse("")).contains("garbage.crt");
+    }
+
+    @Test
+    void listenPortInUseIsAUsageErrorNamingTheFlag() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            CliRun run = webhook("--listen", "127.0.0.1:" + busy.getLocalPort(), "--tls-cert",
+                    files.serverCert().toString(), "--tls-key", files.serverKey().toString());
+            assertUsageError(run, "error: --listen: 127.0.0.1:" + busy.getLocalPort() + " is in use");
+            assertThat(run.err().strip()).isEqualTo("error: --listen: 127.0.0.1:" + busy.getLocalPort() + " is in use");
+        }
     }
 
     @Test

@@ -286,13 +286,24 @@ class DoctorIT {
     @Test
     void configTheAgentWouldRejectIsTheFirstFailure() {
         List<String> args = goodFlags();
-        args.add("--keepalive-time=5s");
-        args.add("--some-future-flag=1");
+        args.add("--keepalive-time=0s");
+        args.add("--enable-profiling");
         Cli result = doctor(args);
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
-        assertThat(result.out()).containsPattern("WARN  flags +unknown flags \\[--some-future-flag=1\\]")
-                .containsPattern("FAIL  config +--keepalive-time: 5s \\(expected: >= 30s")
+        assertThat(result.out())
+                .containsPattern("WARN  flags +--enable-profiling=true: accepted, not implemented yet \\(no effect\\)")
+                .containsPattern("FAIL  config +--keepalive-time: 0s \\(expected: > 0\\)")
                 .contains("2 checks: 0 passed, 1 warnings, 1 failed, 0 skipped");
+    }
+
+    @Test
+    void unknownFlagExitsTwoAsRunDoes() {
+        List<String> args = goodFlags();
+        args.add("--some-future-flag=1");
+        Cli result = doctor(args);
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(2);
+        assertThat(result.err().strip()).isEqualTo("error: unknown flag: --some-future-flag");
     }
 }

@@ -1,0 +1,126 @@
+package io.tenantgateway.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.JarProcess;
+import io.tenantgateway.agent.testing.TunnelTestbed;
+import io.tenantgateway.certs.testing.TestPki;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The built jar, as an operator runs it: an unknown flag and a busy port exit 2 with one line naming the flag;
+ * upstream's {@code --alpn-proto=konnectivity} and a short {@code --keepalive-time} connect, with one warning each
+ * for what is not implemented or risky.
+ */
+@Timeout(180)
+class UpstreamFlagsIT {
+    @TempDir
+    Path dir;
+
+    private TunnelTestbed testbed;
+    private AgentProcess agent;
+
+    @AfterEach
+    void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+        if (testbed != null) {
+            testbed.close();
+        }
+    }
+
+    /** Flags that start the agent without a reachable server (it retries in the background). */
+    private List<String> offlineArgs() {
+        TestPki.Files pki = TestPki.create("flags-it").writeTo(dir.resolve("pki"));
+        return new ArrayList<>(List.of("run", "--ca-cert=" + pki.caCert(), "--proxy-server-host=127.0.0.1",
+                "--proxy-server-port=1", "--health-server-host=127.0.0.1", "--health-server-port=0",
+                "--admin-bind-address=127.0.0.1", "--admin-server-port=0", "--shutdown-grace=1s"));
+    }
+
+    @Test
+    void typoExitsTwoWithTheNearestFlag() throws Exception {
+        List<String> args = offlineArgs();
+        args.add("--enable-lock-controler=true");
+        JarProcess.Result result = JarProcess.run(args.toArray(String[]::new));
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err().strip()).isEqualTo("error: unknown flag: --enable-lock-controler (did you mean"
+                + " --enable-lock-controller?)");
+    }
+
+    /** The error line, and nothing that looks like a stack trace on stderr. */
+    private static void assertPortInUse(JarProcess.Result result, String line) {
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        List<String> stderr = result.err().strip().lines().toList();
+        assertThat(stderr).as(result.err()).last().isEqualTo(line);
+        assertThat(stderr).as(result.err()).filteredOn(l -> l.contains("in use")).hasSize(1);
+        assertThat(result.err()).doesNotContain("\tat ", "Exception", "internal error");
+    }
+
+    @Test
+    void busyHealthPortExitsTwoNamingTheFlag() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            List<String> args = offlineArgs();
+            args.add("--health-server-port=" + busy.getLocalPort());
+            assertPortInUse(JarProcess.run(args.toArray(String[]::new)),
+                    "error: --health-server-port: 127.0.0.1:" + busy.getLocalPort() + " is in use");
+        }
+    }
+
+    @Test
+    void busyAdminPortExitsTwoNamingTheFlag() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            List<String> args = offlineArgs();
+            args.add("--admin-server-port=" + busy.getLocalPort());
+            assertPortInUse(JarProcess.run(args.toArray(String[]::new)),
+                    "error: --admin-server-port: 127.0.0.1:" + busy.getLocalPort() + " is in use");
+        }
+    }
+
+    @Test
+    void busyWebhookPortExitsTwoNamingTheFlag() throws Exception {
+        TestPki.Files webhookPki = TestPki.create("flags-it-webhook").writeTo(dir.resolve("webhook"));
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            List<String> args = offlineArgs();
+            args.addAll(List.of("--webhook-tls-cert=" + webhookPki.serverCert(),
+                    "--webhook-tls-key=" + webhookPki.serverKey(), "--webhook-listen=127.0.0.1:" + busy.getLocalPort()));
+            assertPortInUse(JarProcess.run(args.toArray(String[]::new)),
+                    "error: --webhook-listen: 127.0.0.1:" + busy.getLocalPort() + " is in use");
+        }
+    }
+
+    @Test
+    void alpnKonnectivityAndShortKeepaliveConnectWithOneWarningEach() throws Exception {
+        testbed = new TunnelTestbed(dir);
+        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.addAll(List.of("--alpn-proto=konnectivity", "--keepalive-time=10s", "--enable-profiling",
+                "-log-file-max-size=100"));
+        agent = AgentProcess.start(args);
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> testbed.server.agentCount() == 1);
+        try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
+            assertThat(tunnel.echo("offered konnectivity,h2")).isEqualTo("offered konnectivity,h2");
+        }
+        String log = String.join("\n", agent.log);
+        // The effective configuration (logged by the agent and by the tunnel) offers h2 after konnectivity.
+        assertThat(agent.lines("alpn-proto=konnectivity,h2")).as(log).isNotEmpty();
+        assertThat(agent.lines("--keepalive-time=10s: below 30s")).as(log).hasSize(1)
+                .allSatisfy(line -> assertThat(line).contains("WARN"));
+        assertThat(agent.lines("--enable-profiling=true: accepted, not implemented yet")).as(log).hasSize(1)
+                .allSatisfy(line -> assertThat(line).contains("WARN"));
+        assertThat(agent.lines("--log-file-max-size=100: accepted, not implemented yet")).as(log).hasSize(1);
+        assertThat(agent.lines("WARN").stream().filter(line -> line.contains("AgentCommand")))
+                .as("the CLI's warnings: one per flag; log:%n%s", log).hasSize(3);
+    }
+}
