@@ -33,8 +33,6 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
     private static final Logger log = LoggerFactory.getLogger(AgentConnection.class);
     static final int MAX_INBOUND_MESSAGE = 16 * 1024 * 1024;
     private static final int INBOUND_MESSAGES = 8;
-    /** Without the extension: bytes queued towards one slow client before the agent stream pauses. */
-    private static final long PLAIN_PROTOCOL_TUNNEL_LIMIT = 8L * 1024 * 1024;
 
     final String agentId;
     final AgentIdentifiers identifiers;
@@ -45,6 +43,8 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
     private final Clock clock;
     private final int ourWindow;
     private final long agentWindow;
+    /** Without the extension: bytes queued towards one slow client before the agent stream pauses. */
+    private final long plainTunnelLimit;
     private final Map<Long, ServerTunnel> tunnels = new ConcurrentHashMap<>();
     private final Set<ServerTunnel> fullBuffers = new HashSet<>();
     private int owedRequests;
@@ -57,7 +57,7 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
      * @param agentOffer the agent's flow-control offer, or {@code null} when it made none (or we decline)
      */
     AgentConnection(ServerCall<Packet, Packet> call, EventLoop loop, String agentId, AgentIdentifiers identifiers,
-            AgentRegistry registry, Clock clock, FlowControlOffer agentOffer, int ourWindow) {
+            AgentRegistry registry, Clock clock, FlowControlOffer agentOffer, int ourWindow, long plainTunnelLimit) {
         this.call = call;
         this.loop = loop;
         this.agentId = agentId;
@@ -67,6 +67,7 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         this.since = clock.instant();
         this.ourWindow = ourWindow;
         this.agentWindow = agentOffer == null ? 0 : agentOffer.window();
+        this.plainTunnelLimit = plainTunnelLimit;
     }
 
     boolean creditMode() {
@@ -233,7 +234,7 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
             return;
         }
         ServerTunnel tunnel = new ServerTunnel(response.getConnectID(), response.getRandom(), pending.address(),
-                this, pending.frontend(), clock.instant(), agentWindow, ourWindow, PLAIN_PROTOCOL_TUNNEL_LIMIT);
+                this, pending.frontend(), clock.instant(), agentWindow, ourWindow, plainTunnelLimit);
         tunnels.put(tunnel.connectId, tunnel);
         log.debug("tunnel established connectionID={} dialID={} agentID={} address={}", tunnel.connectId,
                 tunnel.random, agentId, tunnel.address);
