@@ -271,22 +271,29 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         }
     }
 
+    /**
+     * The agent is done sending (a draining agent half-closes once its tunnels are closed). gRPC delivers this only
+     * after every message received before it, and those were handled in order (DATA handed to the frontends'
+     * loops, CLOSE_RSP passed on), so what is left are tunnels the agent no longer serves: they get a CLOSE_RSP
+     * without error, queued behind their DATA, as the Go server does when its receive loop sees io.EOF. Then the
+     * stream ends with OK, which tells the agent that everything it sent was processed.
+     */
     @Override
     public void onHalfClose() {
         if (!done) {
             call.close(Status.OK, new Metadata());
         }
-        lost("agent half-closed the stream");
+        lost("agent half-closed the stream", null);
     }
 
     @Override
     public void onCancel() {
-        lost("agent stream cancelled");
+        lost("agent stream cancelled", "agent disconnected");
     }
 
     @Override
     public void onComplete() {
-        lost("agent stream completed");
+        lost("agent stream completed", "agent disconnected");
     }
 
     /** Closes the stream from our side (server shutdown). On the loop. */
@@ -294,10 +301,11 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         if (!done) {
             call.close(Status.UNAVAILABLE.withDescription(reason), new Metadata());
         }
-        lost(reason);
+        lost(reason, "agent disconnected");
     }
 
-    private void lost(String reason) {
+    /** @param tunnelError the CLOSE_RSP error for tunnels still open, or {@code null} for none */
+    private void lost(String reason, String tunnelError) {
         boolean first = !done;
         done = true;
         writable = false;
@@ -307,7 +315,7 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         }
         for (ServerTunnel tunnel : new ArrayList<>(tunnels.values())) {
             removeTunnel(tunnel.connectId);
-            dispatch(tunnel.frontend, () -> tunnel.frontend.closedByAgent("agent disconnected"));
+            dispatch(tunnel.frontend, () -> tunnel.frontend.closedByAgent(tunnelError));
         }
         if (first && accepted) {
             log.info("agent disconnected agentID={} reason=\"{}\"", agentId, reason);
