@@ -19,6 +19,7 @@ import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.tunnel.client.DrainReport;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.webhook.WebhookServer;
 import io.tenantgateway.webhook.policy.DeviceConfig;
@@ -43,8 +44,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
@@ -465,9 +464,11 @@ public final class Agent implements AutoCloseable {
 
     /**
      * First phase of shutdown: readiness fails, DRAIN goes to every server, and open tunnels get until
-     * {@code deadline} to finish (the webhook keeps serving calls that arrive on them).
+     * {@code deadline} to be closed by their peers (the webhook keeps serving calls that arrive on them). Then each
+     * server stream is half-closed and ended by its server, so nothing the agent queued is dropped; only at the
+     * deadline is what is left cut (see {@link TunnelClientSet#drainAndClose}). Blocks until then.
      *
-     * @return whether every tunnel finished before the deadline
+     * @return whether every tunnel was closed by its peer and every server received all its data
      */
     public boolean drain(Instant deadline) {
         synchronized (lifecycle) {
@@ -479,41 +480,38 @@ public final class Agent implements AutoCloseable {
         }
         log.info("draining: readiness off, DRAIN sent to servers, waiting for {} open tunnel(s) until {}",
                 tunnel.openTunnels(), deadline);
-        tunnel.drain();
-        awaitNoOpenTunnels(deadline);
-        int left = tunnel.openTunnels();
-        if (left > 0) {
-            log.warn("shutdown grace over with {} tunnel(s) still open; closing them", left);
-        } else {
-            log.info("drained: no open tunnels");
+        DrainReport report = awaitDrained(tunnel.drainAndClose(deadline), deadline);
+        if (report == null) {
+            return false;
         }
-        return left == 0;
+        if (report.lossless()) {
+            log.info("drained: no open tunnels; every server stream ended after its half-close servers={}",
+                    report.servers().size());
+            return true;
+        }
+        log.warn("shutdown grace over: cut {} tunnel(s) servers=[{}]", report.tunnelsCut(), report.describeCuts());
+        return false;
     }
 
-    private void awaitNoOpenTunnels(Instant deadline) {
-        CompletableFuture<Void> finished = new CompletableFuture<>();
-        ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "drain-watch");
-            thread.setDaemon(true);
-            return thread;
-        });
+    /** How long past the grace deadline {@link #drain} waits for the tunnel to report. */
+    private static final Duration DRAIN_SLACK = Duration.ofSeconds(5);
+
+    /** The report, or {@code null} (logged) when the tunnel did not finish shortly after the deadline. */
+    private DrainReport awaitDrained(CompletableFuture<DrainReport> report, Instant deadline) {
+        // The tunnel cuts what is left at the deadline itself; the slack only covers a stuck event loop.
+        long waitMillis = Math.max(0, Duration.between(clock.instant(), deadline).toMillis()) + DRAIN_SLACK.toMillis();
         try {
-            watcher.scheduleAtFixedRate(() -> {
-                if (tunnel.openTunnels() == 0) {
-                    finished.complete(null);
-                }
-            }, 0, 50, TimeUnit.MILLISECONDS);
-            long waitMillis = Math.max(0, Duration.between(clock.instant(), deadline).toMillis());
-            finished.get(waitMillis, TimeUnit.MILLISECONDS);
+            return report.get(waitMillis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            // Grace period over; the caller reports what is left.
+            log.warn("shutdown grace over and the tunnel did not finish within {}; closing it with {} tunnel(s)"
+                    + " open", DRAIN_SLACK, tunnel.openTunnels());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            log.warn("drain interrupted; closing the tunnel with {} tunnel(s) open", tunnel.openTunnels());
         } catch (ExecutionException e) {
-            throw new IllegalStateException("drain watcher failed", e.getCause());
-        } finally {
-            watcher.shutdownNow();
+            throw new IllegalStateException("drain failed", e.getCause());
         }
+        return null;
     }
 
     public boolean isDraining() {

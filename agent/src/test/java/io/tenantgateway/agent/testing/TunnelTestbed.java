@@ -3,6 +3,7 @@ package io.tenantgateway.agent.testing;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.tenantgateway.certs.testing.TestPki;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -33,6 +35,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TunnelTestbed implements AutoCloseable {
     public static final String TOKEN = "agent-token-for-tests";
+    /** Upstream mode: bytes the server queues per client before pausing the agent stream. */
+    static final long UPSTREAM_TUNNEL_LIMIT = 256 * 1024;
 
     public final TestPki pki = TestPki.create("agent-it");
     public final TestPki.Files files;
@@ -44,7 +48,17 @@ public final class TunnelTestbed implements AutoCloseable {
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     public TunnelTestbed(Path dir) throws IOException {
-        this(dir, 0, true);
+        this(dir, true);
+    }
+
+    /**
+     * @param flowControl whether the server accepts the per-tunnel credit extension; {@code false} is "upstream
+     *     mode": the agent falls back to the plain protocol, as against the Go konnectivity-server, and the
+     *     server queues little per client before it pauses the agent stream (the Go server forwards each DATA
+     *     synchronously to its client), so backpressure reaches the agent as it does in production
+     */
+    public TunnelTestbed(Path dir, boolean flowControl) throws IOException {
+        this(dir, 0, true, flowControl);
     }
 
     /**
@@ -53,13 +67,19 @@ public final class TunnelTestbed implements AutoCloseable {
      *        "appears" after the agent)
      */
     public TunnelTestbed(Path dir, int agentPort, boolean start) throws IOException {
+        this(dir, agentPort, start, true);
+    }
+
+    private TunnelTestbed(Path dir, int agentPort, boolean start, boolean flowControl) throws IOException {
         files = pki.writeTo(dir.resolve("pki"));
         tokenFile = Files.writeString(dir.resolve("token"), TOKEN + "\n");
         this.agentPort = agentPort;
         server = new TunnelServer(TunnelServerConfig.builder(pki.serverMaterial()).serverId("kas-0").serverCount(1)
                 .agentAddress(new InetSocketAddress("127.0.0.1", agentPort))
                 .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of(TOKEN)))
-                .udsPath(dir.resolve("konnectivity-server.socket")).eventLoopThreads(2).build());
+                .udsPath(dir.resolve("konnectivity-server.socket")).flowControl(flowControl)
+                .plainTunnelLimit(flowControl ? 8L * 1024 * 1024 : UPSTREAM_TUNNEL_LIMIT).eventLoopThreads(2)
+                .build());
         if (start) {
             server.start();
         }
@@ -88,6 +108,11 @@ public final class TunnelTestbed implements AutoCloseable {
                 "--proxy-server-port=" + (server.agentAddress() != null
                         ? server.agentAddress().getPort() : agentPort), "--admin-server-port=0",
                 "--health-server-port=0", "--service-account-token-path=" + tokenFile);
+    }
+
+    /** Dials {@code address} through the server; {@code handler} is added before the channel turns active. */
+    public CompletableFuture<Channel> dial(String address, ChannelHandler handler) {
+        return proxy.dial(address, handler);
     }
 
     /** Dials the echo target through the tunnel. */

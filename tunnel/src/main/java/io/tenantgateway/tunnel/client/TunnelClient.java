@@ -14,6 +14,7 @@ import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -43,6 +44,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +56,14 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: the channel is pinned to one Netty event loop and runs its callbacks directly on it
  * ({@code directExecutor}); target sockets of this stream are registered on the same loop. So the whole data
  * path of this server connection is single-threaded: no locks, no hand-offs. Other threads ({@link #drain()},
- * {@link #close()}) submit commands to the loop.
+ * {@link #closeGracefully}, {@link #close()}) submit commands to the loop; every future this class returns is
+ * completed on the loop, so dependents must not block.
+ *
+ * <p>Shutdown without loss ({@link #closeGracefully}): the stream stays open until every tunnel has been closed by
+ * its peer (CLOSE_REQ answered, or the target closed and its CLOSE_RSP went out) and every target socket is shut,
+ * then it is half-closed. gRPC sends everything queued before the END_STREAM, and the server ends the stream once
+ * it processed all of it, so nothing is dropped. {@link #close()} instead cancels (RST_STREAM): DATA still queued
+ * in gRPC or HTTP/2 buffers, or not yet read by the server, is lost.
  */
 public final class TunnelClient implements AutoCloseable, EndpointConnection.TunnelPort {
     private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
@@ -80,6 +89,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private final ConnectionTable table = new ConnectionTable();
     private final CompletableFuture<ServerIdentity> connected = new CompletableFuture<>();
     private final CompletableFuture<Status> closed = new CompletableFuture<>();
+    private final CompletableFuture<DrainResult> drained = new CompletableFuture<>();
 
     // Loop-confined state.
     private ClientCall<Packet, Packet> call;
@@ -92,6 +102,13 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private boolean pauseLogged;
     private final Set<String> malformedLogged = new HashSet<>();
     private ScheduledFuture<?> connectTimer;
+    // Graceful close (loop-confined).
+    private boolean closingGracefully;
+    private boolean halfClosed;
+    private int closingTargets;
+    private int tunnelsCut;
+    private boolean streamCut;
+    private ScheduledFuture<?> graceTimer;
 
     // Read by other threads (snapshots, the set).
     private volatile State state = State.CONNECTING;
@@ -178,7 +195,92 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         });
     }
 
-    /** Cancels the stream; every tunnel on it closes. Idempotent and non-blocking (see {@link #closeFuture()}). */
+    /**
+     * Closes the stream without losing data, bounded by {@code deadline}: waits until no tunnel is open (each closed
+     * by a CLOSE_REQ/CLOSE_RSP exchange or by its target, whose CLOSE_RSP went out after all its DATA) and every
+     * target socket is closed, then half-closes and waits for the server to end the stream. When the deadline
+     * passes first, the stream is cancelled and the result counts the tunnels that were cut. Call {@link #drain()}
+     * first so the server routes no new dials here (dials it still sends are served until the half-close).
+     *
+     * <p>Idempotent and non-blocking; any thread. The future completes on this connection's event loop once the
+     * stream is gone (never exceptionally). A later {@link #close()} cancels a graceful close still in progress.
+     */
+    public CompletableFuture<DrainResult> closeGracefully(Instant deadline) {
+        requireNonNull(deadline, "deadline");
+        try {
+            loop.execute(() -> startGracefulClose(deadline));
+        } catch (RejectedExecutionException e) {
+            drained.complete(new DrainResult(serverId, openTunnels(), false,
+                    Status.CANCELLED.withDescription("event loop shut down")));
+        }
+        return drained;
+    }
+
+    private void startGracefulClose(Instant deadline) {
+        if (closingGracefully || state == State.CLOSED) {
+            return; // in progress, or finish() already completed the result
+        }
+        closingGracefully = true;
+        if (call == null || state == State.CONNECTING) {
+            close("agent shutting down");
+            return;
+        }
+        long delay = Math.max(0, Duration.between(resources.clock().instant(), deadline).toNanos());
+        graceTimer = loop.schedule(this::graceOver, delay, TimeUnit.NANOSECONDS);
+        if (!table.connections().isEmpty()) {
+            log.info("waiting for tunnels to close before ending the stream serverID={} openTunnels={}", serverId,
+                    table.size());
+        }
+        maybeHalfClose();
+    }
+
+    private void maybeHalfClose() {
+        if (!closingGracefully || halfClosed || callDone || table.size() > 0 || closingTargets > 0) {
+            return;
+        }
+        halfClosed = true;
+        log.info("every tunnel closed; half-closing the stream and waiting for the server to end it serverID={}",
+                serverId);
+        call.halfClose();
+    }
+
+    private void graceOver() {
+        if (callDone) {
+            return;
+        }
+        if (!halfClosed) {
+            int open = table.size();
+            log.warn("shutdown grace over; cutting tunnels serverID={} openTunnels={} closingTargets={}", serverId,
+                    open, closingTargets);
+            call.cancel("shutdown grace over with " + open + " tunnel(s) open", null);
+        } else {
+            streamCut = true;
+            log.warn("shutdown grace over before the server ended the half-closed stream; cancelling it serverID={}",
+                    serverId);
+            call.cancel("shutdown grace over waiting for the server to end the stream", null);
+        }
+    }
+
+    /**
+     * Waits for the gRPC channel's transport to terminate, after the stream ended (a graceful close shuts the
+     * channel down with {@code shutdown()}, which lets queued frames and the GOAWAY go out). Blocks: never call it
+     * on an event loop.
+     *
+     * @return whether the channel terminated in time
+     */
+    boolean awaitTermination(Duration timeout) {
+        try {
+            return channel.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Cancels the stream at once; every tunnel on it closes and data still queued towards the server may be lost
+     * (use {@link #closeGracefully} on shutdown). Idempotent and non-blocking (see {@link #closeFuture()}).
+     */
     @Override
     public void close() {
         close("agent closed the connection");
@@ -270,19 +372,37 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         if (connectTimer != null) {
             connectTimer.cancel(false);
         }
+        if (closingGracefully && !halfClosed) {
+            // Cut by the grace timer, or lost before the half-close: open tunnels and unfinished target flushes.
+            tunnelsCut = table.size() + closingTargets;
+        }
         for (EndpointConnection connection : new ArrayList<>(table.connections())) {
             connection.streamLost();
         }
         parked.clear();
         fullBuffers.clear();
+        if (graceTimer != null) {
+            graceTimer.cancel(false);
+        }
         if (before != State.CONNECTING) {
-            metrics.streamError(AgentMetrics.TO_AGENT, GrpcCodes.goName(status.getCode()), "UNKNOWN");
+            if (!status.isOk()) { // a graceful close ends with OK: not an error
+                metrics.streamError(AgentMetrics.TO_AGENT, GrpcCodes.goName(status.getCode()), "UNKNOWN");
+            }
             log.info("server connection closed serverID={} status={} description=\"{}\"", serverId,
                     status.getCode(), describe(status));
         }
         connected.completeExceptionally(new ConnectAttemptException(status, describe(status)));
-        channel.shutdownNow();
+        boolean graceful = halfClosed && status.isOk();
+        if (halfClosed && !status.isOk() && !streamCut) {
+            streamCut = true; // the server failed the stream after our half-close: we cannot know what it got
+        }
+        if (graceful) {
+            channel.shutdown(); // the stream is done; let the GOAWAY and anything queued go out
+        } else {
+            channel.shutdownNow();
+        }
         closed.complete(status);
+        drained.complete(new DrainResult(serverId, tunnelsCut, streamCut, status));
     }
 
     /** A sentence for logs: the status, with TLS causes made readable. */
@@ -332,6 +452,12 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private void onDialRequest(DialRequest request) {
         long random = request.getRandom();
         String address = request.getAddress();
+        if (halfClosed) {
+            // The stream is half-closed: no DIAL_RSP can go out; the server fails the dial when the stream ends.
+            log.debug("ignoring DIAL_REQ after the half-close dialID={} address={} serverID={}", random, address,
+                    serverId);
+            return;
+        }
         if (!Packets.TCP.equals(request.getProtocol())) {
             send(Packets.dialFailure(random, "protocol \"" + request.getProtocol()
                     + "\" not supported (expected: tcp)"));
@@ -461,7 +587,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
 
     @Override
     public boolean streamWritable() {
-        return !callDone && call.isReady();
+        return !callDone && !halfClosed && call.isReady();
     }
 
     @Override
@@ -499,6 +625,18 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         if (connection.opened()) {
             metrics.endpointClosed();
         }
+        ChannelFuture targetClosed = connection.targetCloseFuture();
+        if (targetClosed != null && !targetClosed.isDone()) {
+            // Still flushing what it owes the target (CLOSE_REQ): a graceful close waits for it, so the process
+            // does not exit under it. The listener runs on this loop (the target is registered here).
+            closingTargets++;
+            targetClosed.addListener(f -> {
+                closingTargets--;
+                maybeHalfClose();
+            });
+        } else {
+            maybeHalfClose();
+        }
     }
 
     private void wakeParked() {
@@ -510,6 +648,10 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
 
     private void send(Packet packet) {
         if (callDone || call == null) {
+            return;
+        }
+        if (halfClosed) {
+            log.debug("not sent after the half-close: {} serverID={}", Packets.describe(packet), serverId);
             return;
         }
         call.sendMessage(packet);

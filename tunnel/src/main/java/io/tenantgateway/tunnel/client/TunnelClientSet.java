@@ -29,8 +29,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * probe drops connections whose channel is no longer READY. Nothing here blocks an event loop: the token file
  * is read and the server count is asked on the sync thread.
  *
- * <p>Lifecycle: {@link #start()} once; on shutdown {@link #drain()} (DRAIN on every stream, no new connections,
- * tunnels keep working), then {@link #close()}.
+ * <p>Lifecycle: {@link #start()} once; on shutdown {@link #drainAndClose} (DRAIN on every stream, no new
+ * connections, tunnels keep working until their peers close them, then each stream is half-closed and ended by its
+ * server), then {@link #close()}, which cuts whatever is left and releases the event loops.
  */
 public final class TunnelClientSet implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClientSet.class);
@@ -72,6 +75,7 @@ public final class TunnelClientSet implements AutoCloseable {
     private volatile boolean closed;
     private volatile int lastServerCount;
     private volatile TunnelClient attempt;
+    private final List<TunnelClient> closedGracefully = new CopyOnWriteArrayList<>();
     private long attempts;
 
     private TunnelClientSet(Builder builder) {
@@ -158,7 +162,29 @@ public final class TunnelClientSet implements AutoCloseable {
         clients.values().forEach(TunnelClient::drain);
     }
 
-    /** Closes every server connection and its tunnels. Idempotent; waits up to a few seconds for the sockets. */
+    /**
+     * Shuts the tunnels down without losing data, bounded by {@code deadline}: {@link #drain()}, then
+     * {@link TunnelClient#closeGracefully} on every server connection (each waits until its tunnels were closed by
+     * their peers, half-closes its stream and waits for the server to end it; at the deadline it cancels and
+     * counts the tunnels it cut). Non-blocking and idempotent per connection; any thread. The future completes on
+     * an event loop (dependents must not block), at the latest shortly after {@code deadline}. Call
+     * {@link #close()} afterwards to release the event loops.
+     */
+    public CompletableFuture<DrainReport> drainAndClose(Instant deadline) {
+        requireNonNull(deadline, "deadline");
+        drain();
+        List<TunnelClient> all = new ArrayList<>(clients.values());
+        closedGracefully.addAll(all);
+        List<CompletableFuture<DrainResult>> results = all.stream().map(c -> c.closeGracefully(deadline)).toList();
+        return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new))
+                .thenApply(done -> new DrainReport(results.stream().map(CompletableFuture::join).toList()));
+    }
+
+    /**
+     * Closes every server connection and its tunnels: a connection still open is cancelled (see
+     * {@link TunnelClient#close()}; use {@link #drainAndClose} first to lose nothing). Idempotent; waits up to a
+     * few seconds for the sockets. Blocks: call it from a plain thread (shutdown hook, main), not an event loop.
+     */
     @Override
     public void close() {
         synchronized (lifecycle) {
@@ -182,6 +208,15 @@ public final class TunnelClientSet implements AutoCloseable {
             } catch (Exception e) {
                 log.warn("server connection did not close within 5s serverID={}: {}", client.serverId(),
                         e.toString());
+            }
+        }
+        // Connections that ended gracefully shut their channel down with shutdown(): let the GOAWAY and the TCP
+        // close go out before the event loops stop (bounded, so a stuck peer cannot hold the exit).
+        long terminationDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (TunnelClient client : closedGracefully) {
+            Duration left = Duration.ofNanos(Math.max(0, terminationDeadline - System.nanoTime()));
+            if (!client.awaitTermination(left)) {
+                log.warn("server connection did not terminate within 5s serverID={}", client.serverId());
             }
         }
         clients.clear();

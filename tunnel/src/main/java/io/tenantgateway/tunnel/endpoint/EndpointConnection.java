@@ -137,6 +137,15 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
         return channel != null;
     }
 
+    /**
+     * Completes when the target socket is closed (after a closing connection flushed what it owed the target), or
+     * {@code null} when no socket was ever connected.
+     */
+    public ChannelFuture targetCloseFuture() {
+        Channel ch = channel;
+        return ch == null ? null : ch.closeFuture();
+    }
+
     /** Remembers the dial so that DIAL_CLS or a lost stream can cancel it. */
     public void dialing(Future<Channel> pendingDial) {
         this.dial = pendingDial;

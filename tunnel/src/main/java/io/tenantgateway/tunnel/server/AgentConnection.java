@@ -33,8 +33,6 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
     private static final Logger log = LoggerFactory.getLogger(AgentConnection.class);
     static final int MAX_INBOUND_MESSAGE = 16 * 1024 * 1024;
     private static final int INBOUND_MESSAGES = 8;
-    /** Without the extension: bytes queued towards one slow client before the agent stream pauses. */
-    private static final long PLAIN_PROTOCOL_TUNNEL_LIMIT = 8L * 1024 * 1024;
 
     final String agentId;
     final AgentIdentifiers identifiers;
@@ -45,6 +43,8 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
     private final Clock clock;
     private final int ourWindow;
     private final long agentWindow;
+    /** Without the extension: bytes queued towards one slow client before the agent stream pauses. */
+    private final long plainTunnelLimit;
     private final Map<Long, ServerTunnel> tunnels = new ConcurrentHashMap<>();
     private final Set<ServerTunnel> fullBuffers = new HashSet<>();
     private int owedRequests;
@@ -57,7 +57,7 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
      * @param agentOffer the agent's flow-control offer, or {@code null} when it made none (or we decline)
      */
     AgentConnection(ServerCall<Packet, Packet> call, EventLoop loop, String agentId, AgentIdentifiers identifiers,
-            AgentRegistry registry, Clock clock, FlowControlOffer agentOffer, int ourWindow) {
+            AgentRegistry registry, Clock clock, FlowControlOffer agentOffer, int ourWindow, long plainTunnelLimit) {
         this.call = call;
         this.loop = loop;
         this.agentId = agentId;
@@ -67,6 +67,7 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         this.since = clock.instant();
         this.ourWindow = ourWindow;
         this.agentWindow = agentOffer == null ? 0 : agentOffer.window();
+        this.plainTunnelLimit = plainTunnelLimit;
     }
 
     boolean creditMode() {
@@ -233,7 +234,7 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
             return;
         }
         ServerTunnel tunnel = new ServerTunnel(response.getConnectID(), response.getRandom(), pending.address(),
-                this, pending.frontend(), clock.instant(), agentWindow, ourWindow, PLAIN_PROTOCOL_TUNNEL_LIMIT);
+                this, pending.frontend(), clock.instant(), agentWindow, ourWindow, plainTunnelLimit);
         tunnels.put(tunnel.connectId, tunnel);
         log.debug("tunnel established connectionID={} dialID={} agentID={} address={}", tunnel.connectId,
                 tunnel.random, agentId, tunnel.address);
@@ -270,22 +271,29 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         }
     }
 
+    /**
+     * The agent is done sending (a draining agent half-closes once its tunnels are closed). gRPC delivers this only
+     * after every message received before it, and those were handled in order (DATA handed to the frontends'
+     * loops, CLOSE_RSP passed on), so what is left are tunnels the agent no longer serves: they get a CLOSE_RSP
+     * without error, queued behind their DATA, as the Go server does when its receive loop sees io.EOF. Then the
+     * stream ends with OK, which tells the agent that everything it sent was processed.
+     */
     @Override
     public void onHalfClose() {
         if (!done) {
             call.close(Status.OK, new Metadata());
         }
-        lost("agent half-closed the stream");
+        lost("agent half-closed the stream", null);
     }
 
     @Override
     public void onCancel() {
-        lost("agent stream cancelled");
+        lost("agent stream cancelled", "agent disconnected");
     }
 
     @Override
     public void onComplete() {
-        lost("agent stream completed");
+        lost("agent stream completed", "agent disconnected");
     }
 
     /** Closes the stream from our side (server shutdown). On the loop. */
@@ -293,10 +301,11 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         if (!done) {
             call.close(Status.UNAVAILABLE.withDescription(reason), new Metadata());
         }
-        lost(reason);
+        lost(reason, "agent disconnected");
     }
 
-    private void lost(String reason) {
+    /** @param tunnelError the CLOSE_RSP error for tunnels still open, or {@code null} for none */
+    private void lost(String reason, String tunnelError) {
         boolean first = !done;
         done = true;
         writable = false;
@@ -306,7 +315,7 @@ final class AgentConnection extends ServerCall.Listener<Packet> {
         }
         for (ServerTunnel tunnel : new ArrayList<>(tunnels.values())) {
             removeTunnel(tunnel.connectId);
-            dispatch(tunnel.frontend, () -> tunnel.frontend.closedByAgent("agent disconnected"));
+            dispatch(tunnel.frontend, () -> tunnel.frontend.closedByAgent(tunnelError));
         }
         if (first && accepted) {
             log.info("agent disconnected agentID={} reason=\"{}\"", agentId, reason);

@@ -20,7 +20,10 @@ interface Frontend {
     /** DATA from the agent for this tunnel. */
     void deliver(Packet data);
 
-    /** The agent closed the tunnel (CLOSE_RSP, or the agent stream is gone): flush, tell the client, end. */
+    /**
+     * The agent closed the tunnel (CLOSE_RSP, or the agent stream is gone): flush, tell the client, end.
+     * {@code error} is the CLOSE_RSP error, {@code null} or empty for none.
+     */
     void closedByAgent(String error);
 
     /** Credit or agent-stream readiness came back; read from the client again if parked. */

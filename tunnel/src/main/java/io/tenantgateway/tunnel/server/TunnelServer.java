@@ -296,7 +296,7 @@ public final class TunnelServer implements AutoCloseable {
                     ? FlowControlOffer.parse(headers.get(GrpcHeaders.key(Headers.FLOW_CONTROL))).orElse(null)
                     : null;
             AgentConnection connection = new AgentConnection(call, loop, agentId, identifiers, registry, clock,
-                    offer, config.flowControlWindow());
+                    offer, config.flowControlWindow(), config.plainTunnelLimit());
             AgentAuthenticator authenticator = config.agentAuthenticator();
             if (authenticator == null) {
                 connection.accept(config.serverId(), config.serverCount());

@@ -27,6 +27,8 @@ import java.util.List;
  * @param strategies {@code --proxy-strategies}
  * @param flowControl whether to accept the per-tunnel credit extension from agents that offer it
  * @param flowControlWindow our receive window per tunnel when the extension is on
+ * @param plainTunnelLimit without the extension: bytes queued towards one slow client before the agent stream
+ *     pauses (the Go server holds far less: a small channel per frontend)
  * @param httpConnectDialTimeout how long an HTTP-CONNECT client waits for the dial (the server is the client
  *     there; gRPC clients keep their own timeout)
  * @param eventLoopThreads Netty threads for all listeners
@@ -34,7 +36,7 @@ import java.util.List;
 public record TunnelServerConfig(String serverId, int serverCount, InetSocketAddress agentAddress,
         TlsMaterial agentTls, ClientAuthMode agentClientAuth, AgentAuthenticator agentAuthenticator,
         FrontendMode mode, Path udsPath, InetSocketAddress frontendAddress, TlsMaterial frontendTls,
-        List<ProxyStrategy> strategies, boolean flowControl, int flowControlWindow,
+        List<ProxyStrategy> strategies, boolean flowControl, int flowControlWindow, long plainTunnelLimit,
         Duration httpConnectDialTimeout, int eventLoopThreads) {
 
     public TunnelServerConfig {
@@ -60,6 +62,9 @@ public record TunnelServerConfig(String serverId, int serverCount, InetSocketAdd
         if (flowControlWindow < 16 * 1024) {
             throw new IllegalArgumentException("flowControlWindow: " + flowControlWindow + " (expected: >= 16384)");
         }
+        if (plainTunnelLimit < 16 * 1024) {
+            throw new IllegalArgumentException("plainTunnelLimit: " + plainTunnelLimit + " (expected: >= 16384)");
+        }
         requireNonNull(httpConnectDialTimeout, "httpConnectDialTimeout");
         if (eventLoopThreads < 1) {
             throw new IllegalArgumentException("eventLoopThreads: " + eventLoopThreads + " (expected: >= 1)");
@@ -84,6 +89,7 @@ public record TunnelServerConfig(String serverId, int serverCount, InetSocketAdd
         b.strategies = strategies;
         b.flowControl = flowControl;
         b.flowControlWindow = flowControlWindow;
+        b.plainTunnelLimit = plainTunnelLimit;
         b.httpConnectDialTimeout = httpConnectDialTimeout;
         b.eventLoopThreads = eventLoopThreads;
         return b;
@@ -104,6 +110,7 @@ public record TunnelServerConfig(String serverId, int serverCount, InetSocketAdd
         private List<ProxyStrategy> strategies = List.of(ProxyStrategy.DEFAULT);
         private boolean flowControl = true;
         private int flowControlWindow = 2 * 1024 * 1024;
+        private long plainTunnelLimit = 8L * 1024 * 1024;
         private Duration httpConnectDialTimeout = Duration.ofSeconds(30);
         private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
 
@@ -171,6 +178,11 @@ public record TunnelServerConfig(String serverId, int serverCount, InetSocketAdd
             return this;
         }
 
+        public Builder plainTunnelLimit(long value) {
+            plainTunnelLimit = value;
+            return this;
+        }
+
         public Builder httpConnectDialTimeout(Duration value) {
             httpConnectDialTimeout = value;
             return this;
@@ -184,7 +196,7 @@ public record TunnelServerConfig(String serverId, int serverCount, InetSocketAdd
         public TunnelServerConfig build() {
             return new TunnelServerConfig(serverId, serverCount, agentAddress, agentTls, agentClientAuth,
                     agentAuthenticator, mode, udsPath, frontendAddress, frontendTls, strategies, flowControl,
-                    flowControlWindow, httpConnectDialTimeout, eventLoopThreads);
+                    flowControlWindow, plainTunnelLimit, httpConnectDialTimeout, eventLoopThreads);
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.channel.Channel;
+import io.tenantgateway.tunnel.client.DrainReport;
 import io.tenantgateway.tunnel.client.TunnelClient;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
@@ -16,8 +17,10 @@ import io.tenantgateway.tunnel.testing.TransferHandler;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -95,6 +98,64 @@ class DrainIT {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             assertThat(onLeaving.isOpen()).isFalse();
             assertThat(s1.snapshot().agents()).extracting(ServerSnapshot.Agent::agentId).containsOnly("staying");
+        });
+    }
+
+    @Test
+    void drainAndCloseWaitsForTheTunnelThenEndsTheStreamGracefully() throws Exception {
+        TunnelServer server = harness.startServer(TunnelHarness.serverConfig("s1").flowControl(false)
+                .udsPath(dir.resolve("s1.socket")).build());
+        TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).agentId("leaving").build());
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.connections())
+                .containsOnlyKeys("s1"));
+        TargetServer echo = harness.track(TargetServer.echo());
+        ProxyClient client = harness.proxyClient(server);
+        TransferHandler first = new TransferHandler(1, 10, 10);
+        Channel tunnel = TunnelHarness.dial(client, echo.hostPort(), first);
+        first.done().get(20, TimeUnit.SECONDS);
+
+        CompletableFuture<DrainReport> report = agent.drainAndClose(Instant.now().plusSeconds(60));
+
+        // The stream stays open while the tunnel is: it still carries data both ways.
+        TransferHandler more = new TransferHandler(72, 1024 * 1024, 1024 * 1024);
+        tunnel.pipeline().replace(TransferHandler.class, "more", more);
+        assertThat(more.done().get(30, TimeUnit.SECONDS).receivedSha256())
+                .isEqualTo(Payload.sha256(72, 1024 * 1024));
+        assertThat(report).isNotDone();
+
+        // The client ends the tunnel (CLOSE_REQ / CLOSE_RSP); then the agent half-closes and the server ends the
+        // stream with OK.
+        tunnel.close();
+        DrainReport done = report.get(30, TimeUnit.SECONDS);
+        assertThat(done.lossless()).as("%s", done).isTrue();
+        assertThat(done.servers()).singleElement().satisfies(result -> {
+            assertThat(result.serverId()).isEqualTo("s1");
+            assertThat(result.status().isOk()).as("%s", result.status()).isTrue();
+        });
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(server.snapshot().agents()).isEmpty());
+    }
+
+    @Test
+    void graceOverCutsTheTunnelsLeftAndCountsThem() throws Exception {
+        TunnelServer server = harness.startServer(TunnelHarness.serverConfig("s1").flowControl(false)
+                .udsPath(dir.resolve("s1.socket")).build());
+        TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).agentId("leaving").build());
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.connections())
+                .containsOnlyKeys("s1"));
+        TargetServer echo = harness.track(TargetServer.echo());
+        ProxyClient client = harness.proxyClient(server);
+        TransferHandler first = new TransferHandler(1, 10, 10);
+        Channel tunnel = TunnelHarness.dial(client, echo.hostPort(), first);
+        first.done().get(20, TimeUnit.SECONDS);
+
+        DrainReport done = agent.drainAndClose(Instant.now().plusMillis(500)).get(30, TimeUnit.SECONDS);
+
+        assertThat(done.lossless()).isFalse();
+        assertThat(done.tunnelsCut()).isEqualTo(1);
+        assertThat(done.describeCuts()).isEqualTo("s1=1 tunnel(s)");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(tunnel.isOpen()).isFalse();
+            assertThat(server.snapshot().agents()).isEmpty();
         });
     }
 }
