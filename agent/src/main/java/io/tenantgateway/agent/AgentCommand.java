@@ -257,6 +257,11 @@ public final class AgentCommand implements Callable<Integer> {
             description = "HOST:PORT or PORT of the webhook HTTPS server. Default: ${DEFAULT-VALUE}.")
     String webhookListen;
 
+    @Option(names = "--webhook-max-connections", defaultValue = "1024", order = 3,
+            description = "Connections the webhook serves at once; more are closed as they arrive (requests must"
+                    + " arrive in full within 10s, idle connections close after 60s). Default: ${DEFAULT-VALUE}.")
+    int webhookMaxConnections;
+
     @Option(names = "--webhook-tls-cert", order = 3, description = "Webhook serving certificate (reloaded on change).")
     Path webhookTlsCert;
 

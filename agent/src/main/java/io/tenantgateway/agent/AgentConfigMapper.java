@@ -195,8 +195,13 @@ final class AgentConfigMapper {
         String[] hostPort = hostPort("--webhook-listen", c.webhookListen);
         PolicyConfig policy = new PolicyConfig(c.schedulerName, c.forceOverwriteDefaultScheduler,
                 HamiCompat.parse(c.hamiCompat));
+        if (c.webhookMaxConnections < 1) {
+            throw new IllegalArgumentException("--webhook-max-connections: " + c.webhookMaxConnections
+                    + " (expected: >= 1)");
+        }
         WebhookConfig.Builder config = WebhookConfig.builder().host(hostPort[0]).port(Integer.parseInt(hostPort[1]))
                 .policy(policy)
+                .limits(io.tenantgateway.certs.ServerLimits.DEFAULTS.withMaxConnections(c.webhookMaxConnections))
                 .clientAuth(c.webhookClientCa == null ? io.tenantgateway.certs.ClientAuthMode.NONE
                         : io.tenantgateway.certs.ClientAuthMode.REQUIRE);
         Optional<Path> upstreamCa = Optional.empty();

@@ -27,6 +27,17 @@ public final class TlsContexts {
     /** Protocol versions every endpoint of this project speaks. */
     public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
+    /**
+     * Cipher suites the servers accept: TLS 1.3's, and for TLS 1.2 only ECDHE key exchange with an AEAD cipher
+     * (Mozilla's "intermediate" list without the DHE suites). No static RSA key exchange (no forward secrecy), no
+     * CBC, no SHA-1 MACs. IANA names, as the JDK and BoringSSL take them.
+     */
+    public static final List<String> SERVER_CIPHER_SUITES = List.of(
+            "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
+
     private TlsContexts() {
     }
 

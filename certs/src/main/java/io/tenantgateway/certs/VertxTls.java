@@ -19,7 +19,10 @@ public final class VertxTls {
     private VertxTls() {
     }
 
-    /** Turns on TLS for a Vert.x server ({@code HttpServerOptions} is a {@code NetServerOptions}). */
+    /**
+     * Turns on TLS for a Vert.x server ({@code HttpServerOptions} is a {@code NetServerOptions}): TLS 1.3 and 1.2,
+     * {@link TlsContexts#SERVER_CIPHER_SUITES} only.
+     */
     public static <T extends NetServerOptions> T configureServer(T options, TlsMaterial material,
             ClientAuthMode clientAuth, Clock clock) {
         requireNonNull(options, "options");
@@ -30,6 +33,7 @@ public final class VertxTls {
         options.setSsl(true);
         options.setKeyCertOptions(KeyCertOptions.wrap((X509KeyManager) TlsContexts.keyManager(material)));
         options.setEnabledSecureTransportProtocols(new LinkedHashSet<>(TlsContexts.PROTOCOLS));
+        TlsContexts.SERVER_CIPHER_SUITES.forEach(options::addEnabledCipherSuite);
         if (clientAuth != ClientAuthMode.NONE) {
             if (material.current().trustOrNull() == null) {
                 throw new IllegalArgumentException("TLS server: client authentication " + clientAuth

@@ -3,6 +3,7 @@ package io.tenantgateway.webhook;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.certs.ClientAuthMode;
+import io.tenantgateway.certs.ServerLimits;
 import io.tenantgateway.webhook.policy.PolicyConfig;
 import io.tenantgateway.webhook.proxy.UpstreamConfig;
 import java.util.Optional;
@@ -20,9 +21,11 @@ import java.util.Optional;
  * @param upstream reverse-proxy settings, when an upstream webhook answers some or all requests
  * @param maxRequestBytes requests larger than this are answered 413 (controller-runtime's 7 MiB)
  * @param recentAdmissions how many recent decisions {@link RecentAdmissions} keeps (0 keeps none)
+ * @param limits connection cap and timeouts (the webhook runs with {@code failurePolicy: Fail}: one client holding
+ *     every connection would stop every GPU pod)
  */
 public record WebhookConfig(String host, int port, String path, ClientAuthMode clientAuth, PolicyConfig policy,
-        Optional<UpstreamConfig> upstream, int maxRequestBytes, int recentAdmissions) {
+        Optional<UpstreamConfig> upstream, int maxRequestBytes, int recentAdmissions, ServerLimits limits) {
 
     public static final int DEFAULT_PORT = 9443;
     public static final String DEFAULT_PATH = "/webhook";
@@ -35,6 +38,7 @@ public record WebhookConfig(String host, int port, String path, ClientAuthMode c
         requireNonNull(host, "host");
         requireNonNull(clientAuth, "clientAuth");
         requireNonNull(policy, "policy");
+        limits = limits == null ? ServerLimits.DEFAULTS : limits;
         upstream = upstream == null ? Optional.empty() : upstream;
         path = path == null || path.isEmpty() ? DEFAULT_PATH : path;
         if (host.isBlank()) {
@@ -74,6 +78,7 @@ public record WebhookConfig(String host, int port, String path, ClientAuthMode c
         private UpstreamConfig upstream;
         private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
         private int recentAdmissions = DEFAULT_RECENT_ADMISSIONS;
+        private ServerLimits limits = ServerLimits.DEFAULTS;
 
         private Builder() {
         }
@@ -113,6 +118,12 @@ public record WebhookConfig(String host, int port, String path, ClientAuthMode c
             return this;
         }
 
+        /** Connection cap and timeouts; default {@link ServerLimits#DEFAULTS}. */
+        public Builder limits(ServerLimits value) {
+            this.limits = requireNonNull(value, "limits");
+            return this;
+        }
+
         public Builder recentAdmissions(int value) {
             this.recentAdmissions = value;
             return this;
@@ -120,7 +131,7 @@ public record WebhookConfig(String host, int port, String path, ClientAuthMode c
 
         public WebhookConfig build() {
             return new WebhookConfig(host, port, path, clientAuth, policy, Optional.ofNullable(upstream),
-                    maxRequestBytes, recentAdmissions);
+                    maxRequestBytes, recentAdmissions, limits);
         }
     }
 }

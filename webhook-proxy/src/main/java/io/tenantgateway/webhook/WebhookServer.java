@@ -3,6 +3,7 @@ package io.tenantgateway.webhook;
 import static java.util.Objects.requireNonNull;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.certs.ConnectionGuard;
 import io.tenantgateway.certs.TlsFailures;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.VertxTls;
@@ -45,7 +46,6 @@ public final class WebhookServer implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
     /** A connection that sends nothing for this long is closed (slow or stuck callers hold no socket forever). */
-    private static final int IDLE_TIMEOUT_SECONDS = 60;
 
     private final WebhookConfig config;
     private final TlsMaterial serverTls;
@@ -62,6 +62,7 @@ public final class WebhookServer implements AutoCloseable {
     private boolean ownsVertx;
     private ReverseProxyHandler proxy;
     private HttpServer server;
+    private volatile ConnectionGuard guard;
     private boolean started;
     private boolean closed;
 
@@ -114,16 +115,18 @@ public final class WebhookServer implements AutoCloseable {
             if (config.upstream().isPresent()) {
                 proxy = new ReverseProxyHandler(vertx, config.upstream().get(), upstreamTls, clock);
             }
-            HttpServerOptions options = new HttpServerOptions()
+            // kube-apiserver speaks HTTP/2 to webhooks that offer it.
+            HttpServerOptions options = config.limits().applyTo(new HttpServerOptions()
                     .setHost(config.host())
                     .setPort(config.port())
-                    .setIdleTimeout(IDLE_TIMEOUT_SECONDS)
-                    .setIdleTimeoutUnit(TimeUnit.SECONDS)
-                    .setAlpnVersions(List.of(HttpVersion.HTTP_1_1));
+                    .setUseAlpn(true)
+                    .setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1)));
             VertxTls.configureServer(options, serverTls, config.clientAuth(), clock);
             AdmissionHandler handler = new AdmissionHandler(config, policy, proxy, metrics, recent, clock);
             try {
-                server = await(vertx.createHttpServer(options).requestHandler(handler)
+                io.vertx.core.http.HttpServer created = vertx.createHttpServer(options);
+                guard = new ConnectionGuard(vertx, "webhook", config.limits());
+                server = await(created.requestHandler(guard.install(created, handler))
                         .exceptionHandler(WebhookServer::connectionFailed).listen(), START_TIMEOUT,
                         "listen on " + config.host() + ":" + config.port());
             } catch (IllegalStateException e) {
@@ -140,12 +143,18 @@ public final class WebhookServer implements AutoCloseable {
         }
     }
 
+    /** The connection guard's view (open, rejected, timed-out connections), once listening. */
+    public java.util.Optional<ConnectionGuard> connections() {
+        return java.util.Optional.ofNullable(guard);
+    }
+
     private void logStarted() {
         NvidiaConfig nvidia = devices.nvidia();
-        log.info("webhook listening on https://{}:{}{} clientAuth={} schedulerName={} forceOverwriteDefaultScheduler={}"
+        log.info("webhook listening on https://{}:{}{} maxConnections={} clientAuth={} schedulerName={} forceOverwriteDefaultScheduler={}"
                 + " hamiCompat={} nvidia.resourceCountName={} nvidia.defaultGPUNum={} nvidia.overwriteEnv={}"
                 + " nvidia.gpuCorePolicy={} nvidia.runtimeClassName='{}' upstream={}",
-                config.host(), port(), config.path(), config.clientAuth(), config.policy().schedulerName(),
+                config.host(), port(), config.path(), config.limits().maxConnections(), config.clientAuth(),
+                config.policy().schedulerName(),
                 config.policy().forceOverwriteDefaultScheduler(), config.policy().compat(),
                 nvidia.resourceCountName(), nvidia.defaultGpuNum(), nvidia.overwriteEnv(), nvidia.gpuCorePolicy(),
                 nvidia.runtimeClassName(), config.upstream().map(u -> u.url() + " path=" + u.path() + " timeout="

@@ -39,6 +39,11 @@ final class WebhookFixture implements AutoCloseable {
         return server;
     }
 
+    /** Closes {@code server} with the fixture. */
+    void register(WebhookServer server) {
+        servers.add(server);
+    }
+
     @Override
     public void close() {
         servers.forEach(WebhookServer::close);

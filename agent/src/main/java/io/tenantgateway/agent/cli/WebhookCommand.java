@@ -45,6 +45,11 @@ public final class WebhookCommand implements Callable<Integer> {
             description = "Address to serve HTTPS on. Default: ${DEFAULT-VALUE}.")
     String listen;
 
+    @Option(names = "--max-connections", defaultValue = "1024", paramLabel = "N",
+            description = "Connections served at once; more are closed as they arrive (requests must arrive in full"
+                    + " within 10s, idle connections close after 60s). Default: ${DEFAULT-VALUE}.")
+    int maxConnections;
+
     @Option(names = "--tls-cert", required = true, paramLabel = "FILE",
             description = "Serving certificate (PEM, chain allowed); reloaded when it changes.")
     Path tlsCert;
@@ -155,7 +160,11 @@ public final class WebhookCommand implements Callable<Integer> {
         HostPort address = HostPort.parse(listen);
         PolicyConfig policy = new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler,
                 HamiCompat.parse(hamiCompat));
+        if (maxConnections < 1) {
+            throw new UserException("--max-connections: " + maxConnections + " (expected: >= 1)");
+        }
         WebhookConfig.Builder config = WebhookConfig.builder().host(address.host()).port(address.port())
+                .limits(io.tenantgateway.certs.ServerLimits.DEFAULTS.withMaxConnections(maxConnections))
                 .policy(policy).clientAuth(clientCa == null ? ClientAuthMode.NONE : ClientAuthMode.REQUIRE);
         if (upstream != null) {
             if (upstreamCa == null) {

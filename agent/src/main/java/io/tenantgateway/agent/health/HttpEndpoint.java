@@ -7,6 +7,8 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.tenantgateway.certs.ConnectionGuard;
+import io.tenantgateway.certs.ServerLimits;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -27,6 +29,7 @@ public final class HttpEndpoint implements AutoCloseable {
     private final int port;
     private final Handler<HttpServerRequest> handler;
     private HttpServer server;
+    private volatile ConnectionGuard guard;
 
     /**
      * @param name what the port is, for messages ({@code health server}, {@code admin server})
@@ -48,9 +51,12 @@ public final class HttpEndpoint implements AutoCloseable {
             return;
         }
         try {
-            server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
-                    .requestHandler(handler).listen().toCompletionStage().toCompletableFuture()
-                    .get(30, TimeUnit.SECONDS);
+            // The webhook's limits here too: health and admin ports are plain HTTP, but as reachable.
+            HttpServer created = vertx.createHttpServer(ServerLimits.DEFAULTS.applyTo(new HttpServerOptions()
+                    .setHost(host).setPort(port)));
+            guard = new ConnectionGuard(vertx, name, ServerLimits.DEFAULTS);
+            server = created.requestHandler(guard.install(created, handler)).listen().toCompletionStage()
+                    .toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(name + ": interrupted while binding " + host + ":" + port, e);
@@ -65,6 +71,11 @@ public final class HttpEndpoint implements AutoCloseable {
 
     public String host() {
         return host;
+    }
+
+    /** Open, rejected and timed-out connections, once started. */
+    public ConnectionGuard connections() {
+        return guard;
     }
 
     /** The bound port, or -1 before start and after close. */
