@@ -2,7 +2,9 @@ package io.tenantgateway.agent.locks;
 
 import static java.util.Objects.requireNonNull;
 
-import io.tenantgateway.agent.k8s.Annotations;
+import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.MalformedNodeLockException;
+import io.tenantgateway.hami.NodeLock;
 import java.time.Duration;
 import java.time.Instant;
 

@@ -7,6 +7,8 @@ import com.tngtech.archunit.ArchConfiguration;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
+import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.HamiDeviceCodec;
 
 import java.util.concurrent.TimeUnit;
 

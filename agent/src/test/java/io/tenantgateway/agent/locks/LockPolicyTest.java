@@ -3,6 +3,7 @@ package io.tenantgateway.agent.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tenantgateway.hami.NodeLock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;

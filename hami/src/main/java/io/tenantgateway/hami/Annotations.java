@@ -1,4 +1,4 @@
-package io.tenantgateway.agent.k8s;
+package io.tenantgateway.hami;
 
 import java.util.Map;
 

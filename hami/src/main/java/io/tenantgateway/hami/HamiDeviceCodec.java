@@ -1,4 +1,4 @@
-package io.tenantgateway.agent.devices;
+package io.tenantgateway.hami;
 
 import static java.util.Objects.requireNonNull;
 
@@ -6,10 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The value of HAMi's {@code hami.io/node-nvidia-register} annotation, both ways.
@@ -29,7 +25,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class HamiDeviceCodec {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private HamiDeviceCodec() {
@@ -158,22 +153,21 @@ public final class HamiDeviceCodec {
 
     /** Reads the JSON form; see the class comment for the rules. */
     public static List<GpuDevice> decodeJson(String value) {
-        JsonNode root;
+        JsonValue root;
         try {
-            root = JSON.readTree(value);
-        } catch (JacksonException e) {
-            throw new IllegalArgumentException(
-                    "device list: not valid JSON (" + e.getOriginalMessage() + ")", e);
+            root = JsonValue.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("device list: not valid JSON (" + e.getMessage() + ")", e);
         }
-        if (root == null || !root.isArray()) {
+        if (!root.isArray()) {
             throw new IllegalArgumentException("device list: " + abbreviate(value) + " (expected: a JSON array)");
         }
-        List<GpuDevice> devices = new ArrayList<>(root.size());
-        for (int i = 0; i < root.size(); i++) {
-            JsonNode element = root.get(i);
-            if (element == null || !element.isObject()) {
-                throw new IllegalArgumentException("device list: element " + i + ": "
-                        + (element == null ? "null" : element.toString())
+        List<JsonValue> elements = root.elements();
+        List<GpuDevice> devices = new ArrayList<>(elements.size());
+        for (int i = 0; i < elements.size(); i++) {
+            JsonValue element = elements.get(i);
+            if (!element.isObject()) {
+                throw new IllegalArgumentException("device list: element " + i + ": " + element
                         + " (expected: a device object; [null] crashes the HAMi scheduler)");
             }
             devices.add(decodeJsonDevice(i, element));
@@ -181,7 +175,7 @@ public final class HamiDeviceCodec {
         return List.copyOf(devices);
     }
 
-    private static GpuDevice decodeJsonDevice(int element, JsonNode object) {
+    private static GpuDevice decodeJsonDevice(int element, JsonValue object) {
         String id = "";
         String type = "";
         String mode = "";
@@ -191,8 +185,8 @@ public final class HamiDeviceCodec {
         int devcore = 0;
         int numa = 0;
         boolean health = false;
-        for (Map.Entry<String, JsonNode> property : object.properties()) {
-            JsonNode v = property.getValue();
+        for (Map.Entry<String, JsonValue> property : object.members()) {
+            JsonValue v = property.getValue();
             if (v.isNull()) {
                 continue; // Go leaves the zero value in place
             }
@@ -220,28 +214,28 @@ public final class HamiDeviceCodec {
         }
     }
 
-    private static String jsonString(int element, String key, JsonNode v) {
+    private static String jsonString(int element, String key, JsonValue v) {
         if (!v.isString()) {
             throw fieldError(element, key, v, "a string");
         }
         return v.stringValue();
     }
 
-    private static int jsonInt(int element, String key, JsonNode v) {
-        if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+    private static int jsonInt(int element, String key, JsonValue v) {
+        if (!v.isInt()) {
             throw fieldError(element, key, v, "an integer that fits in 32 bits");
         }
         return v.intValue();
     }
 
-    private static boolean jsonBoolean(int element, String key, JsonNode v) {
+    private static boolean jsonBoolean(int element, String key, JsonValue v) {
         if (!v.isBoolean()) {
             throw fieldError(element, key, v, "true or false");
         }
         return v.booleanValue();
     }
 
-    private static IllegalArgumentException fieldError(int element, String key, JsonNode v, String expected) {
+    private static IllegalArgumentException fieldError(int element, String key, JsonValue v, String expected) {
         return new IllegalArgumentException(
                 "device list: element " + element + ": " + key + ": " + v + " (expected: " + expected + ")");
     }
