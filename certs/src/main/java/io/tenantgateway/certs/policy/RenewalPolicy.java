@@ -1,4 +1,4 @@
-package io.tenantgateway.certs;
+package io.tenantgateway.certs.policy;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,8 +1,11 @@
-package io.tenantgateway.certs;
+package io.tenantgateway.certs.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tenantgateway.certs.CertificateAuthority;
+import io.tenantgateway.certs.CertificateRequest;
+import io.tenantgateway.certs.KeyAlgorithm;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;

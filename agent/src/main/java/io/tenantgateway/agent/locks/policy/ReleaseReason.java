@@ -1,4 +1,4 @@
-package io.tenantgateway.agent.locks;
+package io.tenantgateway.agent.locks.policy;
 
 import java.util.Locale;
 

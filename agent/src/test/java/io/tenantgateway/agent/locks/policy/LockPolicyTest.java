@@ -1,4 +1,4 @@
-package io.tenantgateway.agent.locks;
+package io.tenantgateway.agent.locks.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
