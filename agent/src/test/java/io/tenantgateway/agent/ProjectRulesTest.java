@@ -1,6 +1,7 @@
 package io.tenantgateway.agent;
 
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -16,6 +17,13 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ProjectRulesTest {
     private static final JavaClasses CLASSES = ArchitectureRules.productionClasses();
+
+    /** The rules below would pass vacuously on an empty import. */
+    @Test
+    void importSeesThisModuleAndTheModulesItDependsOn() {
+        assertThat(CLASSES.containPackage("io.tenantgateway.agent")).isTrue();
+        assertThat(CLASSES.containPackage("io.tenantgateway.hami")).isTrue();
+    }
 
     /**
      * One known exception, left for the tools move (issue #15): the picocli root {@code TenantGatewayCommand}

@@ -1,5 +1,7 @@
 package io.tenantgateway.tunnel;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import io.tenantgateway.archrules.ArchitectureRules;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +15,13 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ProjectRulesTest {
     private static final JavaClasses CLASSES = ArchitectureRules.productionClasses();
+
+    /** The rules below would pass vacuously on an empty import. */
+    @Test
+    void importSeesThisModuleAndTheModulesItDependsOn() {
+        assertThat(CLASSES.containPackage("io.tenantgateway.tunnel")).isTrue();
+        assertThat(CLASSES.containPackage("io.tenantgateway.certs")).isTrue();
+    }
 
     @Test
     void noPackageCycles() {
