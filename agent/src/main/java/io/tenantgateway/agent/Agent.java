@@ -181,7 +181,8 @@ public final class Agent implements AutoCloseable {
         health.start();
         started.push(health);
 
-        admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(), this);
+        admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(),
+                new AgentAdminStatus(this), TenantGatewayCommand.Version.version());
         admin.start();
         started.push(admin);
 

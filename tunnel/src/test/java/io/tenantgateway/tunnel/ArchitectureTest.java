@@ -8,20 +8,15 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import io.tenantgateway.tunnel.protocol.Packets;
 import org.junit.jupiter.api.Test;
 
-/** Pure packages stay free of transport runtimes, so they are testable and reusable without a network. */
+/**
+ * The pure packages do not reach into the agent or server side. That they stay free of transport runtimes is
+ * the shared rule in {@link ProjectRulesTest}.
+ */
 class ArchitectureTest {
     // Import only this module's compiled classes (scanning the whole classpath takes seconds).
     private static final JavaClasses CLASSES = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importUrl(Packets.class.getProtectionDomain().getCodeSource().getLocation());
-
-    @Test
-    void protocolAndPolicyDoNotImportNettyOrGrpc() {
-        noClasses().that().resideInAnyPackage("..tunnel.protocol..", "..tunnel.policy..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "io.grpc..", "io.vertx..",
-                        "io.fabric8.kubernetes.client..")
-                .check(CLASSES);
-    }
 
     @Test
     void protocolDoesNotDependOnTheAgentOrServer() {

@@ -2,10 +2,9 @@ package io.tenantgateway.agent.admin;
 
 import static java.util.Objects.requireNonNull;
 
-import io.tenantgateway.agent.Agent;
 import io.tenantgateway.agent.health.HttpEndpoint;
-import io.tenantgateway.agent.TenantGatewayCommand;
 import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.webhook.RecentAdmissions;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -15,6 +14,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.SerializationFeature;
@@ -36,19 +36,24 @@ public final class AdminServer implements AutoCloseable {
             + " form-action 'none'; frame-ancestors 'none'";
 
     private final HttpEndpoint endpoint;
-    private final Agent agent;
+    private final AgentStatus agent;
     private final Clock clock;
-    private final String version = TenantGatewayCommand.Version.version();
+    private final String version;
     private final JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
-    public AdminServer(Vertx vertx, String host, int port, Agent agent) {
-        this(vertx, host, port, agent, Clock.systemUTC());
+    /**
+     * @param agent what the pages show, read on the event loop
+     * @param version the build's version string, shown on the status page
+     */
+    public AdminServer(Vertx vertx, String host, int port, AgentStatus agent, String version) {
+        this(vertx, host, port, agent, version, Clock.systemUTC());
     }
 
-    public AdminServer(Vertx vertx, String host, int port, Agent agent, Clock clock) {
+    public AdminServer(Vertx vertx, String host, int port, AgentStatus agent, String version, Clock clock) {
         this.endpoint = new HttpEndpoint(vertx, "admin server", "--admin-server-port",
                 host == null || host.isEmpty() ? "127.0.0.1" : host, port, this::handle);
         this.agent = requireNonNull(agent, "agent");
+        this.version = requireNonNull(version, "version");
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -89,17 +94,16 @@ public final class AdminServer implements AutoCloseable {
 
     private void debug(HttpServerRequest request, String path) {
         Object body = switch (path) {
-            case "/debug/config" -> agent.config().describe();
+            case "/debug/config" -> agent.config();
             case "/debug/readiness" -> readiness();
-            case "/debug/tunnels" -> agent.tunnel().map(t -> (Object) DebugViews.tunnels(t.snapshot(),
-                    proxyServer(), agent.config().tunnel().agentId())).orElse(off("tunnel"));
-            case "/debug/devices" -> agent.devices().map(d -> (Object) DebugViews.devices(d.snapshot()))
+            case "/debug/tunnels" -> agent.tunnel().map(t -> (Object) DebugViews.tunnels(t,
+                    proxyServer(), agent.tunnelConfig().agentId())).orElse(off("tunnel"));
+            case "/debug/devices" -> agent.devices().map(d -> (Object) DebugViews.devices(d))
                     .orElse(off("device registration"));
-            case "/debug/locks" -> agent.allocation().map(a -> (Object) DebugViews.locks(a.snapshot()))
+            case "/debug/locks" -> agent.locks().map(a -> (Object) DebugViews.locks(a))
                     .orElse(off("lock controller"));
-            case "/debug/admissions" -> agent.webhook().map(w -> (Object) DebugViews.admissions(
-                    w.recentAdmissions().snapshot(), w.recentAdmissions().total(), w.recentAdmissions().capacity(),
-                    limit(request))).orElse(off("webhook"));
+            case "/debug/admissions" -> agent.admissions().map(r -> (Object) DebugViews.admissions(
+                    r.snapshot(), r.total(), r.capacity(), limit(request))).orElse(off("webhook"));
             default -> null;
         };
         if (body == null) {
@@ -152,13 +156,14 @@ public final class AdminServer implements AutoCloseable {
                 throw new IllegalArgumentException("refresh: '" + value + "' (expected: seconds 0..3600, 0 = off)");
             }
         }
-        StatusPage.Model model = new StatusPage.Model(clock.instant(), version, agent.config().tunnel().agentId(),
-                agent.config().nodeName().orElse(""), proxyServer(), agent.readiness(),
-                agent.tunnel().map(t -> t.snapshot()),
-                agent.devices().map(d -> d.snapshot()),
-                agent.allocation().map(a -> a.snapshot()),
-                agent.webhook().map(w -> w.recentAdmissions().snapshot()),
-                agent.webhook().map(w -> w.recentAdmissions().total()).orElse(0L));
+        Optional<RecentAdmissions> admissions = agent.admissions();
+        StatusPage.Model model = new StatusPage.Model(clock.instant(), version, agent.tunnelConfig().agentId(),
+                agent.nodeName().orElse(""), proxyServer(), agent.readiness(),
+                agent.tunnel(),
+                agent.devices(),
+                agent.locks(),
+                admissions.map(RecentAdmissions::snapshot),
+                admissions.map(RecentAdmissions::total).orElse(0L));
         request.response().putHeader("content-type", "text/html; charset=utf-8")
                 .putHeader("cache-control", "no-store")
                 .putHeader("content-security-policy", PAGE_POLICY)
@@ -168,7 +173,7 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private String proxyServer() {
-        TunnelConfig tunnel = agent.config().tunnel();
+        TunnelConfig tunnel = agent.tunnelConfig();
         String host = tunnel.proxyServerHost();
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + tunnel.proxyServerPort();
     }

@@ -1,9 +1,9 @@
 package io.tenantgateway.agent.admin;
 
 import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
-import io.tenantgateway.agent.devices.GpuDevice;
 import io.tenantgateway.agent.locks.LockAction;
 import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.tunnel.client.ServerConnectionSnapshot;
 import io.tenantgateway.tunnel.client.TunnelSnapshot;

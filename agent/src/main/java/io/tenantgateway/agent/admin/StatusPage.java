@@ -4,10 +4,10 @@ import static io.tenantgateway.agent.admin.Html.text;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
-import io.tenantgateway.agent.devices.GpuDevice;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.locks.LockAction;
 import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.tunnel.client.ServerConnectionSnapshot;
 import io.tenantgateway.tunnel.client.TunnelSnapshot;

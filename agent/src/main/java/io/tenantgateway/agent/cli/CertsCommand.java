@@ -5,10 +5,10 @@ import io.tenantgateway.certs.CertificateAuthority;
 import io.tenantgateway.certs.CertificateRequest;
 import io.tenantgateway.certs.KeyAlgorithm;
 import io.tenantgateway.certs.Pem;
-import io.tenantgateway.certs.RenewalPolicy;
 import io.tenantgateway.certs.SubjectNames;
 import io.tenantgateway.certs.TrustBundle;
 import io.tenantgateway.certs.VerificationResult;
+import io.tenantgateway.certs.policy.RenewalPolicy;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,10 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tenant-gateway certs}: create, inspect and verify the certificates the agent and webhook use. */
 @Command(name = "certs", mixinStandardHelpOptions = true,

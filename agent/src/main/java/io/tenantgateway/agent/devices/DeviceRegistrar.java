@@ -14,8 +14,11 @@ import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.HealthCheck;
-import io.tenantgateway.agent.k8s.Annotations;
 import io.tenantgateway.agent.k8s.MergePatch;
+import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.HamiDeviceCodec;
+import io.tenantgateway.hami.ResourceNames;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -59,12 +62,6 @@ import org.slf4j.LoggerFactory;
 public final class DeviceRegistrar implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DeviceRegistrar.class);
-
-    /** Extended resources the mock device plugin (and the real one) advertise. */
-    public static final String RESOURCE_GPU = "nvidia.com/gpu";
-    public static final String RESOURCE_GPU_MEMORY = "nvidia.com/gpumem";
-    public static final String RESOURCE_GPU_CORES = "nvidia.com/gpucores";
-    public static final String RESOURCE_GPU_MEMORY_PERCENTAGE = "nvidia.com/gpumem-percentage";
 
     static final int CONFLICT_ATTEMPTS = 3;
     private static final DateTimeFormatter HANDSHAKE_TIME =
@@ -404,10 +401,10 @@ public final class DeviceRegistrar implements AutoCloseable {
             }
         }
         Map<String, String> quantities = new LinkedHashMap<>();
-        quantities.put(RESOURCE_GPU, Long.toString(gpus));
-        quantities.put(RESOURCE_GPU_MEMORY, Long.toString(memory));
-        quantities.put(RESOURCE_GPU_CORES, Long.toString(cores));
-        quantities.put(RESOURCE_GPU_MEMORY_PERCENTAGE, Long.toString(percentage));
+        quantities.put(ResourceNames.NVIDIA_GPU, Long.toString(gpus));
+        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY, Long.toString(memory));
+        quantities.put(ResourceNames.NVIDIA_GPU_CORES, Long.toString(cores));
+        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE, Long.toString(percentage));
         return quantities;
     }
 

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.devices;
 
+import io.tenantgateway.hami.GpuDevice;
 import java.util.List;
 
 /**

@@ -8,8 +8,10 @@ import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.tenantgateway.agent.locks.ContainerDevice;
-import io.tenantgateway.agent.locks.DeviceAllocationCodec;
+import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.ContainerDevice;
+import io.tenantgateway.hami.DeviceAllocationCodec;
+import io.tenantgateway.hami.ResourceNames;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import java.util.List;
 import java.util.Map;
@@ -29,9 +31,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KubernetesQuotaLookup.class);
-    private static final String LIMITS = "limits.";
-    private static final String MEMORY = "nvidia.com/gpumem";
-    private static final String CORES = "nvidia.com/gpucores";
+    private static final String LIMITS = ResourceNames.QUOTA_LIMITS_PREFIX;
+    private static final String MEMORY = ResourceNames.NVIDIA_GPU_MEMORY;
+    private static final String CORES = ResourceNames.NVIDIA_GPU_CORES;
 
     private final KubernetesClient client;
     private final Map<String, SharedIndexInformer<Pod>> podInformers = new ConcurrentHashMap<>();

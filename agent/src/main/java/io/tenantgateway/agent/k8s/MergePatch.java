@@ -2,6 +2,7 @@ package io.tenantgateway.agent.k8s;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.Annotations;
 import java.util.Map;
 
 /**

@@ -2,9 +2,9 @@ package io.tenantgateway.agent.lab;
 
 import static java.util.Objects.requireNonNull;
 
-import io.tenantgateway.agent.devices.DeviceRegistrar;
-import io.tenantgateway.agent.devices.GpuDevice;
-import io.tenantgateway.agent.locks.ContainerDevice;
+import io.tenantgateway.hami.ContainerDevice;
+import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.ResourceNames;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -44,17 +44,17 @@ final class FirstFitPlacement {
 
         /** The request in {@code limits}, or empty when the container asks for no GPU. */
         static Optional<GpuRequest> fromLimits(String container, Map<String, String> limits) {
-            String gpus = limits.get(DeviceRegistrar.RESOURCE_GPU);
+            String gpus = limits.get(ResourceNames.NVIDIA_GPU);
             if (gpus == null) {
                 return Optional.empty();
             }
-            long memory = number(container, limits, DeviceRegistrar.RESOURCE_GPU_MEMORY, 0);
-            long percent = number(container, limits, DeviceRegistrar.RESOURCE_GPU_MEMORY_PERCENTAGE, 0);
+            long memory = number(container, limits, ResourceNames.NVIDIA_GPU_MEMORY, 0);
+            long percent = number(container, limits, ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE, 0);
             if (memory == 0 && percent == 0) {
                 percent = 100; // HAMi: no memory request means the whole memory of each GPU
             }
-            return Optional.of(new GpuRequest(container, (int) number(container, limits, DeviceRegistrar.RESOURCE_GPU, 0),
-                    memory, (int) percent, (int) number(container, limits, DeviceRegistrar.RESOURCE_GPU_CORES, 0)));
+            return Optional.of(new GpuRequest(container, (int) number(container, limits, ResourceNames.NVIDIA_GPU, 0),
+                    memory, (int) percent, (int) number(container, limits, ResourceNames.NVIDIA_GPU_CORES, 0)));
         }
 
         private static long number(String container, Map<String, String> limits, String resource, long absent) {

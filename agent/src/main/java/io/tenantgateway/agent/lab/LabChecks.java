@@ -11,17 +11,17 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.tenantgateway.agent.Agent;
-import io.tenantgateway.agent.devices.DeviceRegistrar;
-import io.tenantgateway.agent.devices.GpuDevice;
-import io.tenantgateway.agent.devices.HamiDeviceCodec;
 import io.tenantgateway.agent.hamisim.BindResult;
-import io.tenantgateway.agent.k8s.Annotations;
 import io.tenantgateway.agent.k8s.GoDuration;
 import io.tenantgateway.agent.lab.AdmissionCaller.Admission;
 import io.tenantgateway.agent.lab.AdmissionCaller.AdmissionFailure;
 import io.tenantgateway.agent.lab.LabScheduler.FilterResult;
 import io.tenantgateway.agent.locks.AllocationConfig;
-import io.tenantgateway.agent.locks.ContainerDevice;
+import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.ContainerDevice;
+import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.HamiDeviceCodec;
+import io.tenantgateway.hami.ResourceNames;
 import io.tenantgateway.tunnel.client.ServerConnectionSnapshot;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.ServerSnapshot;
@@ -170,12 +170,12 @@ final class LabChecks {
                         + " (expected: Reported <time>, or HAMi's scheduler unregisters the node)");
             }
             Quantity capacity = node.getStatus() == null || node.getStatus().getCapacity() == null ? null
-                    : node.getStatus().getCapacity().get(DeviceRegistrar.RESOURCE_GPU);
+                    : node.getStatus().getCapacity().get(ResourceNames.NVIDIA_GPU);
             GpuDevice first = devices.get(0);
             evidence.add(nodeName + ": " + devices.size() + " × " + first.type() + " " + first.devmemMiB()
                     + " MiB split " + first.count() + " ("
                     + devices.stream().map(FirstFitPlacement::shortId).collect(Collectors.joining(", "))
-                    + "), handshake \"" + handshake + "\", capacity " + DeviceRegistrar.RESOURCE_GPU + "="
+                    + "), handshake \"" + handshake + "\", capacity " + ResourceNames.NVIDIA_GPU + "="
                     + (capacity == null ? "none" : capacity.toString()));
         }
         return String.join("; ", evidence);
@@ -185,8 +185,8 @@ final class LabChecks {
 
     private String admissionThroughTunnel() throws CheckFailed, InterruptedException {
         // tenant-a asks only for a memory share (HAMi adds the GPU count and exclusive cores), tenant-b for a GPU.
-        String evidenceA = smokeAdmission(a, Map.of(DeviceRegistrar.RESOURCE_GPU_MEMORY_PERCENTAGE, "100"));
-        String evidenceB = smokeAdmission(b, Map.of(DeviceRegistrar.RESOURCE_GPU, "1"));
+        String evidenceA = smokeAdmission(a, Map.of(ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE, "100"));
+        String evidenceB = smokeAdmission(b, Map.of(ResourceNames.NVIDIA_GPU, "1"));
         return evidenceA + "; " + evidenceB;
     }
 
@@ -200,8 +200,8 @@ final class LabChecks {
         }
         String schedulerName = stored.getSpec().getSchedulerName();
         Map<String, Quantity> stored0 = stored.getSpec().getContainers().get(0).getResources().getLimits();
-        String gpu = String.valueOf(stored0.get(DeviceRegistrar.RESOURCE_GPU));
-        String cores = String.valueOf(stored0.get(DeviceRegistrar.RESOURCE_GPU_CORES));
+        String gpu = String.valueOf(stored0.get(ResourceNames.NVIDIA_GPU));
+        String cores = String.valueOf(stored0.get(ResourceNames.NVIDIA_GPU_CORES));
         if (!LabScheduler.SCHEDULER_NAME.equals(schedulerName) || !"1".equals(gpu) || !"100".equals(cores)) {
             throw new CheckFailed(tenant.spec.name() + ": pod " + name + " stored unmutated or wrongly mutated:"
                     + " schedulerName=" + schedulerName + " nvidia.com/gpu=" + gpu + " nvidia.com/gpucores=" + cores
@@ -393,7 +393,7 @@ final class LabChecks {
                     + ", the agent dials 127.0.0.1:" + a.agent().config().tunnel().proxyServerPort() + "; agent "
                     + notReady(a.agent()));
         }
-        Admission admission = admit(a, "after-restart", Map.of(DeviceRegistrar.RESOURCE_GPU, "1"));
+        Admission admission = admit(a, "after-restart", Map.of(ResourceNames.NVIDIA_GPU, "1"));
         String schedulerName = admission.stored().getSpec().getSchedulerName();
         if (!LabScheduler.SCHEDULER_NAME.equals(schedulerName)) {
             throw new CheckFailed("after-restart admitted but not mutated: schedulerName " + schedulerName);
@@ -506,8 +506,8 @@ final class LabChecks {
     }
 
     private static Map<String, String> shareLimits(long memoryMiB, int cores) {
-        return Map.of(DeviceRegistrar.RESOURCE_GPU_MEMORY, Long.toString(memoryMiB),
-                DeviceRegistrar.RESOURCE_GPU_CORES, Integer.toString(cores));
+        return Map.of(ResourceNames.NVIDIA_GPU_MEMORY, Long.toString(memoryMiB),
+                ResourceNames.NVIDIA_GPU_CORES, Integer.toString(cores));
     }
 
     private static List<String> nodeNames(LabTenant tenant) {

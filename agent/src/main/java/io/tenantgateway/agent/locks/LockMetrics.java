@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import java.time.Duration;
 
 /**

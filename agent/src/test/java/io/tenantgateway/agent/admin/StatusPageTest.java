@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
 import io.tenantgateway.agent.devices.FailureReason;
-import io.tenantgateway.agent.devices.GpuDevice;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.agent.locks.LockAction;
 import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.tunnel.client.ServerConnectionSnapshot;
 import io.tenantgateway.tunnel.client.TunnelSnapshot;

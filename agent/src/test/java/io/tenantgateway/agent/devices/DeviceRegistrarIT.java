@@ -26,7 +26,9 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.HealthCheck;
-import io.tenantgateway.agent.k8s.Annotations;
+import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.HamiDeviceCodec;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -111,7 +113,7 @@ class DeviceRegistrarIT {
 
         await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
 
-        String expected = node.equals("tenant-a-worker") ? HamiDeviceCodecTest.TENANT_A : HamiDeviceCodecTest.TENANT_B;
+        String expected = node.equals("tenant-a-worker") ? MockDeviceSourceTest.TENANT_A : MockDeviceSourceTest.TENANT_B;
         List<GpuDevice> devices = new MockDeviceSource(node, inventory, 10).discover();
         assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(expected);
         assertThat(HamiDeviceCodec.decode(annotation(node, Annotations.NODE_NVIDIA_REGISTER))).isEqualTo(devices);
@@ -205,7 +207,7 @@ class DeviceRegistrarIT {
                 .mock(MockInventory.parseShorthand("A100-80GB")).build());
 
         await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
-        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(HamiDeviceCodecTest.TENANT_A);
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MockDeviceSourceTest.TENANT_A);
         assertThat(scrape()).contains("tenant_gateway_device_registration_failures_total{reason=\"conflict\"} 1.0\n");
         assertThat(registrar.snapshot().lastFailure()).isNull();
         // Retried at once, within the same round, after re-reading the node.
@@ -226,7 +228,7 @@ class DeviceRegistrarIT {
                 .build());
 
         await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
-        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(HamiDeviceCodecTest.TENANT_A);
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MockDeviceSourceTest.TENANT_A);
         assertThat(scrape()).contains("tenant_gateway_device_registration_failures_total{reason=\"server_error\"} 3.0\n");
         assertThat(registrar.snapshot().lastError()).isNull();
     }
@@ -270,7 +272,7 @@ class DeviceRegistrarIT {
         createNode(node);
 
         await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
-        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(HamiDeviceCodecTest.TENANT_B);
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MockDeviceSourceTest.TENANT_B);
         assertThat(registrar.snapshot().lastFailure()).isNull();
         assertThat(registrar.readinessCheck().run()).isEqualTo(HealthCheck.Result.OK);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantgateway.hami.GpuDevice;
 
 import java.time.Instant;
 import java.time.ZoneId;

@@ -3,6 +3,8 @@ package io.tenantgateway.agent.devices;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.HamiDeviceCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +17,35 @@ import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class MockDeviceSourceTest {
+    /**
+     * The lab's tenant-a worker: one A100 80 GB. Hand-checked: the UUID is Java's
+     * UUID.nameUUIDFromBytes("tenant-a-worker/0") (recomputed independently with Python's
+     * hashlib.md5 + RFC 4122 version/variant bits), index 0 and numa 0 are omitted like Go's
+     * omitempty, keys in HAMi's order.
+     */
+    static final String TENANT_A =
+            "[{\"id\":\"GPU-8fc6e05d-6a18-3b39-a504-e223549f27fe\",\"count\":10,\"devmem\":81920,\"devcore\":100,"
+                    + "\"type\":\"NVIDIA A100-SXM4-80GB\",\"mode\":\"hami-core\",\"health\":true}]";
+
+    /** The lab's tenant-b worker: two L4 24 GB; the second carries "index":1. */
+    static final String TENANT_B =
+            "[{\"id\":\"GPU-5395fb89-59cd-3730-a761-d85fa0cf3ec0\",\"count\":10,\"devmem\":23034,\"devcore\":100,"
+                    + "\"type\":\"NVIDIA L4\",\"mode\":\"hami-core\",\"health\":true},"
+                    + "{\"id\":\"GPU-43b46f9d-c8c2-30f0-a30c-6be2e8a52119\",\"index\":1,\"count\":10,\"devmem\":23034,"
+                    + "\"devcore\":100,\"type\":\"NVIDIA L4\",\"mode\":\"hami-core\",\"health\":true}]";
+
+    @Test
+    void labInventoriesEncodeToTheHandCheckedAnnotationsAndDecodeBack() {
+        List<GpuDevice> tenantA = new MockDeviceSource("tenant-a-worker",
+                MockInventory.parseShorthand("A100-80GB"), 10).discover();
+        List<GpuDevice> tenantB = new MockDeviceSource("tenant-b-worker",
+                MockInventory.parseShorthand("L4-24GB:2"), 10).discover();
+
+        assertThat(HamiDeviceCodec.encode(tenantA)).isEqualTo(TENANT_A);
+        assertThat(HamiDeviceCodec.encode(tenantB)).isEqualTo(TENANT_B);
+        assertThat(HamiDeviceCodec.decode(TENANT_A)).isEqualTo(tenantA);
+        assertThat(HamiDeviceCodec.decode(TENANT_B)).isEqualTo(tenantB);
+    }
 
     @Test
     void presetsCarryTheFiguresNvidiaSmiReports() {

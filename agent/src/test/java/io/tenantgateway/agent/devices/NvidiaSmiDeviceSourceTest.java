@@ -3,6 +3,8 @@ package io.tenantgateway.agent.devices;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.HamiDeviceCodec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

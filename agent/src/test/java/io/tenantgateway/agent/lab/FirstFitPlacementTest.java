@@ -3,13 +3,13 @@ package io.tenantgateway.agent.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tenantgateway.agent.devices.GpuDevice;
 import io.tenantgateway.agent.lab.FirstFitPlacement.Fit;
 import io.tenantgateway.agent.lab.FirstFitPlacement.GpuRequest;
 import io.tenantgateway.agent.lab.FirstFitPlacement.Placement;
 import io.tenantgateway.agent.lab.FirstFitPlacement.Refused;
 import io.tenantgateway.agent.lab.FirstFitPlacement.Usage;
-import io.tenantgateway.agent.locks.ContainerDevice;
+import io.tenantgateway.hami.ContainerDevice;
+import io.tenantgateway.hami.GpuDevice;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -9,7 +9,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.tenantgateway.agent.k8s.Annotations;
+import io.tenantgateway.agent.locks.policy.ReleaseReason;
+import io.tenantgateway.hami.Annotations;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.ResourceNames;
 import java.util.Set;
 
 /**
@@ -67,8 +68,9 @@ public record NvidiaConfig(
 
     /** HAMi's defaults (its chart's ConfigMap and {@code InitDefaultDevices}). */
     public static NvidiaConfig defaults() {
-        return new NvidiaConfig("nvidia.com/gpu", "nvidia.com/gpumem", "nvidia.com/gpumem-percentage",
-                "nvidia.com/gpucores", "nvidia.com/priority", false, 0, 0, 1, 1, "default", "", 10, 1.0, 1.0);
+        return new NvidiaConfig(ResourceNames.NVIDIA_GPU, ResourceNames.NVIDIA_GPU_MEMORY,
+                ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE, ResourceNames.NVIDIA_GPU_CORES, ResourceNames.NVIDIA_PRIORITY,
+                false, 0, 0, 1, 1, "default", "", 10, 1.0, 1.0);
     }
 
     private static String required(String key, String value) {

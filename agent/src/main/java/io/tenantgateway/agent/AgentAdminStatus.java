@@ -1,0 +1,66 @@
+package io.tenantgateway.agent;
+
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.agent.admin.AgentStatus;
+import io.tenantgateway.agent.devices.DeviceRegistrar;
+import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
+import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.locks.AllocationController;
+import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.tunnel.client.AgentSnapshot;
+import io.tenantgateway.tunnel.client.TunnelClientSet;
+import io.tenantgateway.webhook.RecentAdmissions;
+import io.tenantgateway.webhook.WebhookServer;
+import java.util.Map;
+import java.util.Optional;
+
+/** The {@link Agent} as the admin server sees it: a read-only view that takes a fresh snapshot on each call. */
+final class AgentAdminStatus implements AgentStatus {
+    private final Agent agent;
+
+    AgentAdminStatus(Agent agent) {
+        this.agent = requireNonNull(agent, "agent");
+    }
+
+    @Override
+    public Map<String, String> config() {
+        return agent.config().describe();
+    }
+
+    @Override
+    public TunnelConfig tunnelConfig() {
+        return agent.config().tunnel();
+    }
+
+    @Override
+    public Optional<String> nodeName() {
+        return agent.config().nodeName();
+    }
+
+    @Override
+    public Map<String, HealthCheck.Result> readiness() {
+        return agent.readiness();
+    }
+
+    @Override
+    public Optional<AgentSnapshot> tunnel() {
+        return agent.tunnel().map(TunnelClientSet::snapshot);
+    }
+
+    @Override
+    public Optional<DeviceRegistrationSnapshot> devices() {
+        return agent.devices().map(DeviceRegistrar::snapshot);
+    }
+
+    @Override
+    public Optional<LockSnapshot> locks() {
+        return agent.allocation().map(AllocationController::snapshot);
+    }
+
+    @Override
+    public Optional<RecentAdmissions> admissions() {
+        return agent.webhook().map(WebhookServer::recentAdmissions);
+    }
+}

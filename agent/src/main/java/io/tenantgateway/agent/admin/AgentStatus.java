@@ -1,0 +1,42 @@
+package io.tenantgateway.agent.admin;
+
+import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
+import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.tunnel.client.AgentSnapshot;
+import io.tenantgateway.webhook.RecentAdmissions;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the admin server reads from the running agent, and nothing more: the admin server depends on this
+ * narrow view, not on {@code Agent}, so that {@code agent} and {@code agent.admin} do not depend on each
+ * other. Every method may be called on the Vert.x event loop: implementations return snapshots (immutable)
+ * or thread-safe views and never block. An empty {@code Optional} means that part is not enabled.
+ */
+public interface AgentStatus {
+    /** The effective configuration as flag name → value, secrets redacted. */
+    Map<String, String> config();
+
+    /** The tunnel configuration (agent ID, proxy server address). */
+    TunnelConfig tunnelConfig();
+
+    /** The node this agent runs on, when known. */
+    Optional<String> nodeName();
+
+    /** Readiness of every check, by name. */
+    Map<String, HealthCheck.Result> readiness();
+
+    /** The tunnel connections now. */
+    Optional<AgentSnapshot> tunnel();
+
+    /** Device registration now. */
+    Optional<DeviceRegistrationSnapshot> devices();
+
+    /** The node-lock controller now. */
+    Optional<LockSnapshot> locks();
+
+    /** The webhook's recent admissions (thread-safe, bounded). */
+    Optional<RecentAdmissions> admissions();
+}
