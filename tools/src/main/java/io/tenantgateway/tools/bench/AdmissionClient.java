@@ -2,26 +2,13 @@ package io.tenantgateway.tools.bench;
 
 import static java.util.Objects.requireNonNull;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslHandler;
+import io.tenantgateway.agent.admission.AdmissionConnection;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +21,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * bounded pool. The same client runs over a direct connection (baseline) and through the tunnel, where TLS and HTTP travel
  * inside DATA packets exactly as they do from a Kamaji control plane.
  *
- * <p>(The lab has a caller too, {@code lab.AdmissionCaller}; it opens a fresh gRPC connection per call and stores
- * pods in a mock API server, which is right for the lab and wrong for a rate test, so the bench has its own.)
+ * <p>Each connection is the runtime's {@link AdmissionConnection}, as probe's and the lab's calls are; what is the
+ * bench's own is the pool (the lab opens a fresh gRPC connection per call, which is right for the lab and wrong for
+ * a rate test).
  */
 final class AdmissionClient implements AutoCloseable {
     static final String PATH = "/webhook";
     private static final int SERVICE_PORT = 443;
-    private static final int MAX_RESPONSE_BYTES = 1024 * 1024;
 
     private final Route route;
     private final InetSocketAddress webhook;
@@ -173,9 +160,9 @@ final class AdmissionClient implements AutoCloseable {
 
     /** One kept-alive HTTPS connection; one exchange at a time. */
     private final class Connection {
-        final CompletableFuture<Void> handshake = new CompletableFuture<>();
         volatile Channel channel;
-        private volatile CompletableFuture<String> pending;
+        private volatile AdmissionConnection http;
+        private final CompletableFuture<Void> handshake = new CompletableFuture<>();
 
         ChannelInitializer<Channel> initializer() {
             return new ChannelInitializer<>() {
@@ -183,75 +170,24 @@ final class AdmissionClient implements AutoCloseable {
                 protected void initChannel(Channel ch) {
                     // The bytes go to the webhook's address; the certificate must name the Service, as
                     // kube-apiserver checks.
-                    SslHandler ssl = tls.newHandler(ch.alloc(), BenchPki.WEBHOOK_DNS_NAME, SERVICE_PORT);
-                    ssl.handshakeFuture().addListener(f -> {
-                        if (f.isSuccess()) {
-                            handshake.complete(null);
+                    http = AdmissionConnection.withTls(ch, tls, BenchPki.WEBHOOK_DNS_NAME, SERVICE_PORT);
+                    http.handshake().whenComplete((done, error) -> {
+                        if (error != null) {
+                            handshake.completeExceptionally(error);
                         } else {
-                            handshake.completeExceptionally(f.cause());
+                            handshake.complete(null);
                         }
                     });
-                    ch.pipeline().addLast(ssl, new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
-                            new SimpleChannelInboundHandler<FullHttpResponse>() {
-                                @Override
-                                protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
-                                    CompletableFuture<String> answer = pending;
-                                    pending = null;
-                                    if (answer == null) {
-                                        return;
-                                    }
-                                    String body = response.content().toString(StandardCharsets.UTF_8);
-                                    if (response.status().code() != 200) {
-                                        answer.completeExceptionally(new IOException("webhook answered HTTP "
-                                                + response.status().code() + ": " + body));
-                                    } else {
-                                        answer.complete(body);
-                                    }
-                                }
-
-                                @Override
-                                public void channelInactive(ChannelHandlerContext ctx) {
-                                    fail(new ClosedChannelException());
-                                    ctx.fireChannelInactive();
-                                }
-
-                                @Override
-                                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                                    fail(cause);
-                                    ctx.close();
-                                }
-                            });
                 }
             };
         }
 
-        private void fail(Throwable cause) {
-            handshake.completeExceptionally(cause);
-            CompletableFuture<String> answer = pending;
-            pending = null;
-            if (answer != null) {
-                answer.completeExceptionally(cause);
-            }
-        }
-
         CompletableFuture<String> exchange(byte[] review) {
-            CompletableFuture<String> answer = new CompletableFuture<>();
-            FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
-                    PATH + "?timeout=10s", Unpooled.wrappedBuffer(review));
-            request.headers().set(HttpHeaderNames.HOST, BenchPki.WEBHOOK_DNS_NAME + ":" + SERVICE_PORT)
-                    .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                    .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
-                    .set(HttpHeaderNames.CONTENT_LENGTH, review.length)
-                    .set(HttpHeaderNames.USER_AGENT, "tenant-gateway-bench (kube-apiserver admission)");
-            channel.eventLoop().execute(() -> {
-                pending = answer;
-                channel.writeAndFlush(request).addListener(f -> {
-                    if (!f.isSuccess()) {
-                        fail(f.cause());
-                    }
-                });
-            });
-            return answer;
+            return http.postJson(BenchPki.WEBHOOK_DNS_NAME + ":" + SERVICE_PORT, PATH + "?timeout=10s", review,
+                    "tenant-gateway-bench (kube-apiserver admission)").thenCompose(response -> response.status() == 200
+                    ? CompletableFuture.completedFuture(response.body())
+                    : CompletableFuture.failedFuture(new IOException("webhook answered HTTP " + response.status()
+                            + ": " + response.body())));
         }
     }
 }

@@ -5,23 +5,11 @@ import static java.util.Objects.requireNonNull;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.zjsonpatch.JsonPatch;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslHandler;
+import io.tenantgateway.agent.admission.AdmissionConnection;
 import io.tenantgateway.agent.k8s.AdmissionRequests;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import java.net.InetSocketAddress;
@@ -60,7 +48,6 @@ final class AdmissionCaller {
     static final String WEBHOOK_DNS_NAME = WEBHOOK_SERVICE + "." + WEBHOOK_NAMESPACE + ".svc";
     static final int SERVICE_PORT = 443;
     static final String WEBHOOK_PATH = "/webhook";
-    private static final int MAX_RESPONSE_BYTES = 1024 * 1024;
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** Where the call failed, in the order kube-apiserver goes through them. */
@@ -127,17 +114,23 @@ final class AdmissionCaller {
         InetSocketAddress service = serviceAddress.get();
         String target = service.getHostString() + ":" + service.getPort();
 
-        CompletableFuture<Void> handshake = new CompletableFuture<>();
-        CompletableFuture<HttpAnswer> answer = new CompletableFuture<>();
+        CompletableFuture<AdmissionConnection> connecting = new CompletableFuture<>();
         long start = System.nanoTime();
-        Channel channel;
+        AdmissionConnection connection;
         Duration dial;
         Duration tlsTime;
         Duration http;
         try (ProxyClient proxy = proxyClients.get()) {
             try {
-                channel = await(proxy.dial(service.getHostString(), service.getPort(),
-                        new ExchangeInitializer(handshake, answer)));
+                await(proxy.dial(service.getHostString(), service.getPort(), new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        // The bytes go to the Service address; the certificate must name the Service, as
+                        // kube-apiserver checks.
+                        connecting.complete(AdmissionConnection.withTls(channel, tls, WEBHOOK_DNS_NAME, SERVICE_PORT));
+                    }
+                }));
+                connection = await(connecting);
             } catch (ExecutionException | TimeoutException e) {
                 throw new AdmissionFailure(Stage.DIAL, "dial " + target + " through " + serverName + " failed: "
                         + reason(e), e);
@@ -146,17 +139,18 @@ final class AdmissionCaller {
             dial = Duration.ofNanos(dialed - start);
             try {
                 try {
-                    await(handshake);
+                    await(connection.handshake());
                 } catch (ExecutionException | TimeoutException e) {
                     throw new AdmissionFailure(Stage.TLS, "TLS handshake with " + WEBHOOK_DNS_NAME + " (" + target
                             + " through " + serverName + ") failed: " + reason(e), e);
                 }
                 long handshaken = System.nanoTime();
                 tlsTime = Duration.ofNanos(handshaken - dialed);
-                channel.writeAndFlush(request(review));
-                HttpAnswer response;
+                AdmissionConnection.Response response;
                 try {
-                    response = await(answer);
+                    response = await(connection.postJson(WEBHOOK_DNS_NAME + ":" + SERVICE_PORT,
+                            WEBHOOK_PATH + "?timeout=10s", review.getBytes(StandardCharsets.UTF_8),
+                            "tenant-gateway-lab (kube-apiserver admission)"));
                 } catch (ExecutionException | TimeoutException e) {
                     throw new AdmissionFailure(Stage.HTTP, "POST https://" + WEBHOOK_DNS_NAME + WEBHOOK_PATH
                             + " failed: " + reason(e), e);
@@ -168,7 +162,7 @@ final class AdmissionCaller {
                 }
                 return decide(uid, podJson, pod, response.body(), dial, tlsTime, http);
             } finally {
-                channel.close();
+                connection.close();
             }
         }
     }
@@ -216,18 +210,6 @@ final class AdmissionCaller {
         return new Admission(uid, true, code, message, operations, stored, dial, tlsTime, http);
     }
 
-    private static FullHttpRequest request(String review) {
-        byte[] body = review.getBytes(StandardCharsets.UTF_8);
-        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
-                WEBHOOK_PATH + "?timeout=10s", Unpooled.wrappedBuffer(body));
-        request.headers().set(HttpHeaderNames.HOST, WEBHOOK_DNS_NAME + ":" + SERVICE_PORT)
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
-                .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
-                .set(HttpHeaderNames.USER_AGENT, "tenant-gateway-lab (kube-apiserver admission)");
-        return request;
-    }
-
     private <T> T await(CompletableFuture<T> future) throws ExecutionException, TimeoutException,
             InterruptedException {
         try {
@@ -257,56 +239,5 @@ final class AdmissionCaller {
     static String abbreviate(String text) {
         String oneLine = text.replaceAll("\\s+", " ").strip();
         return oneLine.length() <= 200 ? oneLine : oneLine.substring(0, 200) + "…";
-    }
-
-    /** Status and body of the webhook's answer. */
-    private record HttpAnswer(int status, String body) {
-    }
-
-    /** TLS verifying the Service name, HTTP/1.1, and one response. */
-    private final class ExchangeInitializer extends ChannelInitializer<Channel> {
-        private final CompletableFuture<Void> handshake;
-        private final CompletableFuture<HttpAnswer> answer;
-
-        ExchangeInitializer(CompletableFuture<Void> handshake, CompletableFuture<HttpAnswer> answer) {
-            this.handshake = handshake;
-            this.answer = answer;
-        }
-
-        @Override
-        protected void initChannel(Channel channel) {
-            // The bytes go to the Service address; the certificate must name the Service, as kube-apiserver checks.
-            SslHandler ssl = tls.newHandler(channel.alloc(), WEBHOOK_DNS_NAME, SERVICE_PORT);
-            ssl.handshakeFuture().addListener(done -> {
-                if (done.isSuccess()) {
-                    handshake.complete(null);
-                } else {
-                    handshake.completeExceptionally(done.cause());
-                }
-            });
-            channel.pipeline().addLast(ssl, new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
-                    new SimpleChannelInboundHandler<FullHttpResponse>() {
-                        @Override
-                        protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
-                            answer.complete(new HttpAnswer(response.status().code(),
-                                    response.content().toString(StandardCharsets.UTF_8)));
-                        }
-
-                        @Override
-                        public void channelInactive(ChannelHandlerContext ctx) {
-                            ClosedChannelException closed = new ClosedChannelException();
-                            handshake.completeExceptionally(closed);
-                            answer.completeExceptionally(closed);
-                            ctx.fireChannelInactive();
-                        }
-
-                        @Override
-                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                            handshake.completeExceptionally(cause);
-                            answer.completeExceptionally(cause);
-                            ctx.close();
-                        }
-                    });
-        }
     }
 }
