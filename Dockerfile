@@ -8,6 +8,7 @@ FROM eclipse-temurin:17-jre-jammy
 # `bench`, which measures it), where it cuts the agent's CPU per tunnelled byte by about 30 % (BENCHMARKS.md).
 ENV TENANT_GATEWAY_JVM_OPTS="-XX:+UseSerialGC -XX:MaxRAMPercentage=60 -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -XX:-UsePerfData"
 
+# The runtime jar only: lab and bench (tools/target/tenant-gateway-tools.jar) are not for nodes.
 COPY agent/target/tenant-gateway.jar /opt/tenant-gateway/lib/tenant-gateway.jar
 COPY bin/tenant-gateway bin/proxy-agent /opt/tenant-gateway/bin/
 # Kamaji's DaemonSet runs the command /proxy-agent; tenant-gateway is on PATH. Both launchers follow these links to

@@ -14,9 +14,10 @@ import picocli.CommandLine.IVersionProvider;
         versionProvider = TenantGatewayCommand.Version.class,
         description = "Konnectivity agent and HAMi GPU-sharing gateway for Kamaji tenant clusters.",
         subcommands = {AgentCommand.class, CertsCommand.class, WebhookCommand.class,
-            io.tenantgateway.agent.bench.BenchCommand.class,
-            io.tenantgateway.agent.lab.LabCommand.class,
-            io.tenantgateway.agent.ops.ProbeCommand.class, io.tenantgateway.agent.ops.DoctorCommand.class})
+            io.tenantgateway.agent.ops.ProbeCommand.class, io.tenantgateway.agent.ops.DoctorCommand.class},
+        // The image ships this jar alone; lab and bench need a mock API server and a scheduler simulator.
+        footer = {"", "lab, bench: in the tools jar (tools/target/tenant-gateway-tools.jar in a checkout, not in the"
+            + " image); bin/tenant-gateway runs them from there."})
 public final class TenantGatewayCommand {
 
     /** Reads the version Maven wrote into {@code version.properties}. */

@@ -96,6 +96,24 @@ class LauncherLayoutIT {
         }
     }
 
+    @Test
+    void labAndBenchSayTheyAreInTheToolsJarWhichTheImageLacks() throws Exception {
+        layout(true);
+        link("usr/local/bin/tenant-gateway", root.resolve(OPT + "/bin/tenant-gateway"));
+
+        for (String command : new String[] {"lab", "bench"}) {
+            Result result = run(List.of(shell(), root.resolve("usr/local/bin/tenant-gateway").toString(), command));
+            assertThat(result.exitCode()).as("%s exit code; %s", command, result).isEqualTo(2);
+            assertThat(result.err()).as(command).contains("tenant-gateway: " + command + ": tools jar not found:"
+                    + " lab and bench are in the tools jar (set TENANT_GATEWAY_TOOLS_JAR or build with:"
+                    + " mvn -B package -DskipTests)");
+        }
+        // The runtime's own help still names them and says where they are.
+        Result help = run(List.of(shell(), root.resolve("usr/local/bin/tenant-gateway").toString(), "--help"));
+        assertThat(help.exitCode()).as("exit code; %s", help).isZero();
+        assertThat(help.out()).contains("lab, bench: in the tools jar");
+    }
+
     /** {@code <root>/opt/tenant-gateway/{bin/{tenant-gateway,proxy-agent},lib/tenant-gateway.jar}}. */
     private void layout(boolean withJar) throws IOException {
         Path bin = JarProcess.jar().toAbsolutePath().getParent().getParent().getParent().resolve("bin");
@@ -149,7 +167,8 @@ class LauncherLayoutIT {
     private Result run(Path dir, Map<String, String> env, List<String> command) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command)).directory(dir.toFile());
         Map<String, String> environment = builder.environment();
-        for (String name : new String[] {"TENANT_GATEWAY_JAR", "TENANT_GATEWAY_JVM_OPTS", "JAVA_OPTS", "CDPATH"}) {
+        for (String name : new String[] {"TENANT_GATEWAY_JAR", "TENANT_GATEWAY_TOOLS_JAR", "TENANT_GATEWAY_JVM_OPTS",
+            "JAVA_OPTS", "CDPATH"}) {
             environment.remove(name);
         }
         environment.put("PATH", String.join(java.io.File.pathSeparator, root.resolve("usr/local/bin").toString(),

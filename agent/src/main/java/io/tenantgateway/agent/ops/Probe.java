@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.ssl.SslContext;
+import io.tenantgateway.agent.admission.AdmissionConnection;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
@@ -18,6 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.time.Clock;
@@ -176,8 +178,9 @@ final class Probe implements AutoCloseable {
                         + target + (config.unixSocket().isPresent() ? "" : " (includes the gRPC connection setup)"),
                         List.of()));
             } else {
-                HttpExchange.Response response = Connections.await(HttpExchange.connect(serverChannel,
-                        target.toString()), "CONNECT", config.dialTimeout().plusSeconds(5));
+                AdmissionConnection frontend = AdmissionConnection.plain(serverChannel);
+                AdmissionConnection.Response response = Connections.await(frontend.connect(target.toString()),
+                        "CONNECT", config.dialTimeout().plusSeconds(5));
                 if (response.status() / 100 != 2) {
                     String error = response.body().strip();
                     String summary = "HTTP " + response.status() + " " + response.reason()
@@ -187,7 +190,7 @@ final class Probe implements AutoCloseable {
                             ProbeStage.DIAL.exitCode(), List.of()));
                     return false;
                 }
-                HttpExchange.removeCodec(serverChannel);
+                frontend.removeHttp();
                 tunnel = serverChannel;
                 serverChannel = null;
                 stages.add(StageResult.pass(ProbeStage.DIAL, millisSince(start), "HTTP " + response.status() + " "
@@ -263,10 +266,11 @@ final class Probe implements AutoCloseable {
         String uid = UUID.randomUUID().toString();
         String host = config.tlsServerName().orElseThrow();
         String authority = config.target().port() == 443 ? host : host + ":" + config.target().port();
-        HttpExchange.Response response;
+        AdmissionConnection.Response response;
         try {
-            response = Connections.await(HttpExchange.postJson(tunnel, authority, config.webhookPath().get(),
-                    AdmissionProbe.request(pod, uid)), "POST " + config.webhookPath().get(), config.timeout());
+            response = Connections.await(AdmissionConnection.plain(tunnel).postJson(authority,
+                    config.webhookPath().get(), AdmissionProbe.request(pod, uid).getBytes(StandardCharsets.UTF_8),
+                    null), "POST " + config.webhookPath().get(), config.timeout());
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {

@@ -1,0 +1,31 @@
+package io.tenantgateway.tools;
+
+import io.tenantgateway.agent.cli.ExitCodes;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import picocli.CommandLine;
+
+/** Entry point of the tools jar ({@code tenant-gateway-tools.jar}): {@code lab} and {@code bench}. */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the CLI on the process's stdout/stderr, as UTF-8 whatever the locale (as the agent jar's Main does). */
+    public static int run(String... args) {
+        return run(new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true),
+                new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true), args);
+    }
+
+    /** Runs the CLI writing to the given streams. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine commandLine = ExitCodes.configure(new CommandLine(new ToolsCommand()));
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        return commandLine.execute(args);
+    }
+}

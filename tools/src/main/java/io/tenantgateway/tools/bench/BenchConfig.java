@@ -1,0 +1,37 @@
+package io.tenantgateway.tools.bench;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * What one bench run does.
+ *
+ * @param scenarios the scenarios to run (in {@link Scenario} order)
+ * @param quick whether {@link #sizes} are the quick ones (reported, so a quick table is never mistaken for a full one)
+ * @param sizes how much each scenario moves, warm-ups and repeats
+ * @param external a konnectivity-server to use instead of the in-process one, or {@code null}
+ * @param agentMaxDataSize the agent's largest DATA (its target read size), or 0 for the agent's default; a knob
+ *     for tuning experiments
+ */
+public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes sizes, ExternalServer external,
+        int agentMaxDataSize) {
+
+    public BenchConfig {
+        requireNonNull(scenarios, "scenarios");
+        if (scenarios.isEmpty()) {
+            throw new IllegalArgumentException("--scenario: none (expected: at least one)");
+        }
+        scenarios = Set.copyOf(EnumSet.copyOf(scenarios));
+        requireNonNull(sizes, "sizes");
+        if (agentMaxDataSize < 0) {
+            throw new IllegalArgumentException("--agent-max-data-size: " + agentMaxDataSize
+                    + " (expected: > 0, or 0 for the default)");
+        }
+    }
+
+    public boolean runs(Scenario scenario) {
+        return scenarios.contains(scenario);
+    }
+}

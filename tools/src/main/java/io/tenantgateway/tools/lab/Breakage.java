@@ -1,0 +1,78 @@
+package io.tenantgateway.tools.lab;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * A part of the lab broken on purpose, to show that the check guarding it fails with a clear reason
+ * ({@code tenant-gateway lab --break=PART}, hidden; tests use {@link LabOptions}).
+ */
+public enum Breakage {
+    /** Check 1: tenant-a's agent presents a token its server does not know. */
+    AGENT_TOKEN("agent-token", 1, Target.TENANT_A, "tenant-a's agent presents a wrong service-account token"),
+    /** Check 2: tenant-a's agent runs with {@code --device-source=none}. */
+    DEVICE_REGISTRATION("device-registration", 2, Target.TENANT_A, "tenant-a's agent registers no devices"),
+    /** Check 3: tenant-b's agent runs with {@code --enable-webhook=false}: its webhook Service has no endpoint. */
+    WEBHOOK("webhook", 3, Target.TENANT_B, "tenant-b's agent serves no webhook"),
+    /** Check 4: tenant-a's agent registers its GPU with split count 1, so no two pods can share it. */
+    GPU_SHARING("gpu-sharing", 4, Target.TENANT_A, "tenant-a's agent registers its GPU with --device-split-count=1"),
+    /** Check 5: tenant-b's agent runs with {@code --enable-lock-controller=false}, like a mock device plugin. */
+    LOCK_CONTROLLER("lock-controller", 5, Target.TENANT_B, "tenant-b's agent runs without the lock controller"),
+    /** Check 6: tenant-b's worker and pods live in tenant-a's API server. */
+    SHARED_API_SERVER("shared-api-server", 6, Target.TENANT_B, "both tenants share one API server"),
+    /** Check 7: the agents dial any address their server asks for. */
+    DIAL_POLICY("dial-policy", 7, Target.BOTH, "the agents run without --dial-allow"),
+    /** Check 7: tenant-b's konnectivity-server accepts agents without client certificates. */
+    SERVER_B_AUTH("server-b-auth", 7, Target.TENANT_B, "tenant-b's konnectivity-server authenticates nobody"),
+    /** Check 8: tenant-a's konnectivity-server comes back on another port than its agent dials. */
+    SERVER_ADDRESS("server-address", 8, Target.TENANT_A, "tenant-a's konnectivity-server restarts on a new port");
+
+    /** Which tenant's parts a breakage changes. */
+    enum Target { TENANT_A, TENANT_B, BOTH }
+
+    private final String flagValue;
+    private final int check;
+    private final Target target;
+    private final String description;
+
+    Breakage(String flagValue, int check, Target target, String description) {
+        this.flagValue = flagValue;
+        this.check = check;
+        this.target = target;
+        this.description = description;
+    }
+
+    /** Whether this breakage changes the parts of the lab's first tenant ({@code tenant-a}) or second. */
+    boolean appliesTo(boolean firstTenant) {
+        return target == Target.BOTH || (target == Target.TENANT_A) == firstTenant;
+    }
+
+    /** The {@code --break} value. */
+    public String flagValue() {
+        return flagValue;
+    }
+
+    /** The check that must fail when this part is broken. */
+    public int check() {
+        return check;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public static Breakage parse(String value) {
+        requireNonNull(value, "value");
+        String wanted = value.strip().toLowerCase(Locale.ROOT);
+        for (Breakage breakage : values()) {
+            if (breakage.flagValue.equals(wanted)) {
+                return breakage;
+            }
+        }
+        throw new IllegalArgumentException("--break: " + value + " (expected: one of " + Arrays.stream(values())
+                .map(Breakage::flagValue).collect(Collectors.joining(", ")) + ")");
+    }
+}

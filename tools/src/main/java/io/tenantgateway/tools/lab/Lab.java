@@ -1,0 +1,290 @@
+package io.tenantgateway.tools.lab;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.channel.EventLoopGroup;
+import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.tunnel.transport.Transports;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The two-tenant Kamaji + HAMi lab in one JVM: per tenant a CA, an API server (fabric8's mock server, CRUD), a
+ * konnectivity-server and one worker agent started with {@code tenant-gateway run}'s flags; kube-apiserver's
+ * admission calls through the tunnel; a HAMi scheduler simulator; and the eight checks of the reference lab.
+ *
+ * <pre>{@code
+ * try (Lab lab = new Lab(LabOptions.defaults(), Clock.systemUTC(), System.err::println)) {
+ *     LabReport report = lab.run();   // everything stays up until close()
+ * }
+ * }</pre>
+ *
+ * <p>Everything listens on 127.0.0.1 with ports picked by the OS. Not thread-safe: one thread runs and closes it.
+ */
+public final class Lab implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Lab.class);
+
+    static final LabTenant.Spec TENANT_A = new LabTenant.Spec("tenant-a", "worker-a", "team-a", "A100-80GB", 1,
+            LabTenant.AgentAuth.TOKEN);
+    static final LabTenant.Spec TENANT_B = new LabTenant.Spec("tenant-b", "worker-b", "team-b", "L4-24GB:2", 2,
+            LabTenant.AgentAuth.MTLS);
+
+    /**
+     * How long one network exchange may take — a dial through a tunnel, a TLS handshake, an AdmissionReview, a
+     * credential probe: kube-apiserver's webhook timeout ({@code timeoutSeconds: 10} in HAMi's configuration).
+     * Waits for state (readiness, allocation, reconnects) use {@link LabOptions#timeout()}.
+     */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+
+    /** How the output labels the scheduler: the lab does not run HAMi's. */
+    public static final String SCHEDULER = "HAMi scheduler: SIMULATOR (HAMi's Filter/Bind API writes, first-fit"
+            + " placement by memory and cores)";
+
+    private final LabOptions options;
+    private final Clock clock;
+    private final Consumer<String> progress;
+    private Path workDir;
+    private boolean ownsWorkDir;
+    private EventLoopGroup group;
+    private Waiter waiter;
+    private LabTenant a;
+    private LabTenant b;
+    private boolean ran;
+    private boolean closed;
+
+    /** @param progress receives one line per step while the lab runs */
+    public Lab(LabOptions options, Clock clock, Consumer<String> progress) {
+        this.options = requireNonNull(options, "options");
+        this.clock = requireNonNull(clock, "clock");
+        this.progress = requireNonNull(progress, "progress");
+    }
+
+    /** Sets the lab up, runs the selected checks and returns; everything keeps running until {@link #close()}. */
+    public LabReport run() throws InterruptedException {
+        if (ran || closed) {
+            throw new IllegalStateException("a lab runs once");
+        }
+        ran = true;
+        long start = System.nanoTime();
+        setUp();
+        LabChecks checks = new LabChecks(a, b, options.timeout(), waiter, group, clock);
+        List<CheckResult> results = new ArrayList<>();
+        for (int number : options.checks()) {
+            results.add(runCheck(checks, number));
+        }
+        return new LabReport(results, Duration.ofNanos(System.nanoTime() - start), List.of(endpoints(a),
+                endpoints(b)), options.breakages());
+    }
+
+    private void setUp() throws InterruptedException {
+        try {
+            ownsWorkDir = options.workDir().isEmpty();
+            workDir = ownsWorkDir ? Files.createTempDirectory("tenant-gateway-lab-")
+                    : Files.createDirectories(options.workDir().get());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the lab's work directory", e);
+        }
+        progress.accept("work dir " + workDir);
+        for (Breakage breakage : options.breakages()) {
+            progress.accept("BROKEN ON PURPOSE: " + breakage.description() + " (check " + breakage.check()
+                    + " must fail)");
+        }
+        progress.accept(SCHEDULER);
+        group = Transports.newGroup(2, "lab");
+        waiter = new Waiter();
+
+        a = new LabTenant(TENANT_A, true, workDir.resolve(TENANT_A.name()), options, clock, group);
+        a.startControlPlane(null);
+        describeControlPlane(a);
+        b = new LabTenant(TENANT_B, false, workDir.resolve(TENANT_B.name()), options, clock, group);
+        b.startControlPlane(options.broken(Breakage.SHARED_API_SERVER) ? a.apiServer() : null);
+        describeControlPlane(b);
+        startAgents();
+        for (LabTenant tenant : List.of(a, b)) {
+            Agent agent = tenant.agent();
+            progress.accept(tenant.spec.name() + ": agent " + tenant.spec.node() + " started with tenant-gateway"
+                    + " run's wiring: tunnel" + agent.webhook().map(w -> ", webhook 127.0.0.1:" + w.port()).orElse("")
+                    + agent.devices().map(d -> ", mock GPUs " + tenant.spec.mockGpus()).orElse("")
+                    + agent.allocation().map(l -> ", lock controller").orElse(""));
+        }
+        long waitStart = System.nanoTime();
+        progress.accept("waiting for both agents' /readyz (at most " + seconds(options.timeout()) + ") …");
+        for (LabTenant tenant : List.of(a, b)) {
+            // One deadline for both: a broken agent costs one timeout, and the checks report why it is not ready.
+            Duration left = options.timeout().minusNanos(System.nanoTime() - waitStart);
+            boolean ready = waiter.until(left.isNegative() ? Duration.ZERO : left, () -> ready(tenant.agent()));
+            progress.accept(tenant.spec.name() + ": agent " + tenant.spec.node() + " "
+                    + (ready ? "ready" : LabChecks.notReady(tenant.agent())) + " after "
+                    + seconds(Duration.ofNanos(System.nanoTime() - waitStart)));
+        }
+    }
+
+    /** Both workers start at once, as two DaemonSet pods would; each start blocks on its own informers. */
+    private void startAgents() throws InterruptedException {
+        ExecutorService starter = Executors.newFixedThreadPool(2, runnable -> {
+            Thread thread = new Thread(runnable, "lab-agent-start");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            List<Future<?>> starts = List.of(starter.submit(a::startAgent), starter.submit(b::startAgent));
+            RuntimeException failure = null;
+            for (Future<?> start : starts) { // wait for both, so close() never races a start
+                try {
+                    start.get();
+                } catch (ExecutionException e) {
+                    RuntimeException cause = e.getCause() instanceof RuntimeException runtime ? runtime
+                            : new IllegalStateException("agent start failed", e.getCause());
+                    if (failure == null) {
+                        failure = cause;
+                    } else {
+                        failure.addSuppressed(cause);
+                    }
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            starter.shutdown();
+        }
+    }
+
+    private void describeControlPlane(LabTenant tenant) {
+        progress.accept(tenant.spec.name() + ": CA " + tenant.spec.name() + "-ca, API server " + tenant.apiUrl()
+                + ", konnectivity-server " + tenant.spec.serverId() + " on "
+                + LabTenant.hostPort(tenant.server().agentAddress()) + " (" + tenant.spec.auth().label
+                + ", ProxyService " + tenant.frontend() + "), webhook Service " + AdmissionCaller.WEBHOOK_DNS_NAME
+                + " = " + LabTenant.hostPort(tenant.webhookService().address()));
+    }
+
+    private static boolean ready(Agent agent) {
+        return agent.readiness().values().stream().allMatch(HealthCheck.Result::ok);
+    }
+
+    private CheckResult runCheck(LabChecks checks, int number) throws InterruptedException {
+        String title = LabChecks.TITLES.get(number - 1);
+        progress.accept("[" + number + "/" + LabOptions.CHECK_COUNT + "] " + title + " …");
+        long start = System.nanoTime();
+        boolean passed;
+        String evidence;
+        try {
+            evidence = checks.run(number);
+            passed = true;
+        } catch (CheckFailed e) {
+            evidence = e.getMessage();
+            passed = false;
+        } catch (RuntimeException e) {
+            log.warn("lab check {} ({}) failed with an unexpected error", number, title, e);
+            evidence = "unexpected error: " + e;
+            passed = false;
+        }
+        CheckResult result = new CheckResult(number, title, passed, Duration.ofNanos(System.nanoTime() - start),
+                evidence);
+        progress.accept("[" + number + "/" + LabOptions.CHECK_COUNT + "] " + (passed ? "PASS" : "FAIL") + " in "
+                + millis(result.duration()) + (passed ? "" : ": " + evidence));
+        return result;
+    }
+
+    private static LabReport.Endpoints endpoints(LabTenant tenant) {
+        Agent agent = tenant.agent();
+        String admin = agent.admin().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
+        String health = agent.health().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
+        return new LabReport.Endpoints(tenant.spec.name(), tenant.apiUrl(), tenant.kubeconfig().toString(),
+                LabTenant.hostPort(tenant.server().agentAddress()), tenant.spec.auth().label, tenant.frontend(),
+                AdmissionCaller.WEBHOOK_DNS_NAME + " = " + LabTenant.hostPort(tenant.webhookService().address()),
+                tenant.spec.node(), admin.isEmpty() ? "" : admin + "/ui", health.isEmpty() ? "" : health + "/metrics",
+                health.isEmpty() ? "" : health + "/readyz?verbose");
+    }
+
+    /** Drops what the mock API servers recorded, for a lab that keeps running. */
+    public void forgetRecordedRequests() throws InterruptedException {
+        if (a != null) {
+            a.forgetRecordedRequests();
+        }
+        if (b != null && b.apiServer() != a.apiServer()) {
+            b.forgetRecordedRequests();
+        }
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    /** Stops every part (agents first); deletes the work directory when the lab created it. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (b != null) {
+            b.close();
+        }
+        if (a != null) {
+            a.close();
+        }
+        if (waiter != null) {
+            waiter.close();
+        }
+        if (group != null) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+        if (ownsWorkDir && workDir != null) {
+            deleteTree(workDir, path -> false);
+        }
+    }
+
+    /** Deletes {@code dir} and what is below it, except the files {@code keep} accepts (and their directories). */
+    public static void deleteTree(Path dir, Predicate<Path> keep) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                if (keep.test(path)) {
+                    continue;
+                }
+                if (Files.isDirectory(path)) {
+                    try (Stream<Path> left = Files.list(path)) {
+                        if (left.findAny().isPresent()) {
+                            continue; // holds a kept file
+                        }
+                    }
+                }
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            log.warn("lab: cannot delete {}: {}", dir, e.toString());
+        }
+    }
+
+    /** {@code 12 ms} below a second, {@code 1.2 s} above. */
+    static String millis(Duration duration) {
+        long ms = duration.toMillis();
+        return ms < 1000 ? ms + " ms" : seconds(duration);
+    }
+
+    static String seconds(Duration duration) {
+        return String.format(Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
+    }
+}

@@ -1,0 +1,97 @@
+package io.tenantgateway.tools.lab;
+
+import java.util.Locale;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** Renders a {@link LabReport}: the table for people, JSON for machines. Pure. */
+final class LabReportFormat {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private LabReportFormat() {
+    }
+
+    /** A header, one row per check ({@code #, check, result, time, evidence}) and a summary line. */
+    static String table(LabReport report) {
+        int titleWidth = "check".length();
+        for (CheckResult check : report.checks()) {
+            titleWidth = Math.max(titleWidth, check.title().length());
+        }
+        String row = "%2s  %-" + titleWidth + "s  %-6s  %8s  %s%n";
+        StringBuilder out = new StringBuilder();
+        out.append("tenant-gateway lab: two Kamaji tenants sharing GPUs with HAMi, in one JVM\n");
+        out.append(Lab.SCHEDULER).append("\n\n");
+        out.append(String.format(Locale.ROOT, row, "#", "check", "result", "time", "evidence"));
+        for (CheckResult check : report.checks()) {
+            out.append(String.format(Locale.ROOT, row, check.number(), check.title(), check.passed() ? "PASS" : "FAIL",
+                    Lab.millis(check.duration()), check.evidence()));
+        }
+        out.append('\n').append(summary(report)).append('\n');
+        return out.toString();
+    }
+
+    static String summary(LabReport report) {
+        return report.passedCount() + " of " + report.checks().size() + " checks passed in "
+                + Lab.seconds(report.wall()) + (report.breakages().isEmpty() ? ""
+                : " (broken on purpose: " + String.join(", ", report.breakages().stream().map(Breakage::flagValue)
+                        .sorted().toList()) + ")");
+    }
+
+    /** Where the parts of a running lab listen. */
+    static String endpoints(LabReport report) {
+        StringBuilder out = new StringBuilder();
+        for (LabReport.Endpoints tenant : report.tenants()) {
+            out.append(tenant.tenant()).append('\n');
+            line(out, "API server", tenant.apiServer() + "  (kubectl --kubeconfig " + tenant.kubeconfig()
+                    + " get nodes,pods -A)");
+            line(out, "konnectivity", tenant.konnectivityServer() + " for agents (" + tenant.agentAuth()
+                    + "); ProxyService " + tenant.proxyService());
+            line(out, "webhook Service", tenant.webhookService());
+            line(out, "status page", tenant.statusPage() + "  (agent " + tenant.agent() + ")");
+            line(out, "metrics", tenant.metrics());
+            line(out, "readiness", tenant.readyz());
+        }
+        return out.toString();
+    }
+
+    private static void line(StringBuilder out, String label, String value) {
+        out.append(String.format(Locale.ROOT, "  %-16s %s%n", label, value));
+    }
+
+    static String json(LabReport report) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("passed", report.passed());
+        root.put("passedCount", report.passedCount());
+        root.put("checkCount", report.checks().size());
+        root.put("wallMillis", report.wall().toMillis());
+        root.put("scheduler", Lab.SCHEDULER);
+        ArrayNode broken = root.putArray("brokenOnPurpose");
+        report.breakages().stream().map(Breakage::flagValue).sorted().forEach(broken::add);
+        ArrayNode checks = root.putArray("checks");
+        for (CheckResult check : report.checks()) {
+            ObjectNode node = checks.addObject();
+            node.put("number", check.number());
+            node.put("title", check.title());
+            node.put("result", check.passed() ? "PASS" : "FAIL");
+            node.put("millis", check.duration().toMillis());
+            node.put("evidence", check.evidence());
+        }
+        ArrayNode tenants = root.putArray("tenants");
+        for (LabReport.Endpoints tenant : report.tenants()) {
+            ObjectNode node = tenants.addObject();
+            node.put("tenant", tenant.tenant());
+            node.put("apiServer", tenant.apiServer());
+            node.put("kubeconfig", tenant.kubeconfig());
+            node.put("konnectivityServer", tenant.konnectivityServer());
+            node.put("agentAuth", tenant.agentAuth());
+            node.put("proxyService", tenant.proxyService());
+            node.put("webhookService", tenant.webhookService());
+            node.put("agent", tenant.agent());
+            node.put("statusPage", tenant.statusPage());
+            node.put("metrics", tenant.metrics());
+            node.put("readyz", tenant.readyz());
+        }
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
+    }
+}

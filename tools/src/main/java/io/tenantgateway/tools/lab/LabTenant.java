@@ -1,0 +1,444 @@
+package io.tenantgateway.tools.lab;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.certs.CertBundle;
+import io.tenantgateway.certs.CertificateAuthority;
+import io.tenantgateway.certs.CertificateRequest;
+import io.tenantgateway.certs.ClientAuthMode;
+import io.tenantgateway.certs.KeyAlgorithm;
+import io.tenantgateway.certs.Pem;
+import io.tenantgateway.certs.TlsContexts;
+import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.tunnel.proxy.ProxyClient;
+import io.tenantgateway.tunnel.server.AgentAuthenticator;
+import io.tenantgateway.tunnel.server.TunnelServer;
+import io.tenantgateway.tunnel.server.TunnelServerConfig;
+import io.tenantgateway.tunnel.transport.Transports;
+import io.tenantgateway.webhook.WebhookServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+
+/**
+ * One tenant of the lab: its CA, its API server (fabric8's mock server in CRUD mode, standing in for the
+ * Kamaji-hosted kube-apiserver), its konnectivity-server (our Java one; token auth or mTLS), its webhook Service
+ * address (kube-proxy stand-in) and one worker whose agent is started with {@code tenant-gateway run}'s real
+ * flags and wiring.
+ *
+ * <p>Lifecycle: {@link #startControlPlane}, then {@link #startAgent}; {@link #close()} stops everything in reverse.
+ * Methods are called from the lab's thread.
+ */
+final class LabTenant implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LabTenant.class);
+    private static final Duration CERT_VALIDITY = Duration.ofDays(1);
+    /** Linux's sun_path holds 108 bytes including the terminating NUL. */
+    private static final int MAX_SOCKET_PATH = 107;
+
+    /** How the tenant's agent authenticates to its konnectivity-server. */
+    enum AgentAuth {
+        /** Kamaji's default: projected service-account token. */
+        TOKEN("token auth"),
+        /** Client certificate from the tenant CA ({@code --cluster-ca-cert} on the server). */
+        MTLS("mTLS");
+
+        final String label;
+
+        AgentAuth(String label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * @param mockGpus the worker's {@code --mock-gpus}
+     * @param gpus how many GPUs that inventory has
+     */
+    record Spec(String name, String node, String namespace, String mockGpus, int gpus, AgentAuth auth) {
+        String serverId() {
+            return name + "-kas-0";
+        }
+    }
+
+    final Spec spec;
+    private final boolean first;
+    private final Path dir;
+    private final LabOptions options;
+    private final Clock clock;
+    private final EventLoopGroup group;
+    private final SecureRandom random = new SecureRandom();
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    private CertificateAuthority ca;
+    private CertBundle serverCertificate;
+    private CertBundle agentCertificate;
+    private String token;
+    private KubernetesMockServer apiServer;
+    private KubernetesClient client;
+    private TunnelServer server;
+    private ServiceProxy webhookService;
+    private Agent agent;
+    private SslContext webhookClientTls;
+    private Path kubeconfig;
+
+    /**
+     * @param first whether this is the first tenant ({@code tenant-a}): {@link Breakage}s name their tenant
+     * @param group event loops for the Service proxy, the ProxyService clients and credential probes
+     */
+    LabTenant(Spec spec, boolean first, Path dir, LabOptions options, Clock clock, EventLoopGroup group) {
+        this.spec = requireNonNull(spec, "spec");
+        this.first = first;
+        this.dir = requireNonNull(dir, "dir");
+        this.options = requireNonNull(options, "options");
+        this.clock = requireNonNull(clock, "clock");
+        this.group = requireNonNull(group, "group");
+    }
+
+    private boolean broken(Breakage breakage) {
+        return options.broken(breakage) && breakage.appliesTo(first);
+    }
+
+    /**
+     * CA and certificates, the API server with the worker's Node, the konnectivity-server and the webhook Service.
+     *
+     * @param sharedApiServer another tenant's API server to use instead of an own one ({@link
+     *     Breakage#SHARED_API_SERVER}), or {@code null}
+     */
+    void startControlPlane(KubernetesMockServer sharedApiServer) {
+        try {
+            Files.createDirectories(dir);
+            ca = CertificateAuthority.create(spec.name() + "-ca", KeyAlgorithm.EC_P256, CERT_VALIDITY, clock);
+            // Kamaji: the agent-facing certificate is the tenant apiserver's serving certificate.
+            serverCertificate = ca.issue(CertificateRequest.server(spec.name() + "-apiserver")
+                    .ipAddresses("127.0.0.1").dnsNames("localhost").validity(CERT_VALIDITY).build());
+            CertBundle webhookCertificate = ca.issue(CertificateRequest.server(AdmissionCaller.WEBHOOK_DNS_NAME)
+                    .dnsNames(AdmissionCaller.WEBHOOK_DNS_NAME, "hami-scheduler.kube-system.svc")
+                    .validity(CERT_VALIDITY).build());
+            agentCertificate = ca.issue(CertificateRequest.client("konnectivity-agent").validity(CERT_VALIDITY)
+                    .build());
+            Pem.writeCertificates(List.of(ca.certificate()), caFile());
+            Pem.writeBundle(webhookCertificate, dir.resolve("webhook.crt"), dir.resolve("webhook.key"));
+            Pem.writeBundle(agentCertificate, dir.resolve("agent.crt"), dir.resolve("agent.key"));
+            token = newToken();
+            String agentToken = broken(Breakage.AGENT_TOKEN) ? newToken() : token;
+            Files.writeString(dir.resolve("token"), agentToken + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + spec.name() + "'s files to " + dir, e);
+        }
+        webhookClientTls = TlsContexts.client(TlsMaterial.of(null, ca.trustBundle()), clock);
+
+        if (sharedApiServer != null) {
+            apiServer = sharedApiServer;
+        } else {
+            Map<ServerRequest, Queue<ServerResponse>> noExpectations = new HashMap<>();
+            apiServer = new KubernetesMockServer(new Context(), new MockWebServer(), noExpectations,
+                    new DiscoveryDispatcher(noExpectations), false);
+            apiServer.init(InetAddress.getLoopbackAddress(), 0);
+            started.add(apiServer::destroy);
+        }
+        // 127.0.0.1, not the mock server's "localhost", which may resolve to ::1 where nothing listens.
+        String url = "http://127.0.0.1:" + apiServer.getPort() + "/";
+        client = apiServer.createClient(builder -> builder.editOrNewConfig().withMasterUrl(url)
+                .withRequestRetryBackoffLimit(0).endConfig());
+        started.add(client);
+        kubeconfig = writeKubeconfig();
+        client.nodes().resource(new NodeBuilder()
+                .withNewMetadata().withName(spec.node())
+                    .addToLabels("kubernetes.io/hostname", spec.node())
+                    .addToLabels("kubernetes.io/os", "linux")
+                    .addToLabels("tenant-gateway.io/lab-tenant", spec.name())
+                .endMetadata()
+                .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
+                .build()).create();
+
+        server = newServer(0);
+        server.start();
+        webhookService = new ServiceProxy(AdmissionCaller.WEBHOOK_DNS_NAME + " (" + spec.name() + ")", group);
+        webhookService.start();
+        started.add(webhookService);
+    }
+
+    /** The agent of the worker, from {@code tenant-gateway run}'s flags (see {@link #agentArgs()}). */
+    void startAgent() {
+        AgentCommand command = new AgentCommand();
+        new CommandLine(command).parseArgs(agentArgs().toArray(String[]::new));
+        agent = new Agent(command.toConfig(), clock);
+        started.add(agent);
+        agent.start();
+        agent.webhook().map(WebhookServer::port)
+                .ifPresent(port -> webhookService.endpoint(new InetSocketAddress("127.0.0.1", port)));
+    }
+
+    /** The worker agent's {@code tenant-gateway run} arguments: short intervals, everything on loopback. */
+    List<String> agentArgs() {
+        List<String> args = new ArrayList<>(List.of(
+                "--proxy-server-host=127.0.0.1",
+                "--proxy-server-port=" + server.agentAddress().getPort(),
+                "--ca-cert=" + caFile(),
+                "--agent-id=" + spec.node(),
+                "--sync-interval-cap=1s",
+                "--health-server-host=127.0.0.1", "--health-server-port=0",
+                "--admin-bind-address=127.0.0.1", "--admin-server-port=0",
+                "--kubeconfig=" + kubeconfig,
+                "--node-name=" + spec.node(),
+                "--webhook-tls-cert=" + dir.resolve("webhook.crt"),
+                "--webhook-tls-key=" + dir.resolve("webhook.key"),
+                "--webhook-listen=127.0.0.1:0",
+                "--device-source=" + (broken(Breakage.DEVICE_REGISTRATION) ? "none" : "mock"),
+                "--mock-gpus=" + spec.mockGpus(),
+                "--handshake-interval=2s",
+                "--enable-lock-controller=" + !broken(Breakage.LOCK_CONTROLLER),
+                // fabric8's CRUD server matches no pod with a spec.nodeName field selector.
+                "--pod-field-selector=false",
+                "--shutdown-grace=2s"));
+        if (spec.auth() == AgentAuth.TOKEN) {
+            args.add("--service-account-token-path=" + dir.resolve("token"));
+        } else {
+            args.add("--agent-cert=" + dir.resolve("agent.crt"));
+            args.add("--agent-key=" + dir.resolve("agent.key"));
+        }
+        if (broken(Breakage.WEBHOOK)) {
+            args.add("--enable-webhook=false");
+        }
+        if (broken(Breakage.GPU_SHARING)) {
+            args.add("--device-split-count=1");
+        }
+        if (!broken(Breakage.DIAL_POLICY)) {
+            // The tunnel may reach this tenant's webhook Service and nothing else.
+            args.add("--dial-allow=127.0.0.1,port:" + webhookService.address().getPort());
+        }
+        return args;
+    }
+
+    /**
+     * Stops the konnectivity-server (every agent stream drops) and starts it again on the same address, or on a new
+     * port with {@link Breakage#SERVER_ADDRESS}.
+     */
+    void restartServer() {
+        int port = broken(Breakage.SERVER_ADDRESS) ? 0 : server.agentAddress().getPort();
+        server.close();
+        server = newServer(port);
+        server.start();
+    }
+
+    private TunnelServer newServer(int agentPort) {
+        TunnelServerConfig.Builder config = TunnelServerConfig.builder(TlsMaterial.of(serverCertificate,
+                        ca.trustBundle()))
+                .serverId(spec.serverId()).serverCount(1)
+                .agentAddress(new InetSocketAddress("127.0.0.1", agentPort))
+                .eventLoopThreads(1);
+        if (broken(Breakage.SERVER_B_AUTH)) {
+            log.warn("lab: {} konnectivity-server authenticates no agent (broken on purpose)", spec.name());
+        } else if (spec.auth() == AgentAuth.TOKEN) {
+            config.agentAuthenticator(AgentAuthenticator.staticTokens(Set.of(token)));
+        } else {
+            config.agentClientAuth(ClientAuthMode.REQUIRE);
+        }
+        Path socket = dir.resolve("konnectivity-server.socket").toAbsolutePath(); // Kamaji's --uds-name
+        if (Transports.epollAvailable() && socket.toString().length() <= MAX_SOCKET_PATH) {
+            config.udsPath(socket);
+        } else {
+            // Unix sockets need Netty's native epoll (Linux) and a short path; otherwise kube-apiserver's side of
+            // the lab reaches the server over loopback TCP.
+            config.frontendAddress(new InetSocketAddress("127.0.0.1", 0));
+        }
+        return new TunnelServer(config.build(), clock);
+    }
+
+    /** A single-use ProxyService client, as kube-apiserver opens one per dial. */
+    ProxyClient proxyClient() {
+        ProxyClient.Builder builder = ProxyClient.builder().eventLoopGroup(group).clock(clock)
+                .dialTimeout(Lab.CALL_TIMEOUT);
+        TunnelServer current = server;
+        return (current.udsPath() != null ? builder.unixSocket(current.udsPath())
+                : builder.tcp(current.frontendAddress(), null)).build();
+    }
+
+    AdmissionCaller admissionCaller() {
+        return new AdmissionCaller(spec.serverId(), this::proxyClient, webhookService::address, webhookClientTls,
+                client, Lab.CALL_TIMEOUT);
+    }
+
+    /** Where kube-apiserver reaches the konnectivity-server. */
+    String frontend() {
+        return server.udsPath() != null ? "uds " + server.udsPath() : "tcp " + hostPort(server.frontendAddress());
+    }
+
+    static String hostPort(InetSocketAddress address) {
+        return address.getHostString() + ":" + address.getPort();
+    }
+
+    private String newToken() {
+        byte[] bytes = new byte[24];
+        random.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    private Path caFile() {
+        return dir.resolve("ca.crt");
+    }
+
+    private Path writeKubeconfig() {
+        try {
+            return Files.writeString(dir.resolve("kubeconfig"), """
+                    apiVersion: v1
+                    kind: Config
+                    clusters: [{name: %1$s, cluster: {server: "%2$s"}}]
+                    contexts: [{name: %1$s, context: {cluster: %1$s, user: %1$s, namespace: %3$s}}]
+                    current-context: %1$s
+                    users: [{name: %1$s, user: {token: lab}}]
+                    """.formatted(spec.name(), client.getMasterUrl(), spec.namespace()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + dir.resolve("kubeconfig"), e);
+        }
+    }
+
+    // --- views for the checks and the report ---------------------------------------------------------------
+
+    CertificateAuthority ca() {
+        return ca;
+    }
+
+    CertBundle agentCertificate() {
+        return agentCertificate;
+    }
+
+    /** The token this tenant's server accepts (the real one, also when the agent's file is broken). */
+    String token() {
+        return token;
+    }
+
+    KubernetesMockServer apiServer() {
+        return apiServer;
+    }
+
+    KubernetesClient client() {
+        return client;
+    }
+
+    TunnelServer server() {
+        return server;
+    }
+
+    ServiceProxy webhookService() {
+        return webhookService;
+    }
+
+    Agent agent() {
+        return agent;
+    }
+
+    Path kubeconfig() {
+        return kubeconfig;
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    String apiUrl() {
+        return client.getMasterUrl().toString();
+    }
+
+    /** Drops the API requests the mock server recorded (it keeps every one), so a long-running lab stays small. */
+    void forgetRecordedRequests() throws InterruptedException {
+        while (apiServer.takeRequest(1, TimeUnit.MILLISECONDS) != null) {
+            // discard
+        }
+    }
+
+    /**
+     * The CRUD dispatcher plus the core discovery documents kubectl reads before {@code get} (the CRUD server would
+     * answer {@code /api} with every stored object), so {@code kubectl --kubeconfig … get nodes,pods -A} works
+     * against a running lab.
+     */
+    static final class DiscoveryDispatcher extends KubernetesMixedDispatcher {
+        private static final String API_VERSIONS = """
+                {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}""";
+        private static final String API_GROUPS = """
+                {"kind":"APIGroupList","apiVersion":"v1","groups":[]}""";
+        private static final String CORE_RESOURCES = """
+                {"kind":"APIResourceList","apiVersion":"v1","groupVersion":"v1","resources":[%s]}""".formatted(
+                Stream.of("nodes,node,Node,false,no", "pods,pod,Pod,true,po", "events,event,Event,true,ev",
+                        "namespaces,namespace,Namespace,false,ns").map(r -> r.split(",")).map(r -> """
+                        {"name":"%s","singularName":"%s","kind":"%s","namespaced":%s,"shortNames":["%s"],\
+                        "verbs":["create","delete","get","list","patch","update","watch"]}""".formatted((Object[]) r))
+                        .collect(Collectors.joining(",")));
+
+        DiscoveryDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
+            super(responses);
+        }
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            String path = request.getPath() == null ? "" : request.getPath().replaceFirst("\\?.*", "");
+            String body = !"GET".equals(request.getMethod()) ? null : switch (path) {
+                case "/api" -> API_VERSIONS;
+                case "/apis" -> API_GROUPS;
+                case "/api/v1" -> CORE_RESOURCES;
+                default -> null;
+            };
+            return body == null ? super.dispatch(request) : new MockResponse().setResponseCode(200)
+                    .setHeader("Content-Type", "application/json").setBody(body);
+        }
+    }
+
+    @Override
+    public void close() {
+        // Reverse order of start; the server is replaced by restarts, so it is closed by reference here.
+        List<AutoCloseable> reverse = new ArrayList<>(started);
+        Collections.reverse(reverse);
+        if (agent != null) {
+            close(agent);
+            reverse.remove(agent);
+        }
+        if (server != null) {
+            server.close();
+        }
+        for (AutoCloseable part : reverse) {
+            close(part);
+        }
+        started.clear();
+    }
+
+    private void close(AutoCloseable part) {
+        try {
+            part.close();
+        } catch (Exception e) {
+            log.warn("lab: closing {} of {} failed: {}", part.getClass().getSimpleName(), spec.name(), e.toString());
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.tenantgateway.tools.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tenantgateway.agent.testing.JarProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The built jar's {@code lab --json}, as the README's Quick start runs it: exit 0, every check PASS with the evidence
+ * that shows what it checked, progress on stderr, nothing but JSON on stdout, no Netty buffer leaked.
+ */
+@Timeout(150)
+class LabJarIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void allEightChecksPassWithTheirEvidence() throws Exception {
+        long start = System.nanoTime();
+        JarProcess.Result result = JarProcess.run(List.of(), List.of("-Dio.netty.leakDetection.level=paranoid"),
+                "lab", "--json", "--work-dir", dir.toString());
+        long processMillis = (System.nanoTime() - start) / 1_000_000;
+
+        assertThat(result.exitCode()).as("exit code; stderr:%n%s%nstdout:%n%s", result.err(), result.out())
+                .isZero();
+        JsonNode report = JsonMapper.builder().build().readTree(result.out());
+        System.out.printf("lab --json: wall %d ms in the lab, %d ms for the whole process%n",
+                report.path("wallMillis").asLong(), processMillis);
+        assertThat(report.path("passed").asBoolean()).isTrue();
+        assertThat(report.path("scheduler").asString()).contains("SIMULATOR");
+        JsonNode checks = report.path("checks");
+        assertThat(checks.size()).isEqualTo(8);
+        for (int i = 0; i < 8; i++) {
+            assertThat(checks.get(i).path("number").asInt()).isEqualTo(i + 1);
+            assertThat(checks.get(i).path("result").asString()).as("check %d: %s", i + 1,
+                    checks.get(i).path("evidence").asString()).isEqualTo("PASS");
+        }
+        assertThat(evidence(checks, 1)).contains("tenant-a-kas-0 (token auth) ← agent worker-a READY",
+                "tenant-b-kas-0 (mTLS) ← agent worker-b READY", "nodes [worker-a]", "nodes [worker-b]");
+        assertThat(evidence(checks, 2)).contains("worker-a: 1 × NVIDIA A100-SXM4-80GB 81920 MiB split 10",
+                "worker-b: 2 × NVIDIA L4 23034 MiB split 10", "handshake \"Reported ", "capacity nvidia.com/gpu=10",
+                "capacity nvidia.com/gpu=20");
+        assertThat(evidence(checks, 3)).contains("via tenant-a-kas-0 → webhook on worker-a: allowed",
+                "via tenant-b-kas-0 → webhook on worker-b: allowed", "schedulerName=hami-scheduler gpu=1 gpucores=100");
+        assertThat(evidence(checks, 4)).contains("a-share-1…4 (20480 MiB / 25 % each) share worker-a #0 GPU-",
+                "a-share-5 refused by Filter: worker-a: no GPU fits container cuda (1 × 20480 MiB, 25 % cores)",
+                "memory: 0 of 81920 MiB free, 20480 requested", "b-share-1 → #0 GPU-", "b-share-2 → #1 GPU-");
+        assertThat(evidence(checks, 5)).contains("worker-b: bind b-lock-1 ok, node lock held", "bind b-lock-2 ok");
+        assertThat(evidence(checks, 6)).contains("tenant-a API: node worker-a (1 × NVIDIA A100-SXM4-80GB)",
+                "all in team-a", "tenant-b API: node worker-b (2 × NVIDIA L4)", "all in team-b");
+        assertThat(evidence(checks, 7)).contains("tenant-a token → tenant-b-kas-0: refused",
+                "tenant-b certificate → tenant-a-kas-0: refused (UNAUTHENTICATED")
+                .containsPattern("tenant-a tunnel → tenant-b webhook 127\\.0\\.0\\.1:\\d+: dial to 127\\.0\\.0\\.1:\\d+"
+                        + " denied by policy")
+                .containsPattern("tenant-b tunnel → tenant-a webhook 127\\.0\\.0\\.1:\\d+: dial to 127\\.0\\.0\\.1:\\d+"
+                        + " denied by policy");
+        assertThat(evidence(checks, 8)).contains("tenant-a-kas-0 stopped and started again", "agent worker-a"
+                + " reconnected", "pod after-restart admitted through the new server: schedulerName=hami-scheduler");
+        for (JsonNode tenant : report.path("tenants")) {
+            assertThat(tenant.path("statusPage").asString()).startsWith("http://127.0.0.1:").endsWith("/ui");
+            assertThat(tenant.path("apiServer").asString()).startsWith("http://127.0.0.1:");
+        }
+
+        assertThat(result.err()).contains("lab: [1/8] control planes up, agents connected …", "lab: [8/8] PASS");
+        Path log = dir.resolve("lab.log");
+        assertThat(log).exists();
+        assertThat(Files.readString(log)).doesNotContain("LEAK:");
+    }
+
+    private static String evidence(JsonNode checks, int number) {
+        return checks.get(number - 1).path("evidence").asString();
+    }
+}
