@@ -201,7 +201,7 @@ final class AgentConfigMapper {
         }
         WebhookConfig.Builder config = WebhookConfig.builder().host(hostPort[0]).port(Integer.parseInt(hostPort[1]))
                 .policy(policy)
-                .limits(io.tenantgateway.certs.ServerLimits.DEFAULTS.withMaxConnections(c.webhookMaxConnections))
+                .limits(io.tenantgateway.certs.vertx.ServerLimits.DEFAULTS.withMaxConnections(c.webhookMaxConnections))
                 .clientAuth(c.webhookClientCa == null ? io.tenantgateway.certs.ClientAuthMode.NONE
                         : io.tenantgateway.certs.ClientAuthMode.REQUIRE);
         Optional<Path> upstreamCa = Optional.empty();

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.agent.testing.TunnelTestbed;
-import io.tenantgateway.certs.VertxTls;
+import io.tenantgateway.certs.vertx.VertxTls;
 import io.tenantgateway.certs.testing.TestPki;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

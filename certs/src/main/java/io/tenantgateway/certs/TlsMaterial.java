@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * Where live TLS endpoints get their identity and trust from. Key and trust managers built by {@link TlsContexts}
- * and {@link VertxTls} ask it on every handshake, so a new snapshot reaches new connections at once while
+ * and {@link io.tenantgateway.certs.vertx.VertxTls} ask it on every handshake, so a new snapshot reaches new connections at once while
  * established connections keep the material they negotiated with.
  */
 public interface TlsMaterial {

@@ -3,7 +3,7 @@ package io.tenantgateway.webhook;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.certs.ClientAuthMode;
-import io.tenantgateway.certs.ServerLimits;
+import io.tenantgateway.certs.vertx.ServerLimits;
 import io.tenantgateway.webhook.policy.PolicyConfig;
 import io.tenantgateway.webhook.proxy.UpstreamConfig;
 import java.util.Optional;

@@ -3,10 +3,10 @@ package io.tenantgateway.webhook;
 import static java.util.Objects.requireNonNull;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.tenantgateway.certs.ConnectionGuard;
+import io.tenantgateway.certs.vertx.ConnectionGuard;
 import io.tenantgateway.certs.TlsFailures;
 import io.tenantgateway.certs.TlsMaterial;
-import io.tenantgateway.certs.VertxTls;
+import io.tenantgateway.certs.vertx.VertxTls;
 import io.tenantgateway.webhook.policy.AdmissionPolicy;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.webhook.policy.NvidiaConfig;

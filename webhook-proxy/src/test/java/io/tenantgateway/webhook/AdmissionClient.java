@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.zjsonpatch.JsonPatch;
 import io.tenantgateway.certs.TlsMaterial;
-import io.tenantgateway.certs.VertxTls;
+import io.tenantgateway.certs.vertx.VertxTls;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

@@ -8,7 +8,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.tenantgateway.certs.ClientAuthMode;
-import io.tenantgateway.certs.VertxTls;
+import io.tenantgateway.certs.vertx.VertxTls;
 import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.webhook.AdmissionClient.Admission;
 import io.tenantgateway.webhook.policy.DeviceConfig;

@@ -13,7 +13,7 @@ import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.certs.TlsMaterial;
-import io.tenantgateway.certs.VertxTls;
+import io.tenantgateway.certs.vertx.VertxTls;
 import io.tenantgateway.certs.testing.TestPki;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;

@@ -164,7 +164,7 @@ public final class WebhookCommand implements Callable<Integer> {
             throw new UserException("--max-connections: " + maxConnections + " (expected: >= 1)");
         }
         WebhookConfig.Builder config = WebhookConfig.builder().host(address.host()).port(address.port())
-                .limits(io.tenantgateway.certs.ServerLimits.DEFAULTS.withMaxConnections(maxConnections))
+                .limits(io.tenantgateway.certs.vertx.ServerLimits.DEFAULTS.withMaxConnections(maxConnections))
                 .policy(policy).clientAuth(clientCa == null ? ClientAuthMode.NONE : ClientAuthMode.REQUIRE);
         if (upstream != null) {
             if (upstreamCa == null) {

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.netty.channel.ConnectTimeoutException;
 import io.tenantgateway.certs.TlsFailures;
 import io.tenantgateway.certs.TlsMaterial;
-import io.tenantgateway.certs.VertxTls;
+import io.tenantgateway.certs.vertx.VertxTls;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

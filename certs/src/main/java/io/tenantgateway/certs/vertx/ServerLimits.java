@@ -1,4 +1,4 @@
-package io.tenantgateway.certs;
+package io.tenantgateway.certs.vertx;
 
 import static java.util.Objects.requireNonNull;
 

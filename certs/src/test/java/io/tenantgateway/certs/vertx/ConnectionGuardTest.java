@@ -1,4 +1,4 @@
-package io.tenantgateway.certs;
+package io.tenantgateway.certs.vertx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -118,14 +118,14 @@ class ConnectionGuardTest {
         HttpServerOptions options = VertxTls.configureServer(LIMITS.applyTo(new HttpServerOptions()
                 .setHost("127.0.0.1").setPort(0).setUseAlpn(true).setAlpnVersions(List.of(
                         io.vertx.core.http.HttpVersion.HTTP_2, io.vertx.core.http.HttpVersion.HTTP_1_1))),
-                pki.serverMaterial(), ClientAuthMode.NONE, java.time.Clock.systemUTC());
+                pki.serverMaterial(), io.tenantgateway.certs.ClientAuthMode.NONE, java.time.Clock.systemUTC());
         HttpServer server = vertx.createHttpServer(options);
         ConnectionGuard tlsGuard = new ConnectionGuard(vertx, "tls server", LIMITS);
         server.requestHandler(tlsGuard.install(server, request -> request.response().end("ok")));
         int tlsPort = server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS)
                 .actualPort();
         javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-        context.init(null, new javax.net.ssl.TrustManager[] {TlsContexts.trustManager(pki.trustOnlyMaterial(),
+        context.init(null, new javax.net.ssl.TrustManager[] {io.tenantgateway.certs.TlsContexts.trustManager(pki.trustOnlyMaterial(),
                 java.time.Clock.systemUTC())}, null);
         javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) context.getSocketFactory()
                 .createSocket(InetAddress.getLoopbackAddress(), tlsPort);

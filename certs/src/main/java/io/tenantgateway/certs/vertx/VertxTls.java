@@ -1,7 +1,10 @@
-package io.tenantgateway.certs;
+package io.tenantgateway.certs.vertx;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.certs.ClientAuthMode;
+import io.tenantgateway.certs.TlsContexts;
+import io.tenantgateway.certs.TlsMaterial;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.net.ClientOptionsBase;
 import io.vertx.core.net.KeyCertOptions;
