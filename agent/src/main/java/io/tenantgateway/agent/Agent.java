@@ -135,7 +135,7 @@ public final class Agent implements AutoCloseable {
     }
 
     private void doStart() {
-        log.info("starting tenant-gateway {} config={}", io.tenantgateway.agent.TenantGatewayCommand.Version.version(),
+        log.info("starting tenant-gateway {} config={}", io.tenantgateway.agent.Version.version(),
                 config.describe());
         if (config.webhook().isEmpty() && config.devices().isEmpty() && config.allocation().isEmpty()) {
             log.info("HAMi parts off (no --webhook-tls-cert, --device-source=none, no lock controller): running as a"
@@ -182,7 +182,7 @@ public final class Agent implements AutoCloseable {
         started.push(health);
 
         admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(),
-                new AgentAdminStatus(this), TenantGatewayCommand.Version.version());
+                new AgentAdminStatus(this), Version.version());
         admin.start();
         started.push(admin);
 

@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
  * <p>Every flag can also come from {@code --config FILE} (YAML, keys are the flag names without dashes); a flag on
  * the command line wins over the file.
  */
-@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = TenantGatewayCommand.Version.class,
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Version.class,
         sortOptions = false, usageHelpWidth = 120,
         description = {"Run the agent: a drop-in konnectivity-agent, plus (when enabled) the HAMi webhook, GPU",
             "device registration and the node-lock controller.",
@@ -402,7 +402,7 @@ public final class AgentCommand implements Callable<Integer> {
      * pflag's rules on a {@code run} command line: a repeated flag overrides the earlier one (Kamaji appends the
      * agent's {@code extraArgs} after its fixed list, to override it); list flags collect every value.
      */
-    static CommandLine goParsing(CommandLine commandLine) {
+    public static CommandLine goParsing(CommandLine commandLine) {
         return commandLine.setOverwrittenOptionsAllowed(true);
     }
 

@@ -23,7 +23,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * the flags' defaults, so a flag given on the command line still wins. Unknown keys are an error that names the
  * nearest valid one: a typo in a config file should not be silently ignored.
  */
-final class ConfigFileDefaults implements IDefaultValueProvider {
+public final class ConfigFileDefaults implements IDefaultValueProvider {
     private final Path file;
     private final Map<String, String> values;
 
@@ -33,7 +33,7 @@ final class ConfigFileDefaults implements IDefaultValueProvider {
     }
 
     /** Installs the file named by {@code --config} in {@code args} (if any) as {@code command}'s defaults. */
-    static void install(CommandLine command, String... args) {
+    public static void install(CommandLine command, String... args) {
         Path file = configArgument(args);
         if (file == null) {
             return;

@@ -3,6 +3,7 @@ package io.tenantgateway.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tenantgateway.agent.main.Main;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.certs.testing.TestPki;

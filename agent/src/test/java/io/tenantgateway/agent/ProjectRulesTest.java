@@ -1,9 +1,7 @@
 package io.tenantgateway.agent;
 
-import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import io.tenantgateway.archrules.ArchitectureRules;
 import java.util.concurrent.TimeUnit;
@@ -25,18 +23,9 @@ class ProjectRulesTest {
         assertThat(CLASSES.containPackage("io.tenantgateway.hami")).isTrue();
     }
 
-    /**
-     * One known exception, left for the tools move (issue #15): the picocli root {@code TenantGatewayCommand}
-     * lists the {@code lab}, {@code bench} and {@code ops} subcommands, and those use {@code Agent},
-     * {@code AgentConfig} and {@code AgentCommand} from the same root package. The exception is by that one
-     * class, so any other dependency from those packages back into the root still fails.
-     */
     @Test
     void noPackageCycles() {
-        ArchitectureRules.freeOfPackageCycles(ArchitectureRules.ROOT)
-                .ignoreDependency(nameMatching("io\\.tenantgateway\\.agent\\.TenantGatewayCommand"),
-                        DescribedPredicate.alwaysTrue())
-                .check(CLASSES);
+        ArchitectureRules.freeOfPackageCycles(ArchitectureRules.ROOT).check(CLASSES);
     }
 
     @Test

@@ -1,6 +1,6 @@
 package io.tenantgateway.tools;
 
-import io.tenantgateway.agent.TenantGatewayCommand;
+import io.tenantgateway.agent.Version;
 import io.tenantgateway.tools.bench.BenchCommand;
 import io.tenantgateway.tools.lab.LabCommand;
 import picocli.CommandLine.Command;
@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  * {@code bin/tenant-gateway} picks the jar by the command, so users see one {@code tenant-gateway}.
  */
 @Command(name = "tenant-gateway", mixinStandardHelpOptions = true,
-        versionProvider = TenantGatewayCommand.Version.class,
+        versionProvider = Version.class,
         description = "Lab and bench for the tenant-gateway agent (the tools jar; never shipped in the image).",
         subcommands = {LabCommand.class, BenchCommand.class},
         footer = {"", "run, webhook, certs, probe, doctor: in the runtime jar (agent/target/tenant-gateway.jar);"

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.tenantgateway.agent.Agent;
 import io.tenantgateway.agent.AgentCommand;
-import io.tenantgateway.agent.Main;
+import io.tenantgateway.agent.main.Main;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;

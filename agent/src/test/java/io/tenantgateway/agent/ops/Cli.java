@@ -1,6 +1,6 @@
 package io.tenantgateway.agent.ops;
 
-import io.tenantgateway.agent.Main;
+import io.tenantgateway.agent.main.Main;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 

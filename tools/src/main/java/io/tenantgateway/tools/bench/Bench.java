@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslProvider;
-import io.tenantgateway.agent.TenantGatewayCommand;
+import io.tenantgateway.agent.Version;
 import io.tenantgateway.tunnel.transport.TlsProviders;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
@@ -63,7 +63,7 @@ final class Bench {
             }
         }
         results.sort(Comparator.comparing(ScenarioResult::scenario));
-        return new BenchReport(TenantGatewayCommand.Version.version(), startedAt,
+        return new BenchReport(Version.version(), startedAt,
                 Duration.ofNanos(System.nanoTime() - start), config.quick(), server,
                 Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(),
                 "Java " + System.getProperty("java.version") + " " + String.join(" ", jvmFlags()), tunnelTls(), sizes,

@@ -1,5 +1,7 @@
-package io.tenantgateway.agent;
+package io.tenantgateway.agent.main;
 
+import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.agent.ConfigFileDefaults;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
 import java.io.OutputStreamWriter;
