@@ -21,22 +21,27 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.tenantgateway.tunnel.policy.DialPolicy.Decision;
 import io.tenantgateway.tunnel.policy.DialPolicy.Verdict;
 import io.tenantgateway.tunnel.policy.DialPolicy;
-import io.tenantgateway.tunnel.protocol.IpLiteral;
+import io.tenantgateway.tunnel.protocol.TargetHost;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.net.ConnectException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Dials targets without blocking: IP literals connect at once, names go through Netty's asynchronous DNS
- * resolver (the JDK resolver would block the event loop), the policy is applied to the name and again to the
- * resolved address, and one timer bounds resolution plus connect.
+ * Dials targets without blocking: strict IP literals connect at once, names go through Netty's asynchronous DNS
+ * resolver (hosts file first; the JDK resolver would block the event loop), malformed hosts are refused without a
+ * lookup, the policy is applied to the name and again to every resolved address, the connect goes to a judged
+ * address, and one timer bounds resolution plus connect.
  *
  * <p>Channels are created with {@code AUTO_READ=false}: the tunnel decides when to read (flow control), and
  * with a receive allocator that grows up to {@code maxReadSize}, so a busy target is read in large chunks.
@@ -99,9 +104,10 @@ public final class EndpointDialer implements AutoCloseable {
                     + ": address " + address + ": invalid address (expected: host:port)", e));
             return promise;
         }
-        Decision decision = policy.beforeResolution(host, port);
+        TargetHost target = TargetHost.parse(host);
+        Decision decision = policy.check(target, port);
         if (decision.verdict() == Verdict.DENY) {
-            return denied(promise, address, decision);
+            return denied(promise, address, target, decision);
         }
         ScheduledFuture<?> timer = loop.schedule(() -> {
             promise.tryFailure(new DialFailure(DialFailure.Reason.TIMEOUT, "dial tcp " + address + ": i/o timeout",
@@ -110,14 +116,23 @@ public final class EndpointDialer implements AutoCloseable {
         promise.addListener(f -> timer.cancel(false));
         long deadline = System.nanoTime() + timeout.toNanos();
 
-        InetAddress literal = IpLiteral.parseOrNull(host);
-        if (literal != null) {
-            connect(loop, new InetSocketAddress(literal, port), handler, promise, address, deadline);
+        if (target instanceof TargetHost.Literal literal) {
+            InetAddress connectTo;
+            try {
+                connectTo = scoped(literal);
+            } catch (UnknownHostException | SocketException e) {
+                promise.tryFailure(new DialFailure(DialFailure.Reason.UNKNOWN, "dial tcp " + address
+                        + ": no such network interface", e));
+                return promise;
+            }
+            connect(loop, new InetSocketAddress(connectTo, port), handler, promise, address, deadline);
             return promise;
         }
-        String name = host;
+        String name = target.text();
         int targetPort = port;
-        resolvers.getResolver(loop).resolve(InetSocketAddress.createUnresolved(host, port)).addListener(f -> {
+        // Every address is judged and the connect gets one of them as an InetAddress: no second lookup, so a
+        // rebinding DNS answer cannot swap in an address that was not judged.
+        resolvers.getResolver(loop).resolveAll(InetSocketAddress.createUnresolved(name, port)).addListener(f -> {
             if (promise.isDone()) {
                 return;
             }
@@ -127,20 +142,49 @@ public final class EndpointDialer implements AutoCloseable {
                         f.cause()));
                 return;
             }
-            InetSocketAddress resolved = (InetSocketAddress) f.getNow();
-            Decision second = policy.afterResolution(name, resolved.getAddress(), targetPort);
-            if (second.verdict() == Verdict.DENY) {
-                denied(promise, address, second);
-                return;
+            @SuppressWarnings("unchecked")
+            List<InetSocketAddress> resolved = (List<InetSocketAddress>) f.getNow();
+            List<InetAddress> addresses = resolved.stream().map(InetSocketAddress::getAddress).toList();
+            if (decision.verdict() == Verdict.NEEDS_ADDRESS) {
+                Decision second = policy.afterResolution(name, addresses, targetPort);
+                if (second.verdict() == Verdict.DENY) {
+                    denied(promise, address, target, second);
+                    return;
+                }
             }
-            connect(loop, resolved, handler, promise, address, deadline);
+            connect(loop, new InetSocketAddress(addresses.get(0), targetPort), handler, promise, address, deadline);
         });
         return promise;
     }
 
-    private Promise<Channel> denied(Promise<Channel> promise, String address, Decision decision) {
-        log.info("dial denied by policy address={} rule=\"{}\"", address, decision.rule());
-        promise.tryFailure(new DialFailure(DialFailure.Reason.DENIED, DialPolicy.deniedMessage(address), null));
+    /** The literal's address, with its IPv6 zone (interface name or index) applied. */
+    private static InetAddress scoped(TargetHost.Literal literal) throws UnknownHostException, SocketException {
+        String zone = literal.zone();
+        if (zone == null || !(literal.address() instanceof Inet6Address)) {
+            return literal.address();
+        }
+        byte[] bytes = literal.address().getAddress();
+        if (zone.chars().allMatch(Character::isDigit)) {
+            return Inet6Address.getByAddress(null, bytes, Integer.parseInt(zone));
+        }
+        NetworkInterface nic = NetworkInterface.getByName(zone);
+        if (nic == null) {
+            throw new UnknownHostException("no network interface " + zone);
+        }
+        return Inet6Address.getByAddress(null, bytes, nic);
+    }
+
+    private Promise<Channel> denied(Promise<Channel> promise, String address, TargetHost target, Decision decision) {
+        String judged = decision.judged() != null ? decision.judged().getHostAddress()
+                : target instanceof TargetHost.Literal literal ? literal.address().getHostAddress() : "";
+        String detail = target instanceof TargetHost.Malformed malformed ? " problem=\"" + malformed.problem() + "\""
+                : "";
+        log.info("dial denied by policy address={} judged={} rule=\"{}\"{}", address, judged, decision.rule(),
+                detail);
+        promise.tryFailure(new DialFailure(DialFailure.Reason.DENIED, decision.rule(),
+                decision.malformed() ? "dial tcp " + address + ": address " + target.text()
+                        + ": malformed host (expected: a host name, a.b.c.d without leading zeros, or an IPv6"
+                        + " address)" : DialPolicy.deniedMessage(address), null));
         return promise;
     }
 
