@@ -12,9 +12,12 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.resolver.DefaultHostsFileEntriesResolver;
 import io.netty.resolver.NoopAddressResolverGroup;
+import io.netty.resolver.ResolvedAddressTypes;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -54,6 +57,12 @@ public final class EndpointDialer implements AutoCloseable {
     private final int maxReadSize;
     private final WriteBufferWaterMark waterMark;
     private final DnsAddressResolverGroup resolvers;
+    private final DefaultHostsFileEntriesResolver hostsFile = new DefaultHostsFileEntriesResolver();
+    /** Netty's default choice, made explicit so that the hosts-file lookup below uses the same. */
+    private static final ResolvedAddressTypes ADDRESS_TYPES = NetUtil.isIpV4StackPreferred()
+            ? ResolvedAddressTypes.IPV4_ONLY
+            : NetUtil.isIpV6AddressesPreferred() ? ResolvedAddressTypes.IPV6_PREFERRED
+                    : ResolvedAddressTypes.IPV4_PREFERRED;
 
     /**
      * @param group the group whose loops will call {@link #dial} (selects the channel and resolver transports)
@@ -67,6 +76,8 @@ public final class EndpointDialer implements AutoCloseable {
         this.maxReadSize = maxReadSize;
         this.waterMark = new WriteBufferWaterMark(Math.max(1, writeHighWaterMark / 2), writeHighWaterMark);
         this.resolvers = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
+                .resolvedAddressTypes(ADDRESS_TYPES)
+                .hostsFileEntriesResolver(hostsFile)
                 .datagramChannelType(Transports.datagramChannel(group))
                 .socketChannelType(Transports.socketChannel(group)));
     }
@@ -91,10 +102,7 @@ public final class EndpointDialer implements AutoCloseable {
             if (colon <= 0 || colon == address.length() - 1) {
                 throw new IllegalArgumentException("missing port");
             }
-            host = address.substring(0, colon);
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            }
+            host = address.substring(0, colon); // brackets stay: TargetHost allows them around IPv6 only
             port = Integer.parseInt(address.substring(colon + 1));
             if (port < 1 || port > 65535 || host.isEmpty()) {
                 throw new IllegalArgumentException("port out of range");
@@ -132,7 +140,7 @@ public final class EndpointDialer implements AutoCloseable {
         int targetPort = port;
         // Every address is judged and the connect gets one of them as an InetAddress: no second lookup, so a
         // rebinding DNS answer cannot swap in an address that was not judged.
-        resolvers.getResolver(loop).resolveAll(InetSocketAddress.createUnresolved(name, port)).addListener(f -> {
+        resolveAll(loop, name, port).addListener(f -> {
             if (promise.isDone()) {
                 return;
             }
@@ -155,6 +163,21 @@ public final class EndpointDialer implements AutoCloseable {
             connect(loop, new InetSocketAddress(addresses.get(0), targetPort), handler, promise, address, deadline);
         });
         return promise;
+    }
+
+    /**
+     * All addresses for {@code name}, hosts file first. Netty looks a name up in the hosts file only as written, so
+     * an absolute name ({@code localhost.}) would skip it and go to DNS; hosts-file names carry no trailing dot,
+     * so it is looked up there without the dot (as glibc does), and in DNS as written (still absolute).
+     */
+    private Future<List<InetSocketAddress>> resolveAll(EventLoop loop, String name, int port) {
+        if (name.endsWith(".") && name.length() > 1) {
+            List<InetAddress> fromHosts = hostsFile.addresses(name.substring(0, name.length() - 1), ADDRESS_TYPES);
+            if (fromHosts != null && !fromHosts.isEmpty()) {
+                return loop.newSucceededFuture(fromHosts.stream().map(a -> new InetSocketAddress(a, port)).toList());
+            }
+        }
+        return resolvers.getResolver(loop).resolveAll(InetSocketAddress.createUnresolved(name, port));
     }
 
     /** The literal's address, with its IPv6 zone (interface name or index) applied. */
