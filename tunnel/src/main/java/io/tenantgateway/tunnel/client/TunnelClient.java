@@ -491,7 +491,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 if (f.cause() instanceof DialFailure failure) {
                     error = failure.getMessage();
                     if (failure.reason() == DialFailure.Reason.DENIED) {
-                        metrics.dialDenied();
+                        metrics.dialDenied(failure.rule());
                     } else {
                         metrics.dialFailed(failure.reason().label());
                     }

@@ -25,10 +25,22 @@ public final class DialFailure extends Exception {
     }
 
     private final Reason reason;
+    private final String rule;
 
     public DialFailure(Reason reason, String message, Throwable cause) {
+        this(reason, "", message, cause);
+    }
+
+    /** A failure with the policy rule that decided it ({@link Reason#DENIED}; for the metric, never the peer). */
+    public DialFailure(Reason reason, String rule, String message, Throwable cause) {
         super(message, cause, false, false);
         this.reason = requireNonNull(reason, "reason");
+        this.rule = requireNonNull(rule, "rule");
+    }
+
+    /** The policy rule that denied the dial; empty for other reasons. */
+    public String rule() {
+        return rule;
     }
 
     public Reason reason() {

@@ -12,31 +12,39 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.resolver.DefaultHostsFileEntriesResolver;
 import io.netty.resolver.NoopAddressResolverGroup;
+import io.netty.resolver.ResolvedAddressTypes;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tenantgateway.tunnel.policy.DialPolicy.Decision;
 import io.tenantgateway.tunnel.policy.DialPolicy.Verdict;
 import io.tenantgateway.tunnel.policy.DialPolicy;
-import io.tenantgateway.tunnel.protocol.IpLiteral;
+import io.tenantgateway.tunnel.protocol.TargetHost;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.net.ConnectException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Dials targets without blocking: IP literals connect at once, names go through Netty's asynchronous DNS
- * resolver (the JDK resolver would block the event loop), the policy is applied to the name and again to the
- * resolved address, and one timer bounds resolution plus connect.
+ * Dials targets without blocking: strict IP literals connect at once, names go through Netty's asynchronous DNS
+ * resolver (hosts file first; the JDK resolver would block the event loop), malformed hosts are refused without a
+ * lookup, the policy is applied to the name and again to every resolved address, the connect goes to a judged
+ * address, and one timer bounds resolution plus connect.
  *
  * <p>Channels are created with {@code AUTO_READ=false}: the tunnel decides when to read (flow control), and
  * with a receive allocator that grows up to {@code maxReadSize}, so a busy target is read in large chunks.
@@ -49,6 +57,12 @@ public final class EndpointDialer implements AutoCloseable {
     private final int maxReadSize;
     private final WriteBufferWaterMark waterMark;
     private final DnsAddressResolverGroup resolvers;
+    private final DefaultHostsFileEntriesResolver hostsFile = new DefaultHostsFileEntriesResolver();
+    /** Netty's default choice, made explicit so that the hosts-file lookup below uses the same. */
+    private static final ResolvedAddressTypes ADDRESS_TYPES = NetUtil.isIpV4StackPreferred()
+            ? ResolvedAddressTypes.IPV4_ONLY
+            : NetUtil.isIpV6AddressesPreferred() ? ResolvedAddressTypes.IPV6_PREFERRED
+                    : ResolvedAddressTypes.IPV4_PREFERRED;
 
     /**
      * @param group the group whose loops will call {@link #dial} (selects the channel and resolver transports)
@@ -62,6 +76,8 @@ public final class EndpointDialer implements AutoCloseable {
         this.maxReadSize = maxReadSize;
         this.waterMark = new WriteBufferWaterMark(Math.max(1, writeHighWaterMark / 2), writeHighWaterMark);
         this.resolvers = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
+                .resolvedAddressTypes(ADDRESS_TYPES)
+                .hostsFileEntriesResolver(hostsFile)
                 .datagramChannelType(Transports.datagramChannel(group))
                 .socketChannelType(Transports.socketChannel(group)));
     }
@@ -86,10 +102,7 @@ public final class EndpointDialer implements AutoCloseable {
             if (colon <= 0 || colon == address.length() - 1) {
                 throw new IllegalArgumentException("missing port");
             }
-            host = address.substring(0, colon);
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            }
+            host = address.substring(0, colon); // brackets stay: TargetHost allows them around IPv6 only
             port = Integer.parseInt(address.substring(colon + 1));
             if (port < 1 || port > 65535 || host.isEmpty()) {
                 throw new IllegalArgumentException("port out of range");
@@ -99,9 +112,10 @@ public final class EndpointDialer implements AutoCloseable {
                     + ": address " + address + ": invalid address (expected: host:port)", e));
             return promise;
         }
-        Decision decision = policy.beforeResolution(host, port);
+        TargetHost target = TargetHost.parse(host);
+        Decision decision = policy.check(target, port);
         if (decision.verdict() == Verdict.DENY) {
-            return denied(promise, address, decision);
+            return denied(promise, address, target, decision);
         }
         ScheduledFuture<?> timer = loop.schedule(() -> {
             promise.tryFailure(new DialFailure(DialFailure.Reason.TIMEOUT, "dial tcp " + address + ": i/o timeout",
@@ -110,14 +124,23 @@ public final class EndpointDialer implements AutoCloseable {
         promise.addListener(f -> timer.cancel(false));
         long deadline = System.nanoTime() + timeout.toNanos();
 
-        InetAddress literal = IpLiteral.parseOrNull(host);
-        if (literal != null) {
-            connect(loop, new InetSocketAddress(literal, port), handler, promise, address, deadline);
+        if (target instanceof TargetHost.Literal literal) {
+            InetAddress connectTo;
+            try {
+                connectTo = scoped(literal);
+            } catch (UnknownHostException | SocketException e) {
+                promise.tryFailure(new DialFailure(DialFailure.Reason.UNKNOWN, "dial tcp " + address
+                        + ": no such network interface", e));
+                return promise;
+            }
+            connect(loop, new InetSocketAddress(connectTo, port), handler, promise, address, deadline);
             return promise;
         }
-        String name = host;
+        String name = target.text();
         int targetPort = port;
-        resolvers.getResolver(loop).resolve(InetSocketAddress.createUnresolved(host, port)).addListener(f -> {
+        // Every address is judged and the connect gets one of them as an InetAddress: no second lookup, so a
+        // rebinding DNS answer cannot swap in an address that was not judged.
+        resolveAll(loop, name, port).addListener(f -> {
             if (promise.isDone()) {
                 return;
             }
@@ -127,20 +150,64 @@ public final class EndpointDialer implements AutoCloseable {
                         f.cause()));
                 return;
             }
-            InetSocketAddress resolved = (InetSocketAddress) f.getNow();
-            Decision second = policy.afterResolution(name, resolved.getAddress(), targetPort);
-            if (second.verdict() == Verdict.DENY) {
-                denied(promise, address, second);
-                return;
+            @SuppressWarnings("unchecked")
+            List<InetSocketAddress> resolved = (List<InetSocketAddress>) f.getNow();
+            List<InetAddress> addresses = resolved.stream().map(InetSocketAddress::getAddress).toList();
+            if (decision.verdict() == Verdict.NEEDS_ADDRESS) {
+                Decision second = policy.afterResolution(name, addresses, targetPort);
+                if (second.verdict() == Verdict.DENY) {
+                    denied(promise, address, target, second);
+                    return;
+                }
             }
-            connect(loop, resolved, handler, promise, address, deadline);
+            connect(loop, new InetSocketAddress(addresses.get(0), targetPort), handler, promise, address, deadline);
         });
         return promise;
     }
 
-    private Promise<Channel> denied(Promise<Channel> promise, String address, Decision decision) {
-        log.info("dial denied by policy address={} rule=\"{}\"", address, decision.rule());
-        promise.tryFailure(new DialFailure(DialFailure.Reason.DENIED, DialPolicy.deniedMessage(address), null));
+    /**
+     * All addresses for {@code name}, hosts file first. Netty looks a name up in the hosts file only as written, so
+     * an absolute name ({@code localhost.}) would skip it and go to DNS; hosts-file names carry no trailing dot,
+     * so it is looked up there without the dot (as glibc does), and in DNS as written (still absolute).
+     */
+    private Future<List<InetSocketAddress>> resolveAll(EventLoop loop, String name, int port) {
+        if (name.endsWith(".") && name.length() > 1) {
+            List<InetAddress> fromHosts = hostsFile.addresses(name.substring(0, name.length() - 1), ADDRESS_TYPES);
+            if (fromHosts != null && !fromHosts.isEmpty()) {
+                return loop.newSucceededFuture(fromHosts.stream().map(a -> new InetSocketAddress(a, port)).toList());
+            }
+        }
+        return resolvers.getResolver(loop).resolveAll(InetSocketAddress.createUnresolved(name, port));
+    }
+
+    /** The literal's address, with its IPv6 zone (interface name or index) applied. */
+    private static InetAddress scoped(TargetHost.Literal literal) throws UnknownHostException, SocketException {
+        String zone = literal.zone();
+        if (zone == null || !(literal.address() instanceof Inet6Address)) {
+            return literal.address();
+        }
+        byte[] bytes = literal.address().getAddress();
+        if (zone.chars().allMatch(Character::isDigit)) {
+            return Inet6Address.getByAddress(null, bytes, Integer.parseInt(zone));
+        }
+        NetworkInterface nic = NetworkInterface.getByName(zone);
+        if (nic == null) {
+            throw new UnknownHostException("no network interface " + zone);
+        }
+        return Inet6Address.getByAddress(null, bytes, nic);
+    }
+
+    private Promise<Channel> denied(Promise<Channel> promise, String address, TargetHost target, Decision decision) {
+        String judged = decision.judged() != null ? decision.judged().getHostAddress()
+                : target instanceof TargetHost.Literal literal ? literal.address().getHostAddress() : "";
+        String detail = target instanceof TargetHost.Malformed malformed ? " problem=\"" + malformed.problem() + "\""
+                : "";
+        log.info("dial denied by policy address={} judged={} rule=\"{}\"{}", address, judged, decision.rule(),
+                detail);
+        promise.tryFailure(new DialFailure(DialFailure.Reason.DENIED, decision.rule(),
+                decision.malformed() ? "dial tcp " + address + ": address " + target.text()
+                        + ": malformed host (expected: a host name, a.b.c.d without leading zeros, or an IPv6"
+                        + " address)" : DialPolicy.deniedMessage(address), null));
         return promise;
     }
 

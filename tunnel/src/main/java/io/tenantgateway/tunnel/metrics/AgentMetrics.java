@@ -63,7 +63,9 @@ public final class AgentMetrics {
                         + " Code.Unavailable, DIAL_RSP)")
                 .labelNames("segment", "code", "packet_type").register(registry);
         dialDenied = Counter.builder().name(OWN_PREFIX + "dial_denied_total")
-                .help("Dials refused by the agent's dial policy.").register(registry);
+                .help("Dials refused by the agent's dial policy, by the rule that matched (example: deny cidr"
+                        + " 127.0.0.0/8, malformed host).")
+                .labelNames("rule").register(registry);
         malformedPackets = Counter.builder().name(OWN_PREFIX + "malformed_packets_total")
                 .help("Packets from a server that were ignored or answered with an error, by reason.")
                 .labelNames("reason").register(registry);
@@ -92,8 +94,9 @@ public final class AgentMetrics {
         dialFailures.labelValues(reason).inc();
     }
 
-    public void dialDenied() {
-        dialDenied.inc();
+    /** @param rule the policy rule that matched (configured entries or fixed names, so the label stays bounded) */
+    public void dialDenied(String rule) {
+        dialDenied.labelValues(rule).inc();
     }
 
     public void serverConnections(int count) {
