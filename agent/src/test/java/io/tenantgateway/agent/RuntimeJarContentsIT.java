@@ -30,7 +30,7 @@ class RuntimeJarContentsIT {
         try (JarFile jar = new JarFile(JarProcess.jar().toFile())) {
             entries = jar.stream().map(ZipEntry::getName).toList();
         }
-        assertThat(entries).as("the runtime itself").contains("io/tenantgateway/agent/Main.class",
+        assertThat(entries).as("the runtime itself").contains("io/tenantgateway/agent/main/Main.class",
                 "io/tenantgateway/agent/ops/Probe.class");
         assertThat(entries).as("entries under %s", FORBIDDEN)
                 .filteredOn(name -> FORBIDDEN.stream().anyMatch(name::startsWith)).isEmpty();
