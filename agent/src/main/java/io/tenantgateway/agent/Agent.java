@@ -2,6 +2,7 @@ package io.tenantgateway.agent;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.admin.AdminServer;
@@ -19,6 +20,7 @@ import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.tunnel.client.DrainReport;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.webhook.WebhookServer;
@@ -30,14 +32,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import io.tenantgateway.tunnel.client.ServerCounter;
-import io.tenantgateway.tunnel.client.SyncBackoff;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 import java.util.LinkedHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
 import java.util.Optional;
@@ -301,17 +301,12 @@ public final class Agent implements AutoCloseable {
         KubernetesClient api = kubernetes;
         return new RetryingStart<>(checkName, partName, attempt, readiness,
                 failure -> KubernetesClients.describeFailure(api, failure), partsScheduler(),
-                new SyncBackoff(RetryingStart.FIRST_RETRY, RetryingStart.RETRY_CAP, new Random()), this::fatal);
+                Backoff.agentSync(RetryingStart.FIRST_RETRY, RetryingStart.RETRY_CAP).start(new Random()), this::fatal);
     }
 
     private ScheduledExecutorService partsScheduler() {
         if (partsScheduler == null) {
-            AtomicInteger threads = new AtomicInteger();
-            partsScheduler = Executors.newScheduledThreadPool(2, runnable -> {
-                Thread thread = new Thread(runnable, "agent-parts-" + threads.incrementAndGet());
-                thread.setDaemon(true);
-                return thread;
-            });
+            partsScheduler = Executors.newScheduledThreadPool(2, DaemonThreads.numbered("agent-parts"));
         }
         return partsScheduler;
     }

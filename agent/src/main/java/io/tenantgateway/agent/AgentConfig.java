@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.nio.file.Path;
@@ -111,11 +112,11 @@ public record AgentConfig(
                 + w.config().upstream().map(u -> " upstream=" + u.url() + " policy=" + u.failurePolicy()).orElse(""))
                 .orElse("off"));
         out.put("devices", devices.map(d -> d.source().flagValue() + " split=" + d.splitCount() + " handshake="
-                + TunnelConfig.format(d.handshakeInterval())).orElse("off"));
+                + GoDuration.format(d.handshakeInterval())).orElse("off"));
         out.put("lock-controller", allocation.map(a -> a.mode() + " node-lock-timeout="
-                + TunnelConfig.format(a.nodeLockTimeout())).orElse("off"));
+                + GoDuration.format(a.nodeLockTimeout())).orElse("off"));
         out.put("manage-webhook-config", webhookConfiguration.map(ManagedWebhookConfiguration::name).orElse("off"));
-        out.put("shutdown-grace", TunnelConfig.format(shutdownGrace));
+        out.put("shutdown-grace", GoDuration.format(shutdownGrace));
         return out;
     }
 }

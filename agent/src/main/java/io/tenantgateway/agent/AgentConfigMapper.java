@@ -2,10 +2,10 @@ package io.tenantgateway.agent;
 
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.devices.MockInventory;
-import io.tenantgateway.agent.k8s.GoDuration;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;

@@ -2,6 +2,7 @@ package io.tenantgateway.certs;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
@@ -120,8 +121,7 @@ public final class ReloadingTlsMaterial implements TlsMaterial, AutoCloseable {
                             pollInterval);
                 }
             }
-            watcher = new Thread(this::watchLoop, "tls-reload-" + files.all().iterator().next().getFileName());
-            watcher.setDaemon(true);
+            watcher = DaemonThreads.newThread("tls-reload-" + files.all().iterator().next().getFileName(), this::watchLoop);
             watcher.start();
         }
     }

@@ -2,6 +2,7 @@ package io.tenantgateway.tunnel;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
 import java.nio.file.Path;
@@ -109,8 +110,8 @@ public record TunnelConfig(
         positive("--sync-interval", syncInterval);
         positive("--sync-interval-cap", syncIntervalCap);
         if (syncIntervalCap.compareTo(syncInterval) < 0) {
-            throw new IllegalArgumentException("--sync-interval-cap: " + format(syncIntervalCap)
-                    + " (expected: >= --sync-interval " + format(syncInterval) + ")");
+            throw new IllegalArgumentException("--sync-interval-cap: " + GoDuration.format(syncIntervalCap)
+                    + " (expected: >= --sync-interval " + GoDuration.format(syncInterval) + ")");
         }
         positive("--probe-interval", probeInterval);
         // Below MIN_KEEPALIVE_TIME is accepted, as upstream does; the CLI warns about it.
@@ -165,24 +166,18 @@ public record TunnelConfig(
         out.put("service-account-token-path", String.valueOf(serviceAccountTokenPath));
         out.put("agent-id", agentId);
         out.put("agent-identifiers", agentIdentifiers.encode());
-        out.put("sync-interval", format(syncInterval));
-        out.put("sync-interval-cap", format(syncIntervalCap));
-        out.put("probe-interval", format(probeInterval));
+        out.put("sync-interval", GoDuration.format(syncInterval));
+        out.put("sync-interval-cap", GoDuration.format(syncIntervalCap));
+        out.put("probe-interval", GoDuration.format(probeInterval));
         out.put("sync-forever", Boolean.toString(syncForever));
-        out.put("keepalive-time", format(keepaliveTime));
+        out.put("keepalive-time", GoDuration.format(keepaliveTime));
         out.put("xfr-channel-size", Integer.toString(xfrChannelSize));
         out.put("count-server-leases", Boolean.toString(countServerLeases));
-        out.put("dial-timeout", format(dialTimeout));
+        out.put("dial-timeout", GoDuration.format(dialTimeout));
         out.put("dial-policy", dialPolicy.allowsAll() ? "allow-all" : dialPolicy.toString());
         out.put("flow-control", flowControl ? "v1 window=" + flowControlWindow : "off");
         out.put("max-data-size", Integer.toString(maxDataSize));
         return out;
-    }
-
-    /** Go-style duration text ({@code 10s}, {@code 1500ms}), as the upstream flags print them. */
-    public static String format(Duration duration) {
-        long millis = duration.toMillis();
-        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
     }
 
     /** grpc-go's {@code appendH2ToNextProtos}: gRPC needs HTTP/2, whatever else the operator offers. */
@@ -204,7 +199,7 @@ public record TunnelConfig(
     private static void positive(String flag, Duration value) {
         requireNonNull(value, flag);
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(flag + ": " + format(value) + " (expected: > 0)");
+            throw new IllegalArgumentException(flag + ": " + GoDuration.format(value) + " (expected: > 0)");
         }
     }
 

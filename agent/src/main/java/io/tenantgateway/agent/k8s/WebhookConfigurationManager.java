@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,11 +49,7 @@ public final class WebhookConfigurationManager implements AutoCloseable {
         if (executor != null) {
             return;
         }
-        executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "webhook-config-manager");
-            thread.setDaemon(true);
-            return thread;
-        });
+        executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("webhook-config-manager"));
         executor.scheduleWithFixedDelay(this::check, 0, CHECK.toSeconds(), TimeUnit.SECONDS);
     }
 

@@ -19,6 +19,7 @@ import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.SubjectNames;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.io.IOException;
@@ -51,11 +52,7 @@ final class Doctor implements AutoCloseable {
     private final Clock clock;
     private final Duration timeout;
     private final EventLoopGroup group = Transports.newGroup(1, "doctor");
-    private final ExecutorService dns = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "doctor-dns");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ExecutorService dns = Executors.newSingleThreadExecutor(DaemonThreads.named("doctor-dns"));
     private final List<DoctorCheck> checks = new ArrayList<>();
 
     // What earlier checks produced for later ones.

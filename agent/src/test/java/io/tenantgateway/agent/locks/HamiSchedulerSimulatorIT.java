@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Binding;
 import io.tenantgateway.agent.hamisim.BindResult;
 import io.tenantgateway.agent.hamisim.HamiSchedulerSimulator;
 import io.tenantgateway.agent.k8s.Annotations;
+import io.tenantgateway.common.retry.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -94,7 +95,7 @@ class HamiSchedulerSimulatorIT {
     @Test
     void bindingSubresourceModePostsABinding() throws Exception {
         var simulator = new HamiSchedulerSimulator(cluster.client, cluster.clock, LockTestCluster.TIMEOUT,
-                HamiSchedulerSimulator.BindMethod.BINDING_SUBRESOURCE, RetryBackoff.HAMI_DEFAULT);
+                HamiSchedulerSimulator.BindMethod.BINDING_SUBRESOURCE, Backoff.HAMI_NODE_LOCK);
         cluster.takeRequests();
 
         assertThat(simulator.bind(NAMESPACE, "p1", NODE).bound()).isTrue();

@@ -26,6 +26,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.tenantgateway.agent.hamisim.HamiSchedulerSimulator;
 import io.tenantgateway.agent.k8s.Annotations;
 import io.tenantgateway.agent.k8s.MergePatch;
+import io.tenantgateway.common.retry.Backoff;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,7 +63,7 @@ final class LockTestCluster {
         this.server = server;
         this.client = client;
         this.scheduler = new HamiSchedulerSimulator(client, clock, TIMEOUT,
-                HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, RetryBackoff.hamiWithBaseDelay(Duration.ofMillis(5)));
+                HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, Backoff.hamiNodeLock(Duration.ofMillis(5)));
     }
 
     /**
@@ -86,7 +87,7 @@ final class LockTestCluster {
                 .withMode(mode)
                 .withNodeLockTimeout(TIMEOUT)
                 .withReapInterval(Duration.ofMillis(150))
-                .withRetryBackoff(RetryBackoff.hamiWithBaseDelay(Duration.ofMillis(5)))
+                .withRetryBackoff(Backoff.hamiNodeLock(Duration.ofMillis(5)))
                 .withPodFieldSelector(false);
     }
 

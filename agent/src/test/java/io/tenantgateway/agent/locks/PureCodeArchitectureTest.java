@@ -22,7 +22,7 @@ class PureCodeArchitectureTest {
         PURE.check(importOnly(NodeLock.class, MalformedNodeLockException.class, ContainerDevice.class,
                 DeviceAllocationCodec.class, LockPolicy.class, LockDecision.class, LockDecision.Keep.class,
                 LockDecision.Release.class, LockHolder.class, LockHolder.State.class, ReleaseReason.class,
-                RetryBackoff.class, AllocationConfig.class, AllocationMode.class, LockAction.class, LockSnapshot.class));
+                AllocationConfig.class, AllocationMode.class, LockAction.class, LockSnapshot.class));
     }
 
     @Test
