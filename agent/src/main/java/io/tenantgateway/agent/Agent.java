@@ -38,6 +38,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 import java.util.LinkedHashMap;
+import java.util.function.Supplier;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
 import java.util.Optional;
@@ -247,10 +248,17 @@ public final class Agent implements AutoCloseable {
         }
         if (parts.allocation().isPresent()) {
             DeviceRegistrar registrar = devices;
-            AllocationController controller = new AllocationController(kubernetes, parts.allocation().get(),
-                    registrar == null ? Set::of : registrar::registeredDeviceIds, registry, clock);
-            allocation = controller;
+            Supplier<AllocationController> newController = () -> new AllocationController(kubernetes,
+                    parts.allocation().get(), registrar == null ? Set::of : registrar::registeredDeviceIds, registry,
+                    clock);
+            allocation = newController.get();
             RetryingStart<AllocationController> start = retrying(LOCKS_CHECK, "lock controller", () -> {
+                // A failed start leaves a controller closed (Lifecycle): the next attempt builds a new one.
+                AllocationController controller = allocation;
+                if (controller.isClosed()) {
+                    controller = newController.get();
+                    allocation = controller;
+                }
                 controller.start();
                 return controller;
             }, c -> c.synced() ? HealthCheck.Result.OK
