@@ -384,13 +384,10 @@ public final class DeviceRegistrar extends Lifecycle {
      * {@code null} quantity deletes the resource), for the {@code status} subresource.
      */
     static String capacityPatch(Map<String, String> quantities) {
-        StringBuilder object = new StringBuilder("{");
-        for (Map.Entry<String, String> e : quantities.entrySet()) {
-            object.append(object.length() > 1 ? "," : "").append(MergePatch.quote(e.getKey())).append(':')
-                    .append(e.getValue() == null ? "null" : MergePatch.quote(e.getValue()));
-        }
-        object.append('}');
-        return "{\"status\":{\"capacity\":" + object + ",\"allocatable\":" + object + "}}";
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("capacity", quantities);
+        status.put("allocatable", quantities);
+        return MergePatch.json(Map.of("status", status));
     }
 
     private static boolean hasQuantities(Map<String, Quantity> actual, Map<String, String> desired) {
