@@ -83,6 +83,6 @@ class TunnelConfigTest {
                 .agentKey(Path.of("/pki/tls.key")).serviceAccountTokenPath(Path.of("/tokens/token")).build();
         assertThat(config.describe()).containsEntry("agent-key", "<set>")
                 .containsEntry("service-account-token-path", "/tokens/token")
-                .containsEntry("keepalive-time", "3600s");
+                .containsEntry("keepalive-time", "1h0m0s");
     }
 }
