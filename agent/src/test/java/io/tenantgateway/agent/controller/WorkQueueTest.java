@@ -157,8 +157,8 @@ class WorkQueueTest {
         queue.start();
         queue.enqueue("slow");
         assertThat(inRun.await(5, TimeUnit.SECONDS)).isTrue();
-        queue.close();
-        assertThat(interrupted).hasValue(1);
+        queue.close(); // interrupts the running reconcile; does not wait for it to unwind
+        await().untilAsserted(() -> assertThat(interrupted).hasValue(1));
         queue.enqueue("after-close");
         assertThat(runs).containsExactly("slow");
         assertThat(queue.isClosed()).isTrue();
