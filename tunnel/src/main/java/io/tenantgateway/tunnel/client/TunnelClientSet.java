@@ -58,6 +58,10 @@ import org.slf4j.LoggerFactory;
  * <p>Lifecycle: {@link #start()} once; on shutdown {@link #drainAndClose} (DRAIN on every stream, no new
  * connections, tunnels keep working until their peers close them, then each stream is half-closed and ended by its
  * server), then {@link #close()}, which cuts whatever is left and releases the event loops.
+ *
+ * <p>Lifecycle: not a {@code common} {@code Lifecycle}, because its transitions differ: between running and closed
+ * there is {@link #drain()} (DRAIN sent, no new server connections, existing tunnels finish), and {@code close()}
+ * after a drain is the second half of a graceful stop rather than an abort.
  */
 public final class TunnelClientSet implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClientSet.class);
