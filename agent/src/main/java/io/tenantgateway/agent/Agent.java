@@ -164,7 +164,7 @@ public final class Agent implements AutoCloseable {
         // Every enabled part's readiness check exists before the health port accepts a connection (a part that has
         // not started yet is "not ready" with its name), so /readyz is never 200 early. The checks come from the
         // configuration alone: no HAMi part is built yet.
-        health = new HealthServer(vertx, config.tunnel().healthServerHost(), config.tunnel().healthServerPort(),
+        health = new HealthServer(vertx, config.servers().healthServerHost(), config.servers().healthServerPort(),
                 registry);
         health.addCheck(new HealthCheck("shutdown", () -> draining ? HealthCheck.Result.failed("draining")
                 : HealthCheck.Result.OK));
@@ -182,12 +182,12 @@ public final class Agent implements AutoCloseable {
         health.start();
         started.push(health);
 
-        admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(), this);
+        admin = new AdminServer(vertx, config.servers().adminBindAddress(), config.servers().adminServerPort(), this);
         admin.start();
         started.push(admin);
 
         if (config.needsKubernetes()) {
-            kubernetes = KubernetesClients.create(config.tunnel().kubeconfig()); // builds only: no API call yet
+            kubernetes = KubernetesClients.create(config.servers().kubeconfig()); // builds only: no API call yet
             started.push(kubernetes);
         }
         if (partsConfig == null) {

@@ -19,6 +19,8 @@ import java.util.Optional;
  * is an empty {@code Optional}; the tunnel is always on.
  *
  * @param tunnel the konnectivity-agent part
+ * @param servers the health and admin servers and the API client's kubeconfig: konnectivity-agent flags that the tunnel
+ *     itself does not read
  * @param logFormat text or JSON logs
  * @param verbosity klog {@code -v}
  * @param nodeName this node, when known
@@ -30,6 +32,7 @@ import java.util.Optional;
  */
 public record AgentConfig(
         TunnelConfig tunnel,
+        Servers servers,
         LogSetup.Format logFormat,
         int verbosity,
         Optional<String> nodeName,
@@ -41,6 +44,7 @@ public record AgentConfig(
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
+        requireNonNull(servers, "servers");
         requireNonNull(logFormat, "logFormat");
         requireNonNull(nodeName, "nodeName");
         requireNonNull(webhook, "webhook");
@@ -54,6 +58,34 @@ public record AgentConfig(
         if (webhookConfiguration.isPresent() && webhook.isEmpty()) {
             throw new IllegalArgumentException("--manage-webhook-config: true without the webhook (expected:"
                     + " --webhook-tls-cert/--webhook-tls-key or --enable-webhook)");
+        }
+    }
+
+    /**
+     * The upstream agent's flags for its local servers and its API client, which the tunnel does not read.
+     *
+     * @param healthServerHost {@code --health-server-host}
+     * @param healthServerPort {@code --health-server-port} (0: any free port)
+     * @param adminBindAddress {@code --admin-bind-address}
+     * @param adminServerPort {@code --admin-server-port} (0: any free port)
+     * @param kubeconfig {@code --kubeconfig} ({@code null}: in-cluster)
+     */
+    public record Servers(String healthServerHost, int healthServerPort, String adminBindAddress, int adminServerPort,
+            Path kubeconfig) {
+        /** Upstream's defaults: health on all addresses port 8093, admin on 127.0.0.1:8094, in-cluster API. */
+        public static final Servers DEFAULTS = new Servers("", 8093, "127.0.0.1", 8094, null);
+
+        public Servers {
+            requireNonNull(healthServerHost, "healthServerHost");
+            checkPort("--health-server-port", healthServerPort);
+            requireNonNull(adminBindAddress, "adminBindAddress");
+            checkPort("--admin-server-port", adminServerPort);
+        }
+
+        private static void checkPort(String flag, int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException(flag + ": " + port + " (expected: 0..65535)");
+            }
         }
     }
 
@@ -104,6 +136,9 @@ public record AgentConfig(
     /** The effective configuration for the startup log: no secrets, only paths. */
     public Map<String, String> describe() {
         Map<String, String> out = new LinkedHashMap<>(tunnel.describe());
+        out.put("health-server", servers.healthServerHost() + ":" + servers.healthServerPort());
+        out.put("admin-server", servers.adminBindAddress() + ":" + servers.adminServerPort());
+        out.put("kubeconfig", servers.kubeconfig() == null ? "<in-cluster>" : servers.kubeconfig().toString());
         out.put("node-name", nodeName.orElse("<unset>"));
         out.put("log-format", logFormat.name().toLowerCase(java.util.Locale.ROOT));
         out.put("v", Integer.toString(verbosity));

@@ -16,7 +16,8 @@ import java.util.UUID;
 /**
  * Agent-side tunnel configuration: every flag of the upstream {@code konnectivity-agent} with its upstream
  * default (see {@code shared/spec/konnectivity.md}), plus tenant-gateway's own settings (last group). Validated on
- * construction; messages name the flag, the value and what was expected.
+ * construction; messages name the flag, the value and what was expected. Flags the tunnel does not read (health and
+ * admin servers, {@code --kubeconfig}) live in the agent's {@code AgentConfig}.
  *
  * @param proxyServerHost {@code --proxy-server-host}: load balancer address of the server replicas; also the TLS
  *     server name
@@ -43,11 +44,6 @@ import java.util.UUID;
  * @param countServerLeases {@code --count-server-leases}
  * @param leaseNamespace {@code --lease-namespace}
  * @param leaseLabelSelector {@code --lease-label-selector}
- * @param healthServerHost {@code --health-server-host}
- * @param healthServerPort {@code --health-server-port}
- * @param adminBindAddress {@code --admin-bind-address}
- * @param adminServerPort {@code --admin-server-port}
- * @param kubeconfig {@code --kubeconfig} ({@code null}: in-cluster)
  * @param dialTimeout timeout of one dial to a target (upstream: fixed 5 s)
  * @param connectTimeout limit for one server connection attempt, TLS and response headers included
  * @param dialPolicy destinations the agent may dial; default allows all (upstream behaviour)
@@ -74,11 +70,6 @@ public record TunnelConfig(
         boolean countServerLeases,
         String leaseNamespace,
         String leaseLabelSelector,
-        String healthServerHost,
-        int healthServerPort,
-        String adminBindAddress,
-        int adminServerPort,
-        Path kubeconfig,
         Duration dialTimeout,
         Duration connectTimeout,
         DialPolicy dialPolicy,
@@ -121,10 +112,6 @@ public record TunnelConfig(
         }
         requireNonNull(leaseNamespace, "leaseNamespace");
         requireNonNull(leaseLabelSelector, "leaseLabelSelector");
-        requireNonNull(healthServerHost, "healthServerHost");
-        checkPort("--health-server-port", healthServerPort, true);
-        requireNonNull(adminBindAddress, "adminBindAddress");
-        checkPort("--admin-server-port", adminServerPort, true);
         positive("dialTimeout", dialTimeout);
         positive("connectTimeout", connectTimeout);
         requireNonNull(dialPolicy, "dialPolicy");
@@ -230,11 +217,6 @@ public record TunnelConfig(
         private boolean countServerLeases;
         private String leaseNamespace = "kube-system";
         private String leaseLabelSelector = "k8s-app=konnectivity-server";
-        private String healthServerHost = "";
-        private int healthServerPort = 8093;
-        private String adminBindAddress = "127.0.0.1";
-        private int adminServerPort = 8094;
-        private Path kubeconfig;
         private Duration dialTimeout = Duration.ofSeconds(5);
         private Duration connectTimeout = Duration.ofSeconds(10);
         private DialPolicy dialPolicy = DialPolicy.ALLOW_ALL;
@@ -264,11 +246,6 @@ public record TunnelConfig(
             countServerLeases = c.countServerLeases;
             leaseNamespace = c.leaseNamespace;
             leaseLabelSelector = c.leaseLabelSelector;
-            healthServerHost = c.healthServerHost;
-            healthServerPort = c.healthServerPort;
-            adminBindAddress = c.adminBindAddress;
-            adminServerPort = c.adminServerPort;
-            kubeconfig = c.kubeconfig;
             dialTimeout = c.dialTimeout;
             connectTimeout = c.connectTimeout;
             dialPolicy = c.dialPolicy;
@@ -367,31 +344,6 @@ public record TunnelConfig(
             return this;
         }
 
-        public Builder healthServerHost(String value) {
-            healthServerHost = value;
-            return this;
-        }
-
-        public Builder healthServerPort(int value) {
-            healthServerPort = value;
-            return this;
-        }
-
-        public Builder adminBindAddress(String value) {
-            adminBindAddress = value;
-            return this;
-        }
-
-        public Builder adminServerPort(int value) {
-            adminServerPort = value;
-            return this;
-        }
-
-        public Builder kubeconfig(Path value) {
-            kubeconfig = value;
-            return this;
-        }
-
         public Builder dialTimeout(Duration value) {
             dialTimeout = value;
             return this;
@@ -426,8 +378,7 @@ public record TunnelConfig(
             return new TunnelConfig(proxyServerHost, proxyServerPort, caCert, agentCert, agentKey, alpnProtos,
                     serviceAccountTokenPath, agentId, agentIdentifiers, syncInterval, syncIntervalCap, probeInterval,
                     syncForever, keepaliveTime, xfrChannelSize, countServerLeases, leaseNamespace,
-                    leaseLabelSelector, healthServerHost, healthServerPort, adminBindAddress, adminServerPort,
-                    kubeconfig, dialTimeout, connectTimeout, dialPolicy, flowControl, flowControlWindow,
+                    leaseLabelSelector, dialTimeout, connectTimeout, dialPolicy, flowControl, flowControlWindow,
                     maxDataSize);
         }
     }

@@ -24,10 +24,6 @@ class TunnelConfigTest {
         assertThat(config.countServerLeases()).isFalse();
         assertThat(config.leaseNamespace()).isEqualTo("kube-system");
         assertThat(config.leaseLabelSelector()).isEqualTo("k8s-app=konnectivity-server");
-        assertThat(config.healthServerHost()).isEmpty();
-        assertThat(config.healthServerPort()).isEqualTo(8093);
-        assertThat(config.adminBindAddress()).isEqualTo("127.0.0.1");
-        assertThat(config.adminServerPort()).isEqualTo(8094);
         assertThat(config.dialTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.dialPolicy()).isEqualTo(DialPolicy.ALLOW_ALL);
         assertThat(config.agentId()).isNotBlank();

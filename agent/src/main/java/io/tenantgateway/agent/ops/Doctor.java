@@ -425,10 +425,10 @@ final class Doctor implements AutoCloseable {
         List<Permission> needed = KubernetesAccess.needed(config);
         Config clientConfig;
         try {
-            clientConfig = tunnel().kubeconfig() == null ? Config.autoConfigure(null)
-                    : Config.fromKubeconfig(Files.readString(tunnel().kubeconfig()));
+            clientConfig = config.servers().kubeconfig() == null ? Config.autoConfigure(null)
+                    : Config.fromKubeconfig(Files.readString(config.servers().kubeconfig()));
         } catch (IOException | RuntimeException e) {
-            return DoctorCheck.fail("kubernetes", "--kubeconfig " + tunnel().kubeconfig() + ": " + e.getMessage(),
+            return DoctorCheck.fail("kubernetes", "--kubeconfig " + config.servers().kubeconfig() + ": " + e.getMessage(),
                     "pass a readable kubeconfig, or run in the pod (in-cluster service account)");
         }
         int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
