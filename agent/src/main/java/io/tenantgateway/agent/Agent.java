@@ -2,6 +2,7 @@ package io.tenantgateway.agent;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.admin.AdminServer;
@@ -19,6 +20,7 @@ import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.tunnel.client.DrainReport;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.webhook.WebhookServer;
@@ -30,14 +32,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import io.tenantgateway.tunnel.client.ServerCounter;
-import io.tenantgateway.tunnel.client.SyncBackoff;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 import java.util.LinkedHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
 import java.util.Optional;
@@ -163,7 +164,7 @@ public final class Agent implements AutoCloseable {
         // Every enabled part's readiness check exists before the health port accepts a connection (a part that has
         // not started yet is "not ready" with its name), so /readyz is never 200 early. The checks come from the
         // configuration alone: no HAMi part is built yet.
-        health = new HealthServer(vertx, config.tunnel().healthServerHost(), config.tunnel().healthServerPort(),
+        health = new HealthServer(vertx, config.servers().healthServerHost(), config.servers().healthServerPort(),
                 registry);
         health.addCheck(new HealthCheck("shutdown", () -> draining ? HealthCheck.Result.failed("draining")
                 : HealthCheck.Result.OK));
@@ -181,13 +182,13 @@ public final class Agent implements AutoCloseable {
         health.start();
         started.push(health);
 
-        admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(),
+        admin = new AdminServer(vertx, config.servers().adminBindAddress(), config.servers().adminServerPort(),
                 new AgentAdminStatus(this), Version.version());
         admin.start();
         started.push(admin);
 
         if (config.needsKubernetes()) {
-            kubernetes = KubernetesClients.create(config.tunnel().kubeconfig()); // builds only: no API call yet
+            kubernetes = KubernetesClients.create(config.servers().kubeconfig()); // builds only: no API call yet
             started.push(kubernetes);
         }
         if (partsConfig == null) {
@@ -248,10 +249,17 @@ public final class Agent implements AutoCloseable {
         }
         if (parts.allocation().isPresent()) {
             DeviceRegistrar registrar = devices;
-            AllocationController controller = new AllocationController(kubernetes, parts.allocation().get(),
-                    registrar == null ? Set::of : registrar::registeredDeviceIds, registry, clock);
-            allocation = controller;
+            Supplier<AllocationController> newController = () -> new AllocationController(kubernetes,
+                    parts.allocation().get(), registrar == null ? Set::of : registrar::registeredDeviceIds, registry,
+                    clock);
+            allocation = newController.get();
             RetryingStart<AllocationController> start = retrying(LOCKS_CHECK, "lock controller", () -> {
+                // A failed start leaves a controller closed (Lifecycle): the next attempt builds a new one.
+                AllocationController controller = allocation;
+                if (controller.isClosed()) {
+                    controller = newController.get();
+                    allocation = controller;
+                }
                 controller.start();
                 return controller;
             }, c -> c.synced() ? HealthCheck.Result.OK
@@ -302,17 +310,12 @@ public final class Agent implements AutoCloseable {
         KubernetesClient api = kubernetes;
         return new RetryingStart<>(checkName, partName, attempt, readiness,
                 failure -> KubernetesClients.describeFailure(api, failure), partsScheduler(),
-                new SyncBackoff(RetryingStart.FIRST_RETRY, RetryingStart.RETRY_CAP, new Random()), this::fatal);
+                Backoff.agentSync(RetryingStart.FIRST_RETRY, RetryingStart.RETRY_CAP).start(new Random()), this::fatal);
     }
 
     private ScheduledExecutorService partsScheduler() {
         if (partsScheduler == null) {
-            AtomicInteger threads = new AtomicInteger();
-            partsScheduler = Executors.newScheduledThreadPool(2, runnable -> {
-                Thread thread = new Thread(runnable, "agent-parts-" + threads.incrementAndGet());
-                thread.setDaemon(true);
-                return thread;
-            });
+            partsScheduler = Executors.newScheduledThreadPool(2, DaemonThreads.numbered("agent-parts"));
         }
         return partsScheduler;
     }

@@ -2,7 +2,7 @@ package io.tenantgateway.agent;
 
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
-import io.tenantgateway.agent.k8s.GoDuration;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.tunnel.TunnelConfig;
 import java.nio.file.Path;

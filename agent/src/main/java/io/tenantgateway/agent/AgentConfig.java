@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.nio.file.Path;
@@ -18,6 +19,8 @@ import java.util.Optional;
  * is an empty {@code Optional}; the tunnel is always on.
  *
  * @param tunnel the konnectivity-agent part
+ * @param servers the health and admin servers and the API client's kubeconfig: konnectivity-agent flags that the tunnel
+ *     itself does not read
  * @param logFormat text or JSON logs
  * @param verbosity klog {@code -v}
  * @param nodeName this node, when known
@@ -29,6 +32,7 @@ import java.util.Optional;
  */
 public record AgentConfig(
         TunnelConfig tunnel,
+        Servers servers,
         LogSetup.Format logFormat,
         int verbosity,
         Optional<String> nodeName,
@@ -40,6 +44,7 @@ public record AgentConfig(
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
+        requireNonNull(servers, "servers");
         requireNonNull(logFormat, "logFormat");
         requireNonNull(nodeName, "nodeName");
         requireNonNull(webhook, "webhook");
@@ -53,6 +58,34 @@ public record AgentConfig(
         if (webhookConfiguration.isPresent() && webhook.isEmpty()) {
             throw new IllegalArgumentException("--manage-webhook-config: true without the webhook (expected:"
                     + " --webhook-tls-cert/--webhook-tls-key or --enable-webhook)");
+        }
+    }
+
+    /**
+     * The upstream agent's flags for its local servers and its API client, which the tunnel does not read.
+     *
+     * @param healthServerHost {@code --health-server-host}
+     * @param healthServerPort {@code --health-server-port} (0: any free port)
+     * @param adminBindAddress {@code --admin-bind-address}
+     * @param adminServerPort {@code --admin-server-port} (0: any free port)
+     * @param kubeconfig {@code --kubeconfig} ({@code null}: in-cluster)
+     */
+    public record Servers(String healthServerHost, int healthServerPort, String adminBindAddress, int adminServerPort,
+            Path kubeconfig) {
+        /** Upstream's defaults: health on all addresses port 8093, admin on 127.0.0.1:8094, in-cluster API. */
+        public static final Servers DEFAULTS = new Servers("", 8093, "127.0.0.1", 8094, null);
+
+        public Servers {
+            requireNonNull(healthServerHost, "healthServerHost");
+            checkPort("--health-server-port", healthServerPort);
+            requireNonNull(adminBindAddress, "adminBindAddress");
+            checkPort("--admin-server-port", adminServerPort);
+        }
+
+        private static void checkPort(String flag, int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException(flag + ": " + port + " (expected: 0..65535)");
+            }
         }
     }
 
@@ -103,6 +136,9 @@ public record AgentConfig(
     /** The effective configuration for the startup log: no secrets, only paths. */
     public Map<String, String> describe() {
         Map<String, String> out = new LinkedHashMap<>(tunnel.describe());
+        out.put("health-server", servers.healthServerHost() + ":" + servers.healthServerPort());
+        out.put("admin-server", servers.adminBindAddress() + ":" + servers.adminServerPort());
+        out.put("kubeconfig", servers.kubeconfig() == null ? "<in-cluster>" : servers.kubeconfig().toString());
         out.put("node-name", nodeName.orElse("<unset>"));
         out.put("log-format", logFormat.name().toLowerCase(java.util.Locale.ROOT));
         out.put("v", Integer.toString(verbosity));
@@ -111,11 +147,11 @@ public record AgentConfig(
                 + w.config().upstream().map(u -> " upstream=" + u.url() + " policy=" + u.failurePolicy()).orElse(""))
                 .orElse("off"));
         out.put("devices", devices.map(d -> d.source().flagValue() + " split=" + d.splitCount() + " handshake="
-                + TunnelConfig.format(d.handshakeInterval())).orElse("off"));
+                + GoDuration.format(d.handshakeInterval())).orElse("off"));
         out.put("lock-controller", allocation.map(a -> a.mode() + " node-lock-timeout="
-                + TunnelConfig.format(a.nodeLockTimeout())).orElse("off"));
+                + GoDuration.format(a.nodeLockTimeout())).orElse("off"));
         out.put("manage-webhook-config", webhookConfiguration.map(ManagedWebhookConfiguration::name).orElse("off"));
-        out.put("shutdown-grace", TunnelConfig.format(shutdownGrace));
+        out.put("shutdown-grace", GoDuration.format(shutdownGrace));
         return out;
     }
 }

@@ -2,10 +2,10 @@ package io.tenantgateway.agent;
 
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.devices.MockInventory;
-import io.tenantgateway.agent.k8s.GoDuration;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
@@ -63,7 +63,9 @@ final class AgentConfigMapper {
             managed = Optional.of(new AgentConfig.ManagedWebhookConfiguration(c.webhookConfigName,
                     Optional.ofNullable(caBundle == null ? null : requireFile("--webhook-ca-bundle", caBundle))));
         }
-        return new AgentConfig(tunnel, LogSetup.Format.parse(c.logFormat), c.verbosity, nodeName, webhook, devices,
+        AgentConfig.Servers servers = new AgentConfig.Servers(c.healthServerHost, c.healthServerPort,
+                c.adminBindAddress, c.adminServerPort, optionalFile("--kubeconfig", c.kubeconfig));
+        return new AgentConfig(tunnel, servers, LogSetup.Format.parse(c.logFormat), c.verbosity, nodeName, webhook, devices,
                 allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace));
     }
 
@@ -130,11 +132,6 @@ final class AgentConfigMapper {
                 .countServerLeases(c.countServerLeases)
                 .leaseNamespace(c.leaseNamespace)
                 .leaseLabelSelector(c.leaseLabelSelector)
-                .healthServerHost(c.healthServerHost)
-                .healthServerPort(c.healthServerPort)
-                .adminBindAddress(c.adminBindAddress)
-                .adminServerPort(c.adminServerPort)
-                .kubeconfig(optionalFile("--kubeconfig", c.kubeconfig))
                 .dialTimeout(GoDuration.parse("--dial-timeout", c.dialTimeout))
                 .dialPolicy(dialPolicy(c.dialAllow, c.dialDeny))
                 .flowControl(c.flowControl)

@@ -5,9 +5,11 @@ import static java.util.Objects.requireNonNull;
 import io.tenantgateway.agent.cli.PortInUseException;
 import io.tenantgateway.agent.cli.UserException;
 import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.common.retry.Backoff;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
-import io.tenantgateway.tunnel.client.SyncBackoff;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -32,7 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RetryingStart.class);
-    /** First retry after 1 s, ×1.5 with 10 % jitter (the tunnel's sync backoff), at most every 30 s. */
+    /** First retry after 1 s, ×1.5 with 10 % jitter ({@link Backoff#agentSync}, as the tunnel), at most every 30 s. */
     static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     static final Duration RETRY_CAP = Duration.ofSeconds(30);
 
@@ -48,7 +50,7 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
     private final Function<T, HealthCheck.Result> readiness;
     private final Function<Throwable, String> describeFailure;
     private final ScheduledExecutorService scheduler;
-    private final SyncBackoff backoff;
+    private final Backoff.Execution backoff;
     private final Consumer<RuntimeException> fatal;
     private final Object lock = new Object();
 
@@ -69,7 +71,7 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
      *        agent exits 2
      */
     RetryingStart(String checkName, String partName, Attempt<T> attempt, Function<T, HealthCheck.Result> readiness,
-            Function<Throwable, String> describeFailure, ScheduledExecutorService scheduler, SyncBackoff backoff,
+            Function<Throwable, String> describeFailure, ScheduledExecutorService scheduler, Backoff.Execution backoff,
             Consumer<RuntimeException> fatal) {
         this.checkName = requireNonNull(checkName, "checkName");
         this.partName = requireNonNull(partName, "partName");
@@ -110,7 +112,7 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
             }
             Duration retry = nextRetry;
             return HealthCheck.Result.failed(failure + (retry == null ? ""
-                    : "; retrying in " + TunnelConfig.format(retry) + " (attempt " + attempts + ")"));
+                    : "; retrying in " + GoDuration.format(retry.truncatedTo(ChronoUnit.MILLIS)) + " (attempt " + attempts + ")"));
         });
     }
 
@@ -151,10 +153,10 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
             nextRetry = wait;
             if (first) {
                 log.warn("{} not started: {}; retrying in {} (attempt {}; the tunnel is not affected)", partName,
-                        reason, TunnelConfig.format(wait), number);
+                        reason, GoDuration.format(wait.truncatedTo(ChronoUnit.MILLIS)), number);
             } else {
                 log.debug("{} not started: {}; retrying in {} (attempt {})", partName, reason,
-                        TunnelConfig.format(wait), number);
+                        GoDuration.format(wait.truncatedTo(ChronoUnit.MILLIS)), number);
             }
             synchronized (lock) {
                 if (closed) {

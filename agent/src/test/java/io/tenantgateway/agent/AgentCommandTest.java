@@ -58,8 +58,8 @@ class AgentCommandTest {
         assertThat(command.verbosity).isEqualTo(8);
         assertThat(config.tunnel().proxyServerHost()).isEqualTo("127.0.0.1");
         assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
-        assertThat(config.tunnel().adminServerPort()).isEqualTo(8133);
-        assertThat(config.tunnel().healthServerPort()).isEqualTo(8134);
+        assertThat(config.servers().adminServerPort()).isEqualTo(8133);
+        assertThat(config.servers().healthServerPort()).isEqualTo(8134);
         assertThat(config.tunnel().serviceAccountTokenPath()).isEqualTo(token);
         assertThat(config.tunnel().caCert()).isEqualTo(pki.caCert());
         assertThat(config.webhook()).isEmpty();
@@ -72,9 +72,9 @@ class AgentCommandTest {
     void upstreamDefaultsMatchKonnectivityAgent() {
         AgentConfig config = parse(List.of("--ca-cert=" + pki.caCert())).toConfig();
         assertThat(config.tunnel().proxyServerPort()).isEqualTo(8091);
-        assertThat(config.tunnel().healthServerPort()).isEqualTo(8093);
-        assertThat(config.tunnel().adminServerPort()).isEqualTo(8094);
-        assertThat(config.tunnel().adminBindAddress()).isEqualTo("127.0.0.1");
+        assertThat(config.servers().healthServerPort()).isEqualTo(8093);
+        assertThat(config.servers().adminServerPort()).isEqualTo(8094);
+        assertThat(config.servers().adminBindAddress()).isEqualTo("127.0.0.1");
         assertThat(config.tunnel().syncInterval()).isEqualTo(Duration.ofSeconds(1));
         assertThat(config.tunnel().syncIntervalCap()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.tunnel().probeInterval()).isEqualTo(Duration.ofSeconds(1));
@@ -207,7 +207,7 @@ class AgentCommandTest {
         assertThat(config.tunnel().proxyServerHost()).isEqualTo("kas.example.com");
         assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
         assertThat(config.tunnel().agentId()).isEqualTo("a-1");
-        assertThat(config.tunnel().healthServerPort()).isEqualTo(8134);
+        assertThat(config.servers().healthServerPort()).isEqualTo(8134);
         assertThat(config.tunnel().syncForever()).isTrue();
         assertThat(config.tunnel().countServerLeases()).isFalse();
         assertThat(command.verbosity).isEqualTo(8);
@@ -221,7 +221,7 @@ class AgentCommandTest {
         List<String> args = new ArrayList<>(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
         args.addAll(List.of("--admin-server-port=9133", "-v=2", "--alpn-proto=konnectivity"));
         AgentCommand command = AgentCommand.parse(args.toArray(String[]::new));
-        assertThat(command.toConfig().tunnel().adminServerPort()).isEqualTo(9133);
+        assertThat(command.toConfig().servers().adminServerPort()).isEqualTo(9133);
         assertThat(command.verbosity).isEqualTo(2);
 
         Run run = run("--admin-server-port=9133", "--device-source=cuda", "--node-name=n");

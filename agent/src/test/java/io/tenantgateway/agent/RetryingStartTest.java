@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.cli.UserException;
 import io.tenantgateway.agent.health.HealthCheck;
-import io.tenantgateway.tunnel.client.SyncBackoff;
+import io.tenantgateway.common.retry.Backoff;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Random;
@@ -40,7 +40,7 @@ class RetryingStartTest {
     private <T extends AutoCloseable> RetryingStart<T> start(RetryingStart.Attempt<T> attempt) {
         return new RetryingStart<>("lock-controller-synced", "lock controller", attempt,
                 part -> HealthCheck.Result.OK, e -> "tenant API http://127.0.0.1:1 unreachable: " + e.getMessage(),
-                scheduler, new SyncBackoff(Duration.ofMillis(5), Duration.ofMillis(20), new Random(1)),
+                scheduler, Backoff.agentSync(Duration.ofMillis(5), Duration.ofMillis(20)).start(new Random(1)),
                 fatal::complete);
     }
 

@@ -2,6 +2,8 @@ package io.tenantgateway.certs;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.concurrent.DaemonThreads;
+import io.tenantgateway.common.lifecycle.Lifecycle;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
@@ -37,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: one daemon thread owns the watch loop; {@link #current()} is a volatile read and never blocks.
  */
-public final class ReloadingTlsMaterial implements TlsMaterial, AutoCloseable {
+public final class ReloadingTlsMaterial extends Lifecycle implements TlsMaterial {
     private static final Logger log = LoggerFactory.getLogger(ReloadingTlsMaterial.class);
     /** Coalesces the burst of events one swap produces, and lets a writer finish the second of two files. */
     private static final Duration DEBOUNCE = Duration.ofMillis(100);
@@ -45,16 +47,15 @@ public final class ReloadingTlsMaterial implements TlsMaterial, AutoCloseable {
     private final TlsFiles files;
     private final Duration pollInterval;
     private final List<Consumer<Snapshot>> listeners = new CopyOnWriteArrayList<>();
-    private final Object lifecycle = new Object();
     private volatile Snapshot current;
     private volatile String loadedFingerprint;
     private volatile String lastFailure;
     private String failedFingerprint;
     private volatile WatchService watchService;
-    private Thread watcher;
-    private boolean closed;
+    private volatile Thread watcher;
 
     private ReloadingTlsMaterial(TlsFiles files, Duration pollInterval) {
+        super("TLS reload of " + files.all());
         this.files = files;
         this.pollInterval = pollInterval;
     }
@@ -95,35 +96,29 @@ public final class ReloadingTlsMaterial implements TlsMaterial, AutoCloseable {
         listeners.add(requireNonNull(listener, "listener"));
     }
 
-    /** Starts watching. Idempotent. */
-    public void start() {
-        synchronized (lifecycle) {
-            if (closed) {
-                throw new IllegalStateException("closed");
-            }
-            if (watcher != null) {
-                return;
-            }
-            try {
-                watchService = FileSystems.getDefault().newWatchService();
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot create a file watcher for " + files.all() + ": "
-                        + e.getMessage(), e);
-            }
-            for (Path directory : watchedDirectories()) {
-                try {
-                    directory.register(watchService, StandardWatchEventKinds.ENTRY_CREATE,
-                            StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
-                } catch (IOException e) {
-                    // Polling still works; say once that reloads may lag by up to the poll interval.
-                    log.warn("cannot watch {} ({}); polling its TLS files every {}", directory, e.getMessage(),
-                            pollInterval);
-                }
-            }
-            watcher = new Thread(this::watchLoop, "tls-reload-" + files.all().iterator().next().getFileName());
-            watcher.setDaemon(true);
-            watcher.start();
+    /** Starts watching. Idempotent ({@link Lifecycle#start()}; a failed start leaves it closed). */
+    @Override
+    protected void doStart() {
+        try {
+            watchService = FileSystems.getDefault().newWatchService();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create a file watcher for " + files.all() + ": "
+                    + e.getMessage(), e);
         }
+        for (Path directory : watchedDirectories()) {
+            try {
+                directory.register(watchService, StandardWatchEventKinds.ENTRY_CREATE,
+                        StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
+            } catch (IOException e) {
+                // Polling still works; say once that reloads may lag by up to the poll interval.
+                log.warn("cannot watch {} ({}); polling its TLS files every {}", directory, e.getMessage(),
+                        pollInterval);
+            }
+        }
+        Thread thread = DaemonThreads.newThread("tls-reload-" + files.all().iterator().next().getFileName(),
+                this::watchLoop);
+        watcher = thread;
+        thread.start();
     }
 
     /** Checks the files now (the watcher does this by itself; exposed for callers that know a change happened). */
@@ -228,20 +223,14 @@ public final class ReloadingTlsMaterial implements TlsMaterial, AutoCloseable {
         }
     }
 
+    /** Stops the watcher (waiting up to 5 s for it). */
     @Override
-    public void close() {
-        Thread toJoin;
-        synchronized (lifecycle) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            toJoin = watcher;
-            if (watcher != null) {
-                watcher.interrupt();
-            }
-            closeWatchService();
+    protected void doClose() {
+        Thread toJoin = watcher;
+        if (toJoin != null) {
+            toJoin.interrupt();
         }
+        closeWatchService();
         if (toJoin != null) {
             try {
                 toJoin.join(TimeUnit.SECONDS.toMillis(5));

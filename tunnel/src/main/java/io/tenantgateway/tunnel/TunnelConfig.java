@@ -2,6 +2,7 @@ package io.tenantgateway.tunnel;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
 import java.nio.file.Path;
@@ -15,7 +16,8 @@ import java.util.UUID;
 /**
  * Agent-side tunnel configuration: every flag of the upstream {@code konnectivity-agent} with its upstream
  * default (see {@code shared/spec/konnectivity.md}), plus tenant-gateway's own settings (last group). Validated on
- * construction; messages name the flag, the value and what was expected.
+ * construction; messages name the flag, the value and what was expected. Flags the tunnel does not read (health and
+ * admin servers, {@code --kubeconfig}) live in the agent's {@code AgentConfig}.
  *
  * @param proxyServerHost {@code --proxy-server-host}: load balancer address of the server replicas; also the TLS
  *     server name
@@ -42,11 +44,6 @@ import java.util.UUID;
  * @param countServerLeases {@code --count-server-leases}
  * @param leaseNamespace {@code --lease-namespace}
  * @param leaseLabelSelector {@code --lease-label-selector}
- * @param healthServerHost {@code --health-server-host}
- * @param healthServerPort {@code --health-server-port}
- * @param adminBindAddress {@code --admin-bind-address}
- * @param adminServerPort {@code --admin-server-port}
- * @param kubeconfig {@code --kubeconfig} ({@code null}: in-cluster)
  * @param dialTimeout timeout of one dial to a target (upstream: fixed 5 s)
  * @param connectTimeout limit for one server connection attempt, TLS and response headers included
  * @param dialPolicy destinations the agent may dial; default allows all (upstream behaviour)
@@ -73,11 +70,6 @@ public record TunnelConfig(
         boolean countServerLeases,
         String leaseNamespace,
         String leaseLabelSelector,
-        String healthServerHost,
-        int healthServerPort,
-        String adminBindAddress,
-        int adminServerPort,
-        Path kubeconfig,
         Duration dialTimeout,
         Duration connectTimeout,
         DialPolicy dialPolicy,
@@ -109,8 +101,8 @@ public record TunnelConfig(
         positive("--sync-interval", syncInterval);
         positive("--sync-interval-cap", syncIntervalCap);
         if (syncIntervalCap.compareTo(syncInterval) < 0) {
-            throw new IllegalArgumentException("--sync-interval-cap: " + format(syncIntervalCap)
-                    + " (expected: >= --sync-interval " + format(syncInterval) + ")");
+            throw new IllegalArgumentException("--sync-interval-cap: " + GoDuration.format(syncIntervalCap)
+                    + " (expected: >= --sync-interval " + GoDuration.format(syncInterval) + ")");
         }
         positive("--probe-interval", probeInterval);
         // Below MIN_KEEPALIVE_TIME is accepted, as upstream does; the CLI warns about it.
@@ -120,10 +112,6 @@ public record TunnelConfig(
         }
         requireNonNull(leaseNamespace, "leaseNamespace");
         requireNonNull(leaseLabelSelector, "leaseLabelSelector");
-        requireNonNull(healthServerHost, "healthServerHost");
-        checkPort("--health-server-port", healthServerPort, true);
-        requireNonNull(adminBindAddress, "adminBindAddress");
-        checkPort("--admin-server-port", adminServerPort, true);
         positive("dialTimeout", dialTimeout);
         positive("connectTimeout", connectTimeout);
         requireNonNull(dialPolicy, "dialPolicy");
@@ -165,24 +153,18 @@ public record TunnelConfig(
         out.put("service-account-token-path", String.valueOf(serviceAccountTokenPath));
         out.put("agent-id", agentId);
         out.put("agent-identifiers", agentIdentifiers.encode());
-        out.put("sync-interval", format(syncInterval));
-        out.put("sync-interval-cap", format(syncIntervalCap));
-        out.put("probe-interval", format(probeInterval));
+        out.put("sync-interval", GoDuration.format(syncInterval));
+        out.put("sync-interval-cap", GoDuration.format(syncIntervalCap));
+        out.put("probe-interval", GoDuration.format(probeInterval));
         out.put("sync-forever", Boolean.toString(syncForever));
-        out.put("keepalive-time", format(keepaliveTime));
+        out.put("keepalive-time", GoDuration.format(keepaliveTime));
         out.put("xfr-channel-size", Integer.toString(xfrChannelSize));
         out.put("count-server-leases", Boolean.toString(countServerLeases));
-        out.put("dial-timeout", format(dialTimeout));
+        out.put("dial-timeout", GoDuration.format(dialTimeout));
         out.put("dial-policy", dialPolicy.allowsAll() ? "allow-all" : dialPolicy.toString());
         out.put("flow-control", flowControl ? "v1 window=" + flowControlWindow : "off");
         out.put("max-data-size", Integer.toString(maxDataSize));
         return out;
-    }
-
-    /** Go-style duration text ({@code 10s}, {@code 1500ms}), as the upstream flags print them. */
-    public static String format(Duration duration) {
-        long millis = duration.toMillis();
-        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
     }
 
     /** grpc-go's {@code appendH2ToNextProtos}: gRPC needs HTTP/2, whatever else the operator offers. */
@@ -204,7 +186,7 @@ public record TunnelConfig(
     private static void positive(String flag, Duration value) {
         requireNonNull(value, flag);
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(flag + ": " + format(value) + " (expected: > 0)");
+            throw new IllegalArgumentException(flag + ": " + GoDuration.format(value) + " (expected: > 0)");
         }
     }
 
@@ -235,11 +217,6 @@ public record TunnelConfig(
         private boolean countServerLeases;
         private String leaseNamespace = "kube-system";
         private String leaseLabelSelector = "k8s-app=konnectivity-server";
-        private String healthServerHost = "";
-        private int healthServerPort = 8093;
-        private String adminBindAddress = "127.0.0.1";
-        private int adminServerPort = 8094;
-        private Path kubeconfig;
         private Duration dialTimeout = Duration.ofSeconds(5);
         private Duration connectTimeout = Duration.ofSeconds(10);
         private DialPolicy dialPolicy = DialPolicy.ALLOW_ALL;
@@ -269,11 +246,6 @@ public record TunnelConfig(
             countServerLeases = c.countServerLeases;
             leaseNamespace = c.leaseNamespace;
             leaseLabelSelector = c.leaseLabelSelector;
-            healthServerHost = c.healthServerHost;
-            healthServerPort = c.healthServerPort;
-            adminBindAddress = c.adminBindAddress;
-            adminServerPort = c.adminServerPort;
-            kubeconfig = c.kubeconfig;
             dialTimeout = c.dialTimeout;
             connectTimeout = c.connectTimeout;
             dialPolicy = c.dialPolicy;
@@ -372,31 +344,6 @@ public record TunnelConfig(
             return this;
         }
 
-        public Builder healthServerHost(String value) {
-            healthServerHost = value;
-            return this;
-        }
-
-        public Builder healthServerPort(int value) {
-            healthServerPort = value;
-            return this;
-        }
-
-        public Builder adminBindAddress(String value) {
-            adminBindAddress = value;
-            return this;
-        }
-
-        public Builder adminServerPort(int value) {
-            adminServerPort = value;
-            return this;
-        }
-
-        public Builder kubeconfig(Path value) {
-            kubeconfig = value;
-            return this;
-        }
-
         public Builder dialTimeout(Duration value) {
             dialTimeout = value;
             return this;
@@ -431,8 +378,7 @@ public record TunnelConfig(
             return new TunnelConfig(proxyServerHost, proxyServerPort, caCert, agentCert, agentKey, alpnProtos,
                     serviceAccountTokenPath, agentId, agentIdentifiers, syncInterval, syncIntervalCap, probeInterval,
                     syncForever, keepaliveTime, xfrChannelSize, countServerLeases, leaseNamespace,
-                    leaseLabelSelector, healthServerHost, healthServerPort, adminBindAddress, adminServerPort,
-                    kubeconfig, dialTimeout, connectTimeout, dialPolicy, flowControl, flowControlWindow,
+                    leaseLabelSelector, dialTimeout, connectTimeout, dialPolicy, flowControl, flowControlWindow,
                     maxDataSize);
         }
     }

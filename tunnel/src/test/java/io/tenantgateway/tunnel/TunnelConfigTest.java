@@ -24,10 +24,6 @@ class TunnelConfigTest {
         assertThat(config.countServerLeases()).isFalse();
         assertThat(config.leaseNamespace()).isEqualTo("kube-system");
         assertThat(config.leaseLabelSelector()).isEqualTo("k8s-app=konnectivity-server");
-        assertThat(config.healthServerHost()).isEmpty();
-        assertThat(config.healthServerPort()).isEqualTo(8093);
-        assertThat(config.adminBindAddress()).isEqualTo("127.0.0.1");
-        assertThat(config.adminServerPort()).isEqualTo(8094);
         assertThat(config.dialTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.dialPolicy()).isEqualTo(DialPolicy.ALLOW_ALL);
         assertThat(config.agentId()).isNotBlank();
@@ -83,6 +79,6 @@ class TunnelConfigTest {
                 .agentKey(Path.of("/pki/tls.key")).serviceAccountTokenPath(Path.of("/tokens/token")).build();
         assertThat(config.describe()).containsEntry("agent-key", "<set>")
                 .containsEntry("service-account-token-path", "/tokens/token")
-                .containsEntry("keepalive-time", "3600s");
+                .containsEntry("keepalive-time", "1h0m0s");
     }
 }

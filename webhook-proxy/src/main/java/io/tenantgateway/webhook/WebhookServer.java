@@ -40,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * event loop; a busy port fails with {@link AddressInUseException}); {@link #close()} stops accepting, closes the
  * upstream client and, when the server created its own Vert.x, that too. Both are idempotent. The owner starts and
  * closes the TLS material, the quota lookup's sources and a shared Vert.x.
+ *
+ * <p>Lifecycle: not a {@code common} {@code Lifecycle}: a bind failure must reach callers as the typed
+ * {@link AddressInUseException}, which the standalone {@code webhook} command catches by type to exit 2 naming
+ * {@code --listen}; the base would wrap it in an {@code IllegalStateException}.
  */
 public final class WebhookServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WebhookServer.class);

@@ -3,7 +3,7 @@ package io.tenantgateway.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tenantgateway.webhook.proxy.Durations;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.webhook.proxy.FailurePolicy;
 import io.tenantgateway.webhook.proxy.UpstreamConfig;
 import java.net.URI;
@@ -50,8 +50,8 @@ class ConfigTest {
                         + " before its own timeout)");
         assertThatThrownBy(() -> FailurePolicy.parse("retry"))
                 .hasMessage("--upstream-failure-policy: 'retry' (expected: one of fail-closed, fail-open, fallback)");
-        assertThat(Durations.format(Duration.ofMillis(1500))).isEqualTo("1.5s");
-        assertThat(Durations.format(Duration.ofSeconds(90))).isEqualTo("1m30s");
+        assertThat(GoDuration.format(Duration.ofMillis(1500))).isEqualTo("1.5s");
+        assertThat(GoDuration.format(Duration.ofSeconds(90))).isEqualTo("1m30s");
     }
 
     @Test

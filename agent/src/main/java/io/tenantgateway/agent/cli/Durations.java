@@ -1,6 +1,6 @@
 package io.tenantgateway.agent.cli;
 
-import io.tenantgateway.agent.k8s.GoDuration;
+import io.tenantgateway.common.time.GoDuration;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

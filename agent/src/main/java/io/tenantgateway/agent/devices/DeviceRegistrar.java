@@ -19,6 +19,9 @@ import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiDeviceCodec;
 import io.tenantgateway.hami.ResourceNames;
+import io.tenantgateway.agent.controller.WorkQueue;
+import io.tenantgateway.common.lifecycle.Lifecycle;
+import io.tenantgateway.common.retry.Backoff;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -31,9 +34,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
@@ -47,10 +47,11 @@ import org.slf4j.LoggerFactory;
  * {@code nvidia.com/gpu}, {@code nvidia.com/gpumem}, {@code nvidia.com/gpucores} and
  * {@code nvidia.com/gpumem-percentage} in the node's status capacity and allocatable.
  *
- * <p>Threading: one private scheduler thread does everything (discovery, API calls, state
- * changes), one round at a time, so no round overlaps another. The next round is scheduled when
- * one finishes: after the handshake interval on success, after a backoff (from the initial backoff,
- * doubling, capped at the handshake interval) on failure. Readers ({@link #snapshot()},
+ * <p>Threading: the rounds are the one key of a {@link WorkQueue}, whose worker thread does
+ * everything (discovery, API calls, state changes), one round at a time, so no round overlaps
+ * another. The next round is queued when one finishes: after the handshake interval on success,
+ * after the {@link #backoff(DeviceRegistrationConfig) backoff} (from the initial backoff, doubling,
+ * capped at the handshake interval, up to 20 % shorter) on failure. Readers ({@link #snapshot()},
  * {@link #registeredDeviceIds()}, metrics) read an immutable state published through a volatile
  * field.
  *
@@ -59,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * next handshake simply comes on cadence. A 409 is answered by re-reading the node and patching
  * again (up to {@value #CONFLICT_ATTEMPTS} times a round).
  */
-public final class DeviceRegistrar implements AutoCloseable {
+public final class DeviceRegistrar extends Lifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(DeviceRegistrar.class);
 
@@ -77,10 +78,10 @@ public final class DeviceRegistrar implements AutoCloseable {
     private final Counter failures;
     private final GaugeWithCallback handshakeAge;
 
-    private final Object lifecycleLock = new Object();
-    private ScheduledThreadPoolExecutor executor; // guarded by lifecycleLock
-    private boolean started; // guarded by lifecycleLock
-    private boolean closed; // guarded by lifecycleLock
+    private static final String ROUND = "round";
+
+    private final WorkQueue<String> rounds;
+    private volatile boolean metricsRegistered;
 
     private volatile State state;
     private volatile Instant startedAt;
@@ -117,7 +118,8 @@ public final class DeviceRegistrar implements AutoCloseable {
      */
     public DeviceRegistrar(DeviceRegistrationConfig config, DeviceSource source, KubernetesClient client,
                            Clock clock, PrometheusRegistry registry) {
-        this.config = requireNonNull(config, "config");
+        super("device registrar for node " + requireNonNull(config, "config").nodeName());
+        this.config = config;
         this.source = requireNonNull(source, "source");
         this.client = requireNonNull(client, "client");
         this.clock = requireNonNull(clock, "clock");
@@ -140,45 +142,43 @@ public final class DeviceRegistrar implements AutoCloseable {
         for (FailureReason reason : FailureReason.values()) {
             failures.labelValues(reason.label()); // export 0 for every reason, so increase() works
         }
+        this.rounds = new WorkQueue<>(name(), "device-registrar-" + config.nodeName(),
+                (key, attempt) -> round(), backoff(config), config.closeTimeout());
     }
 
     /**
-     * Registers the metrics and starts the registration rounds (the first one at once). Idempotent.
+     * The wait after the n-th failure in a row: the initial backoff doubling up to the handshake interval, up to
+     * 20 % less, so that agents on many nodes do not retry in lock step after an outage.
+     */
+    static Backoff backoff(DeviceRegistrationConfig config) {
+        return Backoff.exponential(config.retryInitialBackoff()).withCap(config.handshakeInterval()).withJitter(-0.2);
+    }
+
+    /**
+     * Registers the metrics and starts the registration rounds (the first one at once). Idempotent
+     * ({@link Lifecycle#start()}).
      *
      * @throws IllegalStateException after {@link #close()}
      */
-    public void start() {
-        synchronized (lifecycleLock) {
-            if (closed) {
-                throw new IllegalStateException("device registrar for node " + config.nodeName() + " is closed");
-            }
-            if (started) {
-                return;
-            }
-            registry.register(devicesRegistered);
-            registry.register(failures);
-            try {
-                registry.register(handshakeAge);
-            } catch (RuntimeException e) {
-                registry.unregister(devicesRegistered);
-                registry.unregister(failures);
-                throw e;
-            }
-            startedAt = clock.instant();
-            executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-                Thread thread = new Thread(runnable, "device-registrar-" + config.nodeName());
-                thread.setDaemon(true);
-                return thread;
-            });
-            executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-            executor.setRemoveOnCancelPolicy(true);
-            started = true;
-            log.info("Starting device registration node={} source={} handshakeInterval={} rescanInterval={} "
-                            + "splitCount={} advertiseCapacity={} deregisterOnExit={}",
-                    config.nodeName(), source.kind(), config.handshakeInterval(), config.rescanInterval(),
-                    config.splitCount(), config.advertiseCapacity(), config.deregisterOnExit());
-            executor.execute(this::round);
+    @Override
+    protected void doStart() {
+        registry.register(devicesRegistered);
+        registry.register(failures);
+        try {
+            registry.register(handshakeAge);
+        } catch (RuntimeException e) {
+            registry.unregister(devicesRegistered);
+            registry.unregister(failures);
+            throw e;
         }
+        metricsRegistered = true;
+        startedAt = clock.instant();
+        rounds.start();
+        log.info("Starting device registration node={} source={} handshakeInterval={} rescanInterval={} "
+                        + "splitCount={} advertiseCapacity={} deregisterOnExit={}",
+                config.nodeName(), source.kind(), config.handshakeInterval(), config.rescanInterval(),
+                config.splitCount(), config.advertiseCapacity(), config.deregisterOnExit());
+        rounds.enqueue(ROUND);
     }
 
     /**
@@ -187,29 +187,11 @@ public final class DeviceRegistrar implements AutoCloseable {
      * shutdown hook. Blocks on API calls: do not call it from an event loop.
      */
     @Override
-    public void close() {
-        ScheduledThreadPoolExecutor toStop;
-        synchronized (lifecycleLock) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            toStop = executor;
-        }
-        if (toStop == null) {
+    protected void doClose() {
+        if (!metricsRegistered) {
             return; // never started: nothing registered, no metrics
         }
-        toStop.shutdown();
-        try {
-            if (!toStop.awaitTermination(config.closeTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn("Registration round still running after {}; interrupting node={}", config.closeTimeout(),
-                        config.nodeName());
-                toStop.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            toStop.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        rounds.close();
         if (config.deregisterOnExit()) {
             deregister();
         }
@@ -268,21 +250,16 @@ public final class DeviceRegistrar implements AutoCloseable {
 
     // ---------------------------------------------------------------- registrar thread
 
-    private void round() {
+    /** One round on the queue's worker: the next one after the handshake interval, or a retry after the backoff. */
+    private WorkQueue.Result round() {
         Instant began = clock.instant();
-        Duration next;
         try {
-            next = registerOnce() ? untilNextHandshake(began) : nextBackoff();
+            return registerOnce() ? WorkQueue.Result.after(untilNextHandshake(began)) : WorkQueue.Result.retry();
         } catch (RuntimeException e) {
             // A bug or an unexpected client error: keep the loop alive, but say so loudly.
             log.error("Unexpected error in device registration round node={}", config.nodeName(), e);
             fail(FailureReason.API_REJECTED, "unexpected error: " + e, false);
-            next = nextBackoff();
-        }
-        synchronized (lifecycleLock) {
-            if (!closed) {
-                executor.schedule(this::round, next.toMillis(), TimeUnit.MILLISECONDS);
-            }
+            return WorkQueue.Result.retry();
         }
     }
 
@@ -290,15 +267,6 @@ public final class DeviceRegistrar implements AutoCloseable {
         Duration spent = Duration.between(began, clock.instant());
         Duration remaining = config.handshakeInterval().minus(spent);
         return remaining.isNegative() ? Duration.ZERO : remaining;
-    }
-
-    private Duration nextBackoff() {
-        int exponent = Math.min(consecutiveFailures - 1, 20);
-        long base = config.retryInitialBackoff().toMillis() << Math.max(exponent, 0);
-        long capped = Math.min(base, config.handshakeInterval().toMillis());
-        // Up to 20% less, so that agents on many nodes do not retry in lock step after an outage.
-        long jitter = (long) (capped * 0.2 * ThreadLocalRandom.current().nextDouble());
-        return Duration.ofMillis(Math.max(1, capped - jitter));
     }
 
     /** One round; true when the node now carries our registration and a fresh handshake. */
@@ -413,13 +381,10 @@ public final class DeviceRegistrar implements AutoCloseable {
      * {@code null} quantity deletes the resource), for the {@code status} subresource.
      */
     static String capacityPatch(Map<String, String> quantities) {
-        StringBuilder object = new StringBuilder("{");
-        for (Map.Entry<String, String> e : quantities.entrySet()) {
-            object.append(object.length() > 1 ? "," : "").append(MergePatch.quote(e.getKey())).append(':')
-                    .append(e.getValue() == null ? "null" : MergePatch.quote(e.getValue()));
-        }
-        object.append('}');
-        return "{\"status\":{\"capacity\":" + object + ",\"allocatable\":" + object + "}}";
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("capacity", quantities);
+        status.put("allocatable", quantities);
+        return MergePatch.json(Map.of("status", status));
     }
 
     private static boolean hasQuantities(Map<String, Quantity> actual, Map<String, String> desired) {

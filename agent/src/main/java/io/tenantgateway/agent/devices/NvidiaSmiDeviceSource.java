@@ -3,6 +3,7 @@ package io.tenantgateway.agent.devices;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -110,8 +111,7 @@ public final class NvidiaSmiDeviceSource implements DeviceSource {
         try {
             process.getOutputStream().close();
             FutureTask<String> reader = new FutureTask<>(() -> readCapped(process.getInputStream()));
-            Thread readerThread = new Thread(reader, "nvidia-smi-output");
-            readerThread.setDaemon(true);
+            Thread readerThread = DaemonThreads.newThread("nvidia-smi-output", reader);
             readerThread.start();
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new DeviceDiscoveryException(FailureReason.NVIDIA_SMI_TIMEOUT,

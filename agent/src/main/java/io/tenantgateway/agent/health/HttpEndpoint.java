@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * A plain-HTTP listener on the agent's shared Vert.x: the lifecycle the health and admin ports share. Starting
  * waits for the bind (a port in use fails with a {@link PortInUseException} naming the flag and the address, which
  * the CLI prints as one line); closing is idempotent and bounded.
+ *
+ * <p>Lifecycle: not a {@code common} {@code Lifecycle}: a bind failure must reach the caller as the typed
+ * {@code PortInUseException} (exit 2), which the base's wrapping {@code IllegalStateException} would hide.
  */
 public final class HttpEndpoint implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);

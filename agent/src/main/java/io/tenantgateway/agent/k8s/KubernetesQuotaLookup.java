@@ -12,7 +12,10 @@ import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.ResourceNames;
+import io.tenantgateway.agent.controller.WorkQueue;
+import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.webhook.quota.QuotaLookup;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +31,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Pods are watched only in namespaces that have such a quota (one informer per namespace, started when the quota
  * appears), so a DaemonSet of agents does not make every node watch every pod of the cluster.
+ *
+ * <p>Threading: the ResourceQuota callbacks only enqueue the namespace on a {@link WorkQueue}; its worker creates and
+ * starts the namespace's pod informer (without waiting for its first list). {@link #find} reads informer caches only.
+ *
+ * <p>Lifecycle: not a {@link io.tenantgateway.common.lifecycle.Lifecycle}, on purpose. The agent hands this one
+ * instance to the webhook before the API is reachable and retries {@link #start()} on it until the first list
+ * succeeds, so a failed start must leave it startable again rather than closed.
  */
 public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KubernetesQuotaLookup.class);
@@ -38,6 +48,7 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
     private final KubernetesClient client;
     private final Map<String, SharedIndexInformer<Pod>> podInformers = new ConcurrentHashMap<>();
     private volatile SharedIndexInformer<ResourceQuota> quotas;
+    private volatile WorkQueue<String> namespaces;
     private volatile boolean closed;
     private volatile boolean synced;
 
@@ -53,6 +64,14 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         if (quotas != null) {
             return;
         }
+        if (closed) {
+            throw new IllegalStateException("webhook quota lookup is closed");
+        }
+        namespaces = new WorkQueue<>("webhook quota lookup", "webhook-quota-pods", (namespace, attempt) -> {
+            watchPods(namespace);
+            return WorkQueue.Result.done();
+        }, Backoff.exponential(Duration.ofSeconds(1)).withMaxAttempts(1), Duration.ofSeconds(5));
+        namespaces.start();
         quotas = client.resourceQuotas().inAnyNamespace().runnableInformer(0);
         quotas.addEventHandler(new ResourceEventHandler<>() {
             @Override
@@ -76,6 +95,8 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         } catch (Exception e) {
             quotas.close();
             quotas = null;
+            namespaces.close();
+            namespaces = null;
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
@@ -90,15 +111,23 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         boolean limitsDevices = quota.getSpec().getHard().keySet().stream()
                 .anyMatch(key -> key.equals(LIMITS + MEMORY) || key.equals(LIMITS + CORES));
         String namespace = quota.getMetadata().getNamespace();
-        if (limitsDevices) {
-            podInformers.computeIfAbsent(namespace, ns -> {
-                log.info("webhook quota: namespace {} limits GPU memory/cores; watching its pods", ns);
-                // Callbacks must not block: start the pod informer without waiting for its first list.
-                SharedIndexInformer<Pod> pods = client.pods().inNamespace(ns).runnableInformer(0);
-                pods.start();
-                return pods;
-            });
+        WorkQueue<String> queue = namespaces;
+        if (limitsDevices && queue != null && !podInformers.containsKey(namespace)) {
+            queue.enqueue(namespace); // callbacks only enqueue; the worker creates the informer
         }
+    }
+
+    /** On the queue's worker: creates and starts the namespace's pod informer, without waiting for its first list. */
+    private void watchPods(String namespace) {
+        if (closed) {
+            return;
+        }
+        podInformers.computeIfAbsent(namespace, ns -> {
+            log.info("webhook quota: namespace {} limits GPU memory/cores; watching its pods", ns);
+            SharedIndexInformer<Pod> pods = client.pods().inNamespace(ns).runnableInformer(0);
+            pods.start();
+            return pods;
+        });
     }
 
     /** Whether the first list of ResourceQuotas is done (before that, {@link #find} knows no quota). */
@@ -156,6 +185,10 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
+        if (namespaces != null) {
+            namespaces.close(); // no informer is created after this
+            namespaces = null;
+        }
         podInformers.values().forEach(SharedIndexInformer::close);
         podInformers.clear();
         if (quotas != null) {

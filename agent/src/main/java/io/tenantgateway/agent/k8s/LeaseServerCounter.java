@@ -16,6 +16,9 @@ import org.slf4j.LoggerFactory;
  * {@code --count-server-leases}: the server count is the number of unexpired konnectivity-server Leases (label
  * {@code --lease-label-selector} in {@code --lease-namespace}), read from an informer cache so the sync loop never
  * waits on the API. Before any lease is seen it falls back to the servers' {@code servercount} header.
+ *
+ * <p>Lifecycle: not a {@code common} {@code Lifecycle}, on purpose: the agent retries {@code start()} on this
+ * instance until the API answers, so a failed start leaves it startable again rather than closed.
  */
 public final class LeaseServerCounter implements ServerCounter, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaseServerCounter.class);

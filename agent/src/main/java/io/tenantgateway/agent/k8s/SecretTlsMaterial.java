@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@code ca.crt}) read through the API and kept current by an informer. For agents whose pods cannot mount the Secret
  * (Kamaji's konnectivity-agent DaemonSet accepts only extra arguments). Like file reloads, a broken update keeps the
  * previous material and is logged once.
+ *
+ * <p>Lifecycle: not a {@code common} {@code Lifecycle}, on purpose: the agent retries {@code start()} on this
+ * instance until the Secret can be read, so a failed start leaves it startable again rather than closed.
  */
 public final class SecretTlsMaterial implements TlsMaterial, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SecretTlsMaterial.class);

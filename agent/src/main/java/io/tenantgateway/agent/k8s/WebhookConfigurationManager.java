@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
+import io.tenantgateway.common.concurrent.DaemonThreads;
+import io.tenantgateway.common.lifecycle.Lifecycle;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * {@link TlsMaterial} (a reloading file or a Secret): at start, soon after the CA changes (rotation), and every minute
  * (someone may have edited the configuration).
  */
-public final class WebhookConfigurationManager implements AutoCloseable {
+public final class WebhookConfigurationManager extends Lifecycle {
     private static final Logger log = LoggerFactory.getLogger(WebhookConfigurationManager.class);
     private static final Duration CHECK = Duration.ofSeconds(5);
     private static final Duration RESYNC = Duration.ofMinutes(1);
@@ -26,7 +28,7 @@ public final class WebhookConfigurationManager implements AutoCloseable {
     private final String configurationName;
     private final TlsMaterial ca;
     private final String source;
-    private ScheduledExecutorService executor;
+    private volatile ScheduledExecutorService executor;
     private volatile String lastError;
     private volatile boolean syncedOnce;
     private long syncedGeneration = -1;
@@ -38,22 +40,20 @@ public final class WebhookConfigurationManager implements AutoCloseable {
      */
     public WebhookConfigurationManager(KubernetesClient client, String configurationName, TlsMaterial ca,
             String source) {
+        super("MutatingWebhookConfiguration manager for " + requireNonNull(configurationName, "configurationName"));
         this.client = requireNonNull(client, "client");
         this.configurationName = requireNonNull(configurationName, "configurationName");
         this.ca = requireNonNull(ca, "ca");
         this.source = requireNonNull(source, "source");
     }
 
-    public synchronized void start() {
-        if (executor != null) {
-            return;
-        }
-        executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "webhook-config-manager");
-            thread.setDaemon(true);
-            return thread;
-        });
-        executor.scheduleWithFixedDelay(this::check, 0, CHECK.toSeconds(), TimeUnit.SECONDS);
+    /** Starts the periodic check (the first at once). Idempotent ({@link Lifecycle#start()}). */
+    @Override
+    protected void doStart() {
+        ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(
+                DaemonThreads.named("webhook-config-manager"));
+        executor = started;
+        started.scheduleWithFixedDelay(this::check, 0, CHECK.toSeconds(), TimeUnit.SECONDS);
     }
 
     /** Syncs when the CA changed since the last sync, or a resync period passed. */
@@ -115,9 +115,10 @@ public final class WebhookConfigurationManager implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (executor != null) {
-            executor.shutdownNow();
+    protected void doClose() {
+        ScheduledExecutorService started = executor;
+        if (started != null) {
+            started.shutdownNow();
             executor = null;
         }
     }

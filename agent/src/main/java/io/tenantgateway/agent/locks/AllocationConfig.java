@@ -2,6 +2,7 @@ package io.tenantgateway.agent.locks;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.retry.Backoff;
 import java.time.Duration;
 
 /**
@@ -26,7 +27,7 @@ public record AllocationConfig(
         AllocationMode mode,
         Duration nodeLockTimeout,
         Duration reapInterval,
-        RetryBackoff retryBackoff,
+        Backoff retryBackoff,
         boolean podFieldSelector,
         int recentActionLimit,
         Duration startTimeout) {
@@ -54,7 +55,7 @@ public record AllocationConfig(
     /** Production defaults for {@code nodeName}: complete mode, 5m timeout, HAMi's retry strategy, field selector on. */
     public static AllocationConfig defaults(String nodeName) {
         return new AllocationConfig(nodeName, AllocationMode.COMPLETE, DEFAULT_NODE_LOCK_TIMEOUT, DEFAULT_REAP_INTERVAL,
-                RetryBackoff.HAMI_DEFAULT, true, DEFAULT_RECENT_ACTION_LIMIT, DEFAULT_START_TIMEOUT);
+                Backoff.HAMI_NODE_LOCK, true, DEFAULT_RECENT_ACTION_LIMIT, DEFAULT_START_TIMEOUT);
     }
 
     public AllocationConfig withMode(AllocationMode newMode) {
@@ -72,7 +73,7 @@ public record AllocationConfig(
                 recentActionLimit, startTimeout);
     }
 
-    public AllocationConfig withRetryBackoff(RetryBackoff backoff) {
+    public AllocationConfig withRetryBackoff(Backoff backoff) {
         return new AllocationConfig(nodeName, mode, nodeLockTimeout, reapInterval, backoff, podFieldSelector,
                 recentActionLimit, startTimeout);
     }

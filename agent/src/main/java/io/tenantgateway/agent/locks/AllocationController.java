@@ -23,6 +23,9 @@ import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.MalformedNodeLockException;
 import io.tenantgateway.hami.NodeLock;
+import io.tenantgateway.agent.controller.WorkQueue;
+import io.tenantgateway.common.lifecycle.Lifecycle;
+import io.tenantgateway.common.retry.Backoff;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,12 +38,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -61,11 +59,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: informer callbacks only enqueue keys; one worker thread owned by this controller
  * runs every reconcile and every (blocking) API call, so decisions about the node lock never race
- * each other inside the agent. Each key is queued at most once (a coalescing set), which bounds the
- * queue by the pods on this node. Writes are compare-and-swap merge patches; a conflict or server
- * error is retried with {@link RetryBackoff} after re-reading the objects from the API server.
+ * each other inside the agent. The queue is a {@link WorkQueue}: each key is queued at most once
+ * (coalescing), which bounds it by the pods on this node. Writes are compare-and-swap merge patches;
+ * a conflict or server error is retried with the configured {@link Backoff} (HAMi's) after
+ * re-reading the objects from the API server.
+ *
+ * <p>Lifecycle: {@link Lifecycle}; a failed start leaves the controller closed (build a new one to
+ * retry).
  */
-public final class AllocationController implements AutoCloseable {
+public final class AllocationController extends Lifecycle {
     static final String EVENT_COMPONENT = "tenant-gateway-agent";
     static final String REASON_ALLOCATED = "GPUAllocated";
     static final String REASON_ALLOCATION_FAILED = "GPUAllocationFailed";
@@ -73,8 +75,6 @@ public final class AllocationController implements AutoCloseable {
     static final String REASON_LOCK_MALFORMED = "NodeLockMalformed";
     private static final String NODE_KEY = "node";
     private static final Logger log = LoggerFactory.getLogger(AllocationController.class);
-
-    private enum State { NEW, STARTED, CLOSED }
 
     private final KubernetesClient client;
     private final AllocationConfig config;
@@ -85,12 +85,9 @@ public final class AllocationController implements AutoCloseable {
     private final LockMetrics metrics;
     private final EventRecorder events;
 
-    private final Object lifecycle = new Object();
-    private volatile State state = State.NEW;
-    private volatile ScheduledExecutorService worker;
+    private final WorkQueue<String> queue;
     private volatile SharedIndexInformer<Pod> podInformer;
     private volatile SharedIndexInformer<Node> nodeInformer;
-    private final Set<String> queued = ConcurrentHashMap.newKeySet();
 
     // Owned by the worker thread.
     private final Map<String, Instant> malformedFirstSeen = new HashMap<>();
@@ -111,6 +108,7 @@ public final class AllocationController implements AutoCloseable {
      */
     public AllocationController(KubernetesClient client, AllocationConfig config,
             Supplier<Set<String>> registeredDeviceIds, PrometheusRegistry registry, Clock clock) {
+        super("allocation controller for node " + requireNonNull(config, "config").nodeName());
         this.client = requireNonNull(client, "client");
         this.config = requireNonNull(config, "config");
         this.node = config.nodeName();
@@ -119,62 +117,47 @@ public final class AllocationController implements AutoCloseable {
         this.policy = new LockPolicy(config.nodeLockTimeout(), config.mode() == AllocationMode.COMPLETE);
         this.metrics = new LockMetrics(registry);
         this.events = new EventRecorder(client, EVENT_COMPONENT, node, clock);
+        this.queue = new WorkQueue<>(name(), "allocation-controller-" + node, new Reconcile(), config.retryBackoff(),
+                CLOSE_TIMEOUT);
     }
 
+    /** How long {@link #close()} waits for an in-flight API call. */
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
     /**
-     * Starts the pod and node informers, waits for their first list, and starts the reaper. Idempotent.
+     * Starts the pod and node informers, waits for their first list, and starts the queue and the reaper. Idempotent
+     * ({@link Lifecycle#start()}).
      *
-     * @throws IllegalStateException when the informers do not start within {@code startTimeout}
-     *         (everything started so far is stopped again), or after {@link #close()}
+     * @throws IllegalStateException when the informers do not start within {@code startTimeout} (everything started
+     *         so far is stopped again and the controller is closed), or after {@link #close()}
      */
-    public void start() {
-        synchronized (lifecycle) {
-            if (state == State.STARTED) {
-                return;
-            }
-            if (state == State.CLOSED) {
-                throw new IllegalStateException("allocation controller for node " + node + " is closed");
-            }
-            try {
-                ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-                    Thread thread = new Thread(runnable, "allocation-controller-" + node);
-                    thread.setDaemon(true);
-                    return thread;
-                });
-                // Pending retries die with the controller; a successor re-derives everything from the API.
-                executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-                executor.setRemoveOnCancelPolicy(true);
-                worker = executor;
-                podInformer = (config.podFieldSelector()
-                        ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
-                        : client.pods().inAnyNamespace()).runnableInformer(0);
-                podInformer.addEventHandler(new PodEvents());
-                nodeInformer = client.nodes().withName(node).runnableInformer(0);
-                nodeInformer.addEventHandler(new NodeEvents());
-                CompletableFuture.allOf(podInformer.start().toCompletableFuture(),
-                                nodeInformer.start().toCompletableFuture())
-                        .get(config.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                long interval = config.reapInterval().toMillis();
-                worker.scheduleWithFixedDelay(this::reapTick, interval, interval, TimeUnit.MILLISECONDS);
-                state = State.STARTED;
-                // Events before both caches were filled were ignored (a pod judged without its node in
-                // the cache would wait for the next event); start from the complete picture instead.
-                enqueue(NODE_KEY);
-                for (Pod pod : podInformer.getStore().list()) {
-                    if (onThisNode(pod)) {
-                        enqueue(Cache.metaNamespaceKeyFunc(pod));
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                state = State.NEW;
-                stopResources();
-                throw new IllegalStateException("allocation controller for node " + node + ": interrupted while starting", e);
-            } catch (ExecutionException | TimeoutException | RuntimeException e) {
-                state = State.NEW;
-                stopResources();
-                throw new IllegalStateException("allocation controller for node " + node
-                        + ": informers did not start within " + config.startTimeout() + ": " + e, e);
+    @Override
+    protected void doStart() {
+        try {
+            podInformer = (config.podFieldSelector()
+                    ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
+                    : client.pods().inAnyNamespace()).runnableInformer(0);
+            podInformer.addEventHandler(new PodEvents());
+            nodeInformer = client.nodes().withName(node).runnableInformer(0);
+            nodeInformer.addEventHandler(new NodeEvents());
+            CompletableFuture.allOf(podInformer.start().toCompletableFuture(),
+                            nodeInformer.start().toCompletableFuture())
+                    .get(config.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name() + ": interrupted while starting", e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw new IllegalStateException(name() + ": informers did not start within " + config.startTimeout()
+                    + ": " + e, e);
+        }
+        // Events before both caches were filled were ignored (the queue was not running; a pod judged without its
+        // node in the cache would wait for the next event); start from the complete picture instead.
+        queue.start();
+        queue.every(config.reapInterval(), this::reapTick);
+        enqueue(NODE_KEY);
+        for (Pod pod : podInformer.getStore().list()) {
+            if (onThisNode(pod)) {
+                enqueue(Cache.metaNamespaceKeyFunc(pod));
             }
         }
         log.info("allocation controller started node={} mode={} nodeLockTimeout={} reapInterval={} podFieldSelector={}"
@@ -182,46 +165,26 @@ public final class AllocationController implements AutoCloseable {
                 config.reapInterval(), config.podFieldSelector(), client.getConfiguration().getRequestRetryBackoffLimit());
     }
 
-    /** Stops the informers and the worker (waiting briefly for an in-flight API call). Idempotent. */
+    /** Stops the informers and the queue (waiting briefly for an in-flight API call) and removes the metrics. */
     @Override
-    public void close() {
-        synchronized (lifecycle) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            boolean wasStarted = state == State.STARTED;
-            state = State.CLOSED;
-            stopResources();
-            metrics.unregister();
-            if (wasStarted) {
-                log.info("allocation controller stopped node={}", node);
-            }
-        }
-    }
-
-    private void stopResources() {
+    protected void doClose() {
+        boolean wasStarted = queue.isRunning();
         if (nodeInformer != null) {
             nodeInformer.close();
         }
         if (podInformer != null) {
             podInformer.close();
         }
-        if (worker != null) {
-            worker.shutdown();
-            try {
-                if (!worker.awaitTermination(5, TimeUnit.SECONDS)) {
-                    worker.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                worker.shutdownNow();
-                Thread.currentThread().interrupt();
-            }
+        queue.close();
+        metrics.unregister();
+        if (wasStarted) {
+            log.info("allocation controller stopped node={}", node);
         }
     }
 
     /** Readiness: started, and both informers have completed their first list. */
     public boolean synced() {
-        return state == State.STARTED && podInformer.hasSynced() && nodeInformer.hasSynced();
+        return isRunning() && podInformer.hasSynced() && nodeInformer.hasSynced();
     }
 
     /** The current lock and the last actions, for {@code /debug/locks}. Thread-safe. */
@@ -281,44 +244,33 @@ public final class AllocationController implements AutoCloseable {
     }
 
     private void enqueue(String key) {
-        if (state != State.STARTED || !queued.add(key)) {
-            return;
-        }
-        try {
-            worker.execute(() -> {
-                queued.remove(key);
-                run(key, 1);
-            });
-        } catch (RejectedExecutionException e) {
-            queued.remove(key); // closing
-        }
+        queue.enqueue(key);
     }
 
-    /** Runs one reconcile attempt; on a retryable failure schedules the next one (which re-reads). */
-    private void run(String key, int attempt) {
-        boolean reread = attempt > 1;
-        try {
-            if (NODE_KEY.equals(key)) {
-                reconcileNode(reread);
-            } else {
-                reconcilePod(key, reread);
-            }
-        } catch (KubernetesClientException e) {
-            if (isRetryable(e) && config.retryBackoff().hasNext(attempt)) {
-                Duration delay = config.retryBackoff().delayAfter(attempt, ThreadLocalRandom.current().nextDouble());
-                log.debug("write failed, retrying after re-read node={} key={} attempt={} code={} delay={}",
-                        node, key, attempt, e.getCode(), delay);
-                try {
-                    worker.schedule(() -> run(key, attempt + 1), delay.toNanos(), TimeUnit.NANOSECONDS);
-                } catch (RejectedExecutionException closing) {
-                    log.debug("not retrying, controller closing node={} key={}", node, key);
+    /** One reconcile attempt; a retryable failure is retried by the queue with the backoff (and re-reads). */
+    private final class Reconcile implements WorkQueue.Reconciler<String> {
+        @Override
+        public WorkQueue.Result reconcile(String key, int attempt) {
+            boolean reread = attempt > 1;
+            try {
+                if (NODE_KEY.equals(key)) {
+                    reconcileNode(reread);
+                } else {
+                    reconcilePod(key, reread);
                 }
-            } else {
+            } catch (KubernetesClientException e) {
+                if (AllocationController.isRetryable(e)) {
+                    throw e;
+                }
                 log.warn("giving up for now node={} key={} attempts={} code={}; the next event or reap pass retries",
                         node, key, attempt, e.getCode(), e);
             }
-        } catch (RuntimeException e) {
-            log.error("reconcile failed node={} key={}", node, key, e);
+            return WorkQueue.Result.done();
+        }
+
+        @Override
+        public boolean isRetryable(Exception e) {
+            return e instanceof KubernetesClientException k && AllocationController.isRetryable(k);
         }
     }
 
@@ -328,18 +280,15 @@ public final class AllocationController implements AutoCloseable {
         return code == 409 || code == 429 || code >= 500 || code <= 0;
     }
 
+    /** Runs on the queue's worker every reap interval (the queue logs a failure and keeps the task). */
     private void reapTick() {
-        try {
-            enqueue(NODE_KEY);
-            // Allocations that wait for device registration, or whose retries ran out, try again.
-            for (Pod pod : podInformer.getStore().list()) {
-                if (onThisNode(pod) && Annotations.BIND_PHASE_ALLOCATING.equals(
-                        Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_BIND_PHASE))) {
-                    enqueue(Cache.metaNamespaceKeyFunc(pod));
-                }
+        enqueue(NODE_KEY);
+        // Allocations that wait for device registration, or whose retries ran out, try again.
+        for (Pod pod : podInformer.getStore().list()) {
+            if (onThisNode(pod) && Annotations.BIND_PHASE_ALLOCATING.equals(
+                    Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_BIND_PHASE))) {
+                enqueue(Cache.metaNamespaceKeyFunc(pod));
             }
-        } catch (RuntimeException e) {
-            log.error("reap tick failed node={}", node, e); // never let the periodic task die
         }
     }
 

@@ -19,6 +19,7 @@ import io.tenantgateway.certs.SubjectNames;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
 import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.io.IOException;
@@ -51,11 +52,7 @@ final class Doctor implements AutoCloseable {
     private final Clock clock;
     private final Duration timeout;
     private final EventLoopGroup group = Transports.newGroup(1, "doctor");
-    private final ExecutorService dns = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "doctor-dns");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ExecutorService dns = Executors.newSingleThreadExecutor(DaemonThreads.named("doctor-dns"));
     private final List<DoctorCheck> checks = new ArrayList<>();
 
     // What earlier checks produced for later ones.
@@ -428,10 +425,10 @@ final class Doctor implements AutoCloseable {
         List<Permission> needed = KubernetesAccess.needed(config);
         Config clientConfig;
         try {
-            clientConfig = tunnel().kubeconfig() == null ? Config.autoConfigure(null)
-                    : Config.fromKubeconfig(Files.readString(tunnel().kubeconfig()));
+            clientConfig = config.servers().kubeconfig() == null ? Config.autoConfigure(null)
+                    : Config.fromKubeconfig(Files.readString(config.servers().kubeconfig()));
         } catch (IOException | RuntimeException e) {
-            return DoctorCheck.fail("kubernetes", "--kubeconfig " + tunnel().kubeconfig() + ": " + e.getMessage(),
+            return DoctorCheck.fail("kubernetes", "--kubeconfig " + config.servers().kubeconfig() + ": " + e.getMessage(),
                     "pass a readable kubeconfig, or run in the pod (in-cluster service account)");
         }
         int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());

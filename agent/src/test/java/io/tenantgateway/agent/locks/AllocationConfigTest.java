@@ -3,6 +3,7 @@ package io.tenantgateway.agent.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tenantgateway.common.retry.Backoff;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ class AllocationConfigTest {
 
         assertThat(config.mode()).isEqualTo(AllocationMode.COMPLETE);
         assertThat(config.nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
-        assertThat(config.retryBackoff()).isEqualTo(RetryBackoff.HAMI_DEFAULT);
+        assertThat(config.retryBackoff()).isEqualTo(Backoff.HAMI_NODE_LOCK);
         assertThat(config.podFieldSelector()).isTrue();
     }
 

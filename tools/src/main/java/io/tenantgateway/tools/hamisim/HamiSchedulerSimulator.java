@@ -9,14 +9,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.tenantgateway.agent.k8s.GoDuration;
 import io.tenantgateway.agent.k8s.MergePatch;
-import io.tenantgateway.agent.locks.RetryBackoff;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.MalformedNodeLockException;
 import io.tenantgateway.hami.NodeLock;
+import io.tenantgateway.common.retry.Backoff;
+import io.tenantgateway.common.time.GoDuration;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,14 +60,14 @@ public final class HamiSchedulerSimulator {
     private final Clock clock;
     private final Duration nodeLockTimeout;
     private final BindMethod bindMethod;
-    private final RetryBackoff backoff;
+    private final Backoff backoff;
 
     /**
      * @param nodeLockTimeout the scheduler's lock expiry (HAMi default 5 minutes)
-     * @param backoff retries of lock writes (HAMi: {@link RetryBackoff#HAMI_DEFAULT})
+     * @param backoff retries of lock writes (HAMi: {@link Backoff#HAMI_DEFAULT})
      */
     public HamiSchedulerSimulator(KubernetesClient client, Clock clock, Duration nodeLockTimeout,
-            BindMethod bindMethod, RetryBackoff backoff) {
+            BindMethod bindMethod, Backoff backoff) {
         this.client = requireNonNull(client, "client");
         this.clock = requireNonNull(clock, "clock");
         this.nodeLockTimeout = requireNonNull(nodeLockTimeout, "nodeLockTimeout");

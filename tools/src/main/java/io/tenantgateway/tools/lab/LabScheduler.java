@@ -12,12 +12,12 @@ import io.tenantgateway.tools.hamisim.HamiSchedulerSimulator;
 import io.tenantgateway.tools.lab.FirstFitPlacement.GpuRequest;
 import io.tenantgateway.tools.lab.FirstFitPlacement.Usage;
 import io.tenantgateway.agent.locks.AllocationConfig;
-import io.tenantgateway.agent.locks.RetryBackoff;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiDeviceCodec;
+import io.tenantgateway.common.retry.Backoff;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -47,7 +47,7 @@ final class LabScheduler {
         // Against fabric8's CRUD server a Binding is stored but never updates the pod, so bind by patching
         // spec.nodeName (what the API server does with a Binding).
         this.simulator = new HamiSchedulerSimulator(client, clock, AllocationConfig.DEFAULT_NODE_LOCK_TIMEOUT,
-                HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, RetryBackoff.HAMI_DEFAULT);
+                HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, Backoff.HAMI_NODE_LOCK);
     }
 
     /** Filter's outcome: the node and devices chosen (and written to the pod), or why no node fits. */

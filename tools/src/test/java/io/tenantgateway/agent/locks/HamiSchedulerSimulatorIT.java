@@ -10,6 +10,7 @@ import io.tenantgateway.tools.hamisim.BindResult;
 import io.tenantgateway.tools.hamisim.HamiSchedulerSimulator;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
+import io.tenantgateway.common.retry.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -95,7 +96,7 @@ class HamiSchedulerSimulatorIT {
     @Test
     void bindingSubresourceModePostsABinding() throws Exception {
         var simulator = new HamiSchedulerSimulator(cluster.client, cluster.clock, LockTestCluster.TIMEOUT,
-                HamiSchedulerSimulator.BindMethod.BINDING_SUBRESOURCE, RetryBackoff.HAMI_DEFAULT);
+                HamiSchedulerSimulator.BindMethod.BINDING_SUBRESOURCE, Backoff.HAMI_NODE_LOCK);
         cluster.takeRequests();
 
         assertThat(simulator.bind(NAMESPACE, "p1", NODE).bound()).isTrue();

@@ -28,6 +28,7 @@ import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
+import io.tenantgateway.common.retry.Backoff;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,7 +65,7 @@ final class LockTestCluster {
         this.server = server;
         this.client = client;
         this.scheduler = new HamiSchedulerSimulator(client, clock, TIMEOUT,
-                HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, RetryBackoff.hamiWithBaseDelay(Duration.ofMillis(5)));
+                HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, Backoff.hamiNodeLock(Duration.ofMillis(5)));
     }
 
     /**
@@ -88,7 +89,7 @@ final class LockTestCluster {
                 .withMode(mode)
                 .withNodeLockTimeout(TIMEOUT)
                 .withReapInterval(Duration.ofMillis(150))
-                .withRetryBackoff(RetryBackoff.hamiWithBaseDelay(Duration.ofMillis(5)))
+                .withRetryBackoff(Backoff.hamiNodeLock(Duration.ofMillis(5)))
                 .withPodFieldSelector(false);
     }
 

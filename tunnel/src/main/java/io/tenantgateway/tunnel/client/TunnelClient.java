@@ -19,6 +19,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tenantgateway.certs.TlsFailures;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.endpoint.ConnectionTable;
 import io.tenantgateway.tunnel.endpoint.DialFailure;
@@ -311,7 +312,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         call.request(INBOUND_MESSAGES);
         connectTimer = loop.schedule(() -> {
             if (state == State.CONNECTING && !callDone) {
-                call.cancel("no response headers within " + TunnelConfig.format(config.connectTimeout()), null);
+                call.cancel("no response headers within " + GoDuration.format(config.connectTimeout()), null);
             }
         }, config.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
     }

@@ -1,7 +1,9 @@
 package io.tenantgateway.tunnel.client;
 
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.time.GoDuration;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
@@ -12,6 +14,7 @@ import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.endpoint.EndpointDialer;
 import io.tenantgateway.tunnel.metrics.AgentMetrics;
@@ -22,6 +25,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,6 +58,10 @@ import org.slf4j.LoggerFactory;
  * <p>Lifecycle: {@link #start()} once; on shutdown {@link #drainAndClose} (DRAIN on every stream, no new
  * connections, tunnels keep working until their peers close them, then each stream is half-closed and ended by its
  * server), then {@link #close()}, which cuts whatever is left and releases the event loops.
+ *
+ * <p>Lifecycle: not a {@code common} {@code Lifecycle}, because its transitions differ: between running and closed
+ * there is {@link #drain()} (DRAIN sent, no new server connections, existing tunnels finish), and {@code close()}
+ * after a drain is the second half of a graceful stop rather than an abort.
  */
 public final class TunnelClientSet implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClientSet.class);
@@ -61,7 +69,7 @@ public final class TunnelClientSet implements AutoCloseable {
     private final TunnelConfig config;
     private final ClientResources resources;
     private final ServerCounter serverCounter;
-    private final SyncBackoff backoff;
+    private final Backoff.Execution backoff;
     private final AgentMetrics metrics;
     private final Clock clock;
     private final EventLoopGroup ownedGroup;
@@ -82,7 +90,7 @@ public final class TunnelClientSet implements AutoCloseable {
         this.config = builder.config;
         this.clock = builder.clock;
         this.serverCounter = builder.serverCounter;
-        this.backoff = new SyncBackoff(config.syncInterval(), config.syncIntervalCap(), builder.random);
+        this.backoff = Backoff.agentSync(config.syncInterval(), config.syncIntervalCap()).start(builder.random);
         ReloadingTlsMaterial loaded = null;
         TlsMaterial material = builder.material;
         if (material == null) {
@@ -131,11 +139,7 @@ public final class TunnelClientSet implements AutoCloseable {
             if (ownedMaterial != null) {
                 ownedMaterial.start();
             }
-            scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-                Thread thread = new Thread(runnable, "tunnel-sync");
-                thread.setDaemon(true);
-                return thread;
-            });
+            scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("tunnel-sync"));
             log.info("tunnel agent starting {}", config.describe());
             if (config.dialPolicy().allowsAll()) {
                 log.warn("dial policy allows every destination (upstream behaviour); configure allow/deny lists to"
@@ -304,7 +308,7 @@ public final class TunnelClientSet implements AutoCloseable {
             } catch (IOException e) {
                 Duration wait = backoff.failure();
                 log.warn("cannot read service account token {}: {}; retrying in {}",
-                        config.serviceAccountTokenPath(), e.toString(), TunnelConfig.format(wait));
+                        config.serviceAccountTokenPath(), e.toString(), GoDuration.format(wait.truncatedTo(ChronoUnit.MILLIS)));
                 schedule(wait);
                 return;
             }
@@ -337,7 +341,7 @@ public final class TunnelClientSet implements AutoCloseable {
                     ? attemptFailure.status().getCode().name() : cause.getClass().getSimpleName();
             log.warn("server connection attempt failed server={}:{} attempt={} code={} reason=\"{}\" retryIn={}",
                     config.proxyServerHost(), config.proxyServerPort(), attemptNumber, code, cause.getMessage(),
-                    TunnelConfig.format(wait));
+                    GoDuration.format(wait.truncatedTo(ChronoUnit.MILLIS)));
             client.close();
             schedule(wait);
             return;

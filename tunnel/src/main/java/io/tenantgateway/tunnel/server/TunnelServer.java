@@ -19,6 +19,7 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.ssl.SslContext;
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.TlsContexts;
+import io.tenantgateway.common.lifecycle.Lifecycle;
 import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
 import io.tenantgateway.tunnel.protocol.FlowControlOffer;
@@ -52,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: all listeners share one event loop group; gRPC callbacks run directly on the transport's loop,
  * which owns that stream. Frontend and agent streams hand each other commands (see {@link ServerTunnel}).
  */
-public final class TunnelServer implements AutoCloseable {
+public final class TunnelServer extends Lifecycle {
     private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
     /** HTTP/2 window of agent connections: shared by all tunnels of an agent, so large for throughput. */
     private static final int AGENT_HTTP2_WINDOW = 8 * 1024 * 1024;
@@ -65,66 +66,55 @@ public final class TunnelServer implements AutoCloseable {
     private final TunnelServerConfig config;
     private final Clock clock;
     private final AgentRegistry registry;
-    private final Object lifecycle = new Object();
     private EventLoopGroup group;
     private Server agentServer;
     private final List<Server> grpcFrontends = new ArrayList<>();
     private final List<Channel> httpFrontends = new ArrayList<>();
     private InetSocketAddress boundAgentAddress;
     private InetSocketAddress boundFrontendAddress;
-    private boolean started;
-    private boolean closed;
 
     public TunnelServer(TunnelServerConfig config) {
         this(config, Clock.systemUTC());
     }
 
     public TunnelServer(TunnelServerConfig config, Clock clock) {
-        this.config = requireNonNull(config, "config");
+        super("konnectivity server " + requireNonNull(config, "config").serverId());
+        this.config = config;
         this.clock = requireNonNull(clock, "clock");
         this.registry = new AgentRegistry(config.strategies());
     }
 
-    /** Binds every listener. Idempotent; on failure closes what was started and rethrows. */
-    public void start() {
-        synchronized (lifecycle) {
-            if (closed) {
-                throw new IllegalStateException("closed");
+    /**
+     * Binds every listener. Idempotent ({@link Lifecycle#start()}): on failure closes what was started, stays closed
+     * and rethrows.
+     */
+    @Override
+    protected void doStart() {
+        try {
+            group = Transports.newGroup(config.eventLoopThreads(), "tunnel-server-" + config.serverId());
+            startAgentListener();
+            if (config.udsPath() != null) {
+                startFrontend(new DomainSocketAddress(prepareSocketPath(config.udsPath()).toString()), null);
             }
-            if (started) {
-                return;
+            if (config.frontendAddress() != null) {
+                SslContext tls = null;
+                if (config.frontendTls() != null) {
+                    tls = config.mode() == FrontendMode.GRPC
+                            ? TlsContexts.build(GrpcSslContexts.configure(TlsContexts.serverBuilder(
+                                    config.frontendTls(), ClientAuthMode.REQUIRE, clock), TlsProviders.preferred()))
+                            : TlsContexts.server(config.frontendTls(), ClientAuthMode.REQUIRE, clock);
+                } else {
+                    log.warn("frontend on {} without TLS: anyone who can reach it can dial through the agents",
+                            config.frontendAddress());
+                }
+                boundFrontendAddress = (InetSocketAddress) startFrontend(config.frontendAddress(), tls);
             }
-            started = true;
-            try {
-                group = Transports.newGroup(config.eventLoopThreads(), "tunnel-server-" + config.serverId());
-                startAgentListener();
-                if (config.udsPath() != null) {
-                    startFrontend(new DomainSocketAddress(prepareSocketPath(config.udsPath()).toString()), null);
-                }
-                if (config.frontendAddress() != null) {
-                    SslContext tls = null;
-                    if (config.frontendTls() != null) {
-                        tls = config.mode() == FrontendMode.GRPC
-                                ? TlsContexts.build(GrpcSslContexts.configure(TlsContexts.serverBuilder(
-                                        config.frontendTls(), ClientAuthMode.REQUIRE, clock), TlsProviders.preferred()))
-                                : TlsContexts.server(config.frontendTls(), ClientAuthMode.REQUIRE, clock);
-                    } else {
-                        log.warn("frontend on {} without TLS: anyone who can reach it can dial through the agents",
-                                config.frontendAddress());
-                    }
-                    boundFrontendAddress = (InetSocketAddress) startFrontend(config.frontendAddress(), tls);
-                }
-                log.info("konnectivity server started serverID={} serverCount={} agentAddress={} mode={} uds={}"
-                        + " frontend={} strategies={}", config.serverId(), config.serverCount(), boundAgentAddress,
-                        config.mode(), config.udsPath(), boundFrontendAddress, config.strategies());
-            } catch (IOException | RuntimeException e) {
-                closeAll();
-                if (e instanceof IOException io) {
-                    throw new UncheckedIOException("cannot start konnectivity server " + config.serverId() + ": "
-                            + e.getMessage(), io);
-                }
-                throw (RuntimeException) e;
-            }
+            log.info("konnectivity server started serverID={} serverCount={} agentAddress={} mode={} uds={}"
+                    + " frontend={} strategies={}", config.serverId(), config.serverCount(), boundAgentAddress,
+                    config.mode(), config.udsPath(), boundFrontendAddress, config.strategies());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start konnectivity server " + config.serverId() + ": "
+                    + e.getMessage(), e);
         }
     }
 
@@ -234,15 +224,9 @@ public final class TunnelServer implements AutoCloseable {
 
     /** Stops every listener and drops all streams (agents see the connection end, as when a server dies). */
     @Override
-    public void close() {
-        synchronized (lifecycle) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            closeAll();
-            log.info("konnectivity server closed serverID={}", config.serverId());
-        }
+    protected void doClose() {
+        closeAll();
+        log.info("konnectivity server closed serverID={}", config.serverId());
     }
 
     private void closeAll() {

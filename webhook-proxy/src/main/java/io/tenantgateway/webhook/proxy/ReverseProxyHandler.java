@@ -6,6 +6,8 @@ import io.netty.channel.ConnectTimeoutException;
 import io.tenantgateway.certs.TlsFailures;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.vertx.VertxTls;
+import io.tenantgateway.certs.VertxTls;
+import io.tenantgateway.common.time.GoDuration;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -92,7 +94,7 @@ public final class ReverseProxyHandler implements AutoCloseable {
         HttpClientRequest[] inFlight = new HttpClientRequest[1];
         long timer = vertx.setTimer(config.timeout().toMillis(), id -> {
             UpstreamFailure timeout = new UpstreamFailure(UpstreamFailure.Reason.TIMEOUT,
-                    "no answer within " + Durations.format(config.timeout()));
+                    "no answer within " + GoDuration.format(config.timeout()));
             if (promise.tryComplete(new UpstreamResult.Failed(timeout)) && inFlight[0] != null) {
                 inFlight[0].reset(0, new java.util.concurrent.TimeoutException(timeout.detail()));
             }

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.proxy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.time.GoDuration;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
@@ -39,7 +40,7 @@ public record UpstreamConfig(URI url, String path, Duration timeout, FailurePoli
             throw new IllegalArgumentException("--upstream-path: '" + path + "' (expected: a path starting with /)");
         }
         if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(API_SERVER_TIMEOUT) >= 0) {
-            throw new IllegalArgumentException("--upstream-timeout: " + Durations.format(timeout)
+            throw new IllegalArgumentException("--upstream-timeout: " + GoDuration.format(timeout)
                     + " (expected: > 0 and < 10s, so the answer reaches the API server before its own timeout)");
         }
     }

@@ -1,4 +1,4 @@
-package io.tenantgateway.agent.k8s;
+package io.tenantgateway.common.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,6 +21,9 @@ class GoDurationTest {
         "PT1.5S, 1.5s",
         "PT30S, 30s",
         "PT0.1S, 100ms",
+        "PT0.5S, 500ms",
+        "PT0.000001S, 1µs",
+        "PT-1.5S, -1.5s",
         "PT0.0015S, 1.5ms",
         "PT0.000002S, 2µs",
         "PT0.000000999S, 999ns",

@@ -1,4 +1,4 @@
-package io.tenantgateway.agent.k8s;
+package io.tenantgateway.common.time;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,7 +7,7 @@ import java.math.RoundingMode;
 import java.time.Duration;
 
 /**
- * Go's {@code time.Duration} text, which HAMi and Kubernetes flags use ({@code 5m}, {@code 1h30m},
+ * The one implementation of Go's {@code time.Duration} text (parse and {@code String()}), which HAMi and Kubernetes flags use ({@code 5m}, {@code 1h30m},
  * {@code 250ms}) and which appears in scheduler messages ({@code "locked within 5m0s"}).
  */
 public final class GoDuration {
