@@ -9,11 +9,15 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.tenantgateway.agent.k8s.Annotations;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.io.IOException;
@@ -28,13 +32,20 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
  * The manifests agree with the code: every YAML parses, the DaemonSet's arguments parse with the real CLI, ports
- * and paths match, and the ClusterRole is exactly {@link KubernetesPermissions}.
+ * and paths match, and each mode's ClusterRoles grant exactly the {@link KubernetesPermissions} its flags use.
  */
 class ManifestTest {
+    private static final String BASE_ACCOUNT = "system:serviceaccount:kube-system:tenant-gateway";
+    private static final String KAMAJI_ACCOUNT = "system:serviceaccount:kube-system:konnectivity-agent";
+
+    @TempDir
+    Path files;
+
     private static final Path MANIFESTS = Path.of(System.getProperty("user.dir")).resolve("../manifests").normalize();
     private final KubernetesSerialization serialization = new KubernetesSerialization();
 
@@ -72,12 +83,31 @@ class ManifestTest {
             List<Path> yamls = files.filter(f -> f.toString().endsWith(".yaml")).toList();
             assertThat(yamls).hasSizeGreaterThanOrEqualTo(9);
             for (Path file : yamls) {
-                Object parsed = serialization.unmarshal(Files.readString(file), Object.class);
-                assertThat(parsed).as(file.toString()).isNotNull();
+                for (String document : Files.readString(file).split("(?m)^---\\s*$")) {
+                    Object parsed = serialization.unmarshal(document, Object.class);
+                    assertThat(parsed).as(file.toString()).isNotNull();
+                }
             }
         }
-        assertThat(base()).extracting(HasMetadata::getKind).contains("ServiceAccount", "ClusterRole",
-                "ClusterRoleBinding", "DaemonSet", "Service", "MutatingWebhookConfiguration");
+        List<HasMetadata> base = base();
+        assertThat(base).extracting(HasMetadata::getKind).contains("ServiceAccount", "ClusterRole",
+                "ClusterRoleBinding", "DaemonSet", "Service", "MutatingWebhookConfiguration",
+                "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
+        ValidatingAdmissionPolicy policy = only(base, ValidatingAdmissionPolicy.class);
+        ValidatingAdmissionPolicyBinding binding = only(base, ValidatingAdmissionPolicyBinding.class);
+        assertThat(binding.getSpec().getPolicyName()).isEqualTo(policy.getMetadata().getName());
+        assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+        assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+        assertThat(policy.getSpec().getMatchConstraints().getResourceRules().get(0).getResources())
+                .containsExactly("nodes", "nodes/status");
+        assertThat(policy.getSpec().getMatchConstraints().getResourceRules().get(0).getOperations())
+                .containsExactly("UPDATE");
+        // The policy's HAMi keys are exactly the node annotations the agent writes.
+        assertThat(policy.getSpec().getVariables()).anySatisfy(v -> {
+            assertThat(v.getName()).isEqualTo("hamiAnnotations");
+            assertThat(v.getExpression()).isEqualTo("['" + String.join("', '", Annotations.NODE_NVIDIA_REGISTER,
+                    Annotations.NODE_HANDSHAKE, Annotations.NODE_LOCK) + "']");
+        });
     }
 
     /** Arguments as the kubelet passes them: $(VAR) references expanded from the container's env. */
@@ -173,17 +203,82 @@ class ManifestTest {
                 .anySatisfy(e -> assertThat(e.getValues()).containsExactly("kube-system"));
     }
 
-    @Test
-    void clusterRoleIsExactlyTheDeclaredPermissions() throws IOException {
-        List<HasMetadata> objects = base();
-        ClusterRole role = only(objects, ClusterRole.class);
+    /** The permission keys the ClusterRoles bound to {@code account} grant. */
+    private static Set<String> granted(List<HasMetadata> objects, String account) {
+        Set<String> roles = new TreeSet<>();
+        objects.stream().filter(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
+                .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
+                        "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
+                .forEach(b -> roles.add(b.getRoleRef().getName()));
         Set<String> granted = new TreeSet<>();
-        role.getRules().forEach(rule -> rule.getApiGroups().forEach(group -> rule.getResources()
-                .forEach(resource -> rule.getVerbs().forEach(verb -> granted.add(
-                        (group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb)))));
-        assertThat(granted).isEqualTo(KubernetesPermissions.keys());
+        objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filter(role -> roles.contains(role.getMetadata().getName()))
+                .forEach(role -> role.getRules().forEach(rule -> rule.getApiGroups().forEach(group -> rule
+                        .getResources().forEach(resource -> rule.getVerbs().forEach(verb -> granted.add(
+                                (group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb))))));
+        assertThat(roles).as("ClusterRoles bound to " + account).isNotEmpty();
+        return granted;
+    }
+
+    /**
+     * What {@code run} with these flags does with the API, through the real mapping ({@code toConfig}). File flags
+     * point at empty stand-ins (the mapping only checks they exist); the node name is what the kubelet's
+     * {@code NODE_NAME} or the agent's own pod would give.
+     */
+    private Set<Use> uses(List<String> args, boolean nodeNameFromApi) throws IOException {
+        List<String> withFiles = new ArrayList<>();
+        for (String arg : args) {
+            int equals = arg.indexOf('=');
+            if (arg.startsWith("--") && equals > 0 && arg.startsWith("/", equals + 1)) {
+                Path standIn = files.resolve(arg.substring(equals + 2));
+                Files.createDirectories(standIn.getParent());
+                if (!Files.exists(standIn)) {
+                    Files.createFile(standIn);
+                }
+                withFiles.add(arg.substring(0, equals + 1) + standIn);
+            } else {
+                withFiles.add(arg);
+            }
+        }
+        withFiles.add("--node-name=worker-1");
+        return KubernetesPermissions.uses(parseRun(withFiles).toConfig(), nodeNameFromApi);
+    }
+
+    private static Set<String> declared(Set<Use> uses) {
+        return KubernetesPermissions.keys(KubernetesPermissions.needed(uses));
+    }
+
+    private static List<String> daemonSetArgs(List<HasMetadata> objects) {
+        Container container = only(objects, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(container.getEnv()).anySatisfy(env -> assertThat(env.getName()).isEqualTo("NODE_NAME"));
+        return expandedArgs(container, Map.of("PROXY_SERVER_HOST", "k.example.com", "PROXY_SERVER_PORT", "8132"));
+    }
+
+    /** The base is observe mode: its ClusterRole is exactly what the base DaemonSet's flags use, no pod writes. */
+    @Test
+    void baseClusterRoleIsExactlyWhatObserveModeUses() throws IOException {
+        List<HasMetadata> objects = base();
+        Set<Use> uses = uses(daemonSetArgs(objects), false);
+        assertThat(uses).contains(Use.LOCK_CONTROLLER, Use.MANAGED_WEBHOOK_CONFIG, Use.WEBHOOK_QUOTA)
+                .doesNotContain(Use.COMPLETE_ALLOCATION, Use.GPU_CAPACITY, Use.DEVICE_REGISTRATION);
+        Set<String> granted = granted(objects, BASE_ACCOUNT);
+        assertThat(granted).isEqualTo(declared(uses))
+                .doesNotContain("core/pods:patch", "core/nodes/status:patch", "core/secrets:get");
         ClusterRoleBinding binding = only(objects, ClusterRoleBinding.class);
-        assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
+        assertThat(binding.getRoleRef().getName()).isEqualTo(only(objects, ClusterRole.class).getMetadata().getName());
+    }
+
+    /** Every declared permission is granted by some shipped mode, or is named here as flag-only. */
+    @Test
+    void everyDeclaredPermissionHasAMode() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        Set<String> shipped = new TreeSet<>(granted(base(), BASE_ACCOUNT));
+        shipped.addAll(granted(parse(kustomize("overlays/simulated-gpus")), BASE_ACCOUNT));
+        shipped.addAll(granted(parse(kustomize("overlays/kamaji")), KAMAJI_ACCOUNT));
+        Set<String> notShipped = new TreeSet<>(KubernetesPermissions.keys());
+        notShipped.removeAll(shipped);
+        // --count-server-leases is off in every manifest (README: add the leases rule with the flag).
+        assertThat(notShipped).isEqualTo(declared(Set.of(Use.SERVER_LEASES)));
     }
 
     private static String kustomize(String overlay) throws IOException, InterruptedException {
@@ -207,14 +302,30 @@ class ManifestTest {
         assertThat(run.allocationMode).isEqualTo("complete");
         assertThat(run.mockGpus).isEqualTo("A100-80GB");
 
+        // complete allocation with mock capacity: the components add pods patch and nodes/status patch.
+        Set<Use> simulatedUses = uses(daemonSetArgs(simulated), false);
+        assertThat(simulatedUses).contains(Use.COMPLETE_ALLOCATION, Use.GPU_CAPACITY, Use.DEVICE_REGISTRATION);
+        assertThat(granted(simulated, BASE_ACCOUNT)).isEqualTo(declared(simulatedUses))
+                .contains("core/pods:patch", "core/nodes/status:patch");
+
         List<HasMetadata> kamaji = parse(kustomize("overlays/kamaji"));
         assertThat(kamaji).noneMatch(DaemonSet.class::isInstance);
-        assertThat(only(kamaji, ClusterRoleBinding.class).getSubjects().get(0).getName()).isEqualTo("konnectivity-agent");
+        assertThat(kamaji).filteredOn(ClusterRoleBinding.class::isInstance).hasSize(2)
+                .allSatisfy(b -> assertThat(((ClusterRoleBinding) b).getSubjects().get(0).getName())
+                        .isEqualTo("konnectivity-agent"));
         assertThat(only(kamaji, Service.class).getSpec().getSelector()).containsEntry("k8s-app", "konnectivity-agent");
+        assertThat(only(kamaji, ValidatingAdmissionPolicy.class).getSpec().getMatchConditions().get(0)
+                .getExpression()).contains("'" + KAMAJI_ACCOUNT + "'");
+        // Kamaji's DaemonSet: its own flags, our extraArgs, no NODE_NAME (the agent reads its pod).
+        Set<Use> kamajiUses = uses(kamajiArgs(), true);
+        assertThat(kamajiUses).contains(Use.WEBHOOK_TLS_SECRET, Use.NODE_NAME_DISCOVERY, Use.LOCK_CONTROLLER)
+                .doesNotContain(Use.COMPLETE_ALLOCATION, Use.GPU_CAPACITY);
+        assertThat(granted(kamaji, KAMAJI_ACCOUNT)).isEqualTo(declared(kamajiUses))
+                .doesNotContain("core/pods:patch", "core/nodes/status:patch");
     }
 
-    @Test
-    void kamajiSwitchExtraArgsParseAfterKamajisOwnArguments() throws IOException {
+    /** Kamaji's own agent arguments followed by the TenantControlPlane patch's extraArgs. */
+    private List<String> kamajiArgs() throws IOException {
         GenericKubernetesResource tcp = serialization.unmarshal(
                 Files.readString(MANIFESTS.resolve("overlays/kamaji/tenantcontrolplane-patch.yaml")),
                 GenericKubernetesResource.class);
@@ -226,7 +337,12 @@ class ManifestTest {
                 "--health-server-port=8134",
                 "--service-account-token-path=/var/run/secrets/tokens/konnectivity-agent-token"));
         args.addAll(extraArgs);
-        AgentCommand run = parseRun(args);
+        return args;
+    }
+
+    @Test
+    void kamajiSwitchExtraArgsParseAfterKamajisOwnArguments() throws IOException {
+        AgentCommand run = parseRun(kamajiArgs());
         assertThat(run.webhookTlsSecret).isEqualTo("kube-system/tenant-gateway-webhook-tls");
         assertThat(run.healthServerPort).isEqualTo(8134);
     }

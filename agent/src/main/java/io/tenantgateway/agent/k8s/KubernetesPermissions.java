@@ -1,15 +1,57 @@
 package io.tenantgateway.agent.k8s;
 
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.agent.AgentConfig;
+import io.tenantgateway.agent.locks.AllocationMode;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
- * Every Kubernetes API permission the agent uses, with the part that needs it and why. The single source for
- * {@code manifests/base/clusterrole.yaml} (a test checks the file equals this list), for the RBAC table in the
- * README, and for {@code tenant-gateway doctor}, which asks the API server about each one.
+ * Every Kubernetes API permission the agent uses, with the use (a flag or mode) that needs it and why. The single
+ * source for the ClusterRoles in {@code manifests/} (a test checks that each rendered overlay grants exactly the
+ * permissions its DaemonSet's flags use), for the RBAC table in the README, and for {@code tenant-gateway doctor},
+ * which asks the API server about the ones the given flags use.
  */
 public final class KubernetesPermissions {
+
+    /** What the agent does that needs API access; which ones are on follows from the flags ({@link #uses}). */
+    public enum Use {
+        /** {@code --enable-lock-controller}, in both allocation modes: watch this node and its pods, release locks. */
+        LOCK_CONTROLLER("lock-controller"),
+        /** {@code --allocation-mode=complete}: the agent plays the device plugin's allocation step on pods. */
+        COMPLETE_ALLOCATION("complete allocation"),
+        /** {@code --device-source=mock|nvidia-smi}: register annotation and handshake on this node. */
+        DEVICE_REGISTRATION("devices"),
+        /** {@code --advertise-gpu-capacity} (default with {@code --device-source=mock}): node status capacity. */
+        GPU_CAPACITY("mock capacity"),
+        /** No {@code --node-name} / {@code NODE_NAME} (Kamaji's DaemonSet): read {@code spec.nodeName} of our pod. */
+        NODE_NAME_DISCOVERY("node-name discovery"),
+        /** The webhook, whenever the agent has an API client: GPU quota checks at admission. */
+        WEBHOOK_QUOTA("webhook quota"),
+        /** {@code --webhook-tls-secret}: the serving certificate from a Secret. */
+        WEBHOOK_TLS_SECRET("webhook TLS Secret"),
+        /** {@code --manage-webhook-config}: keep the webhook configuration's {@code caBundle} current. */
+        MANAGED_WEBHOOK_CONFIG("webhook config"),
+        /** {@code --count-server-leases}: count konnectivity-server Leases. */
+        SERVER_LEASES("tunnel"),
+        /** {@code tenant-gateway doctor}: ask the API server about the other permissions. */
+        DOCTOR("doctor");
+
+        private final String label;
+
+        Use(String label) {
+            this.label = label;
+        }
+
+        /** Short name for tables and messages. */
+        public String label() {
+            return label;
+        }
+    }
 
     /**
      * One allowed verb on one resource.
@@ -17,51 +59,137 @@ public final class KubernetesPermissions {
      * @param group API group ("" for core)
      * @param resource plural resource, with {@code /subresource} when it is one
      * @param verb the verb
-     * @param part which part of the agent uses it
+     * @param uses what needs it: the permission is needed when any of these is on
      * @param why what for
      */
-    public record Permission(String group, String resource, String verb, String part, String why) {
+    public record Permission(String group, String resource, String verb, Set<Use> uses, String why) {
+        public Permission {
+            requireNonNull(group, "group");
+            requireNonNull(resource, "resource");
+            requireNonNull(verb, "verb");
+            uses = Set.copyOf(EnumSet.copyOf(requireNonNull(uses, "uses")));
+            requireNonNull(why, "why");
+        }
+
         /** {@code group/resource:verb}, for set comparisons and messages. */
         public String key() {
             return (group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb;
         }
+
+        /** The uses' labels, in declaration order ("devices, lock-controller"). */
+        public String part() {
+            return EnumSet.copyOf(uses).stream().map(Use::label).collect(Collectors.joining(", "));
+        }
+    }
+
+    private static Permission permission(String group, String resource, String verb, Set<Use> uses, String why) {
+        return new Permission(group, resource, verb, uses, why);
     }
 
     public static final List<Permission> ALL = List.of(
-            new Permission("", "nodes", "get", "devices, lock-controller", "read this node's annotations and lock"),
-            new Permission("", "nodes", "list", "lock-controller", "informer on this node (field selector by name)"),
-            new Permission("", "nodes", "watch", "lock-controller", "informer on this node"),
-            new Permission("", "nodes", "patch", "devices, lock-controller",
-                    "register annotation, handshake, release hami.io/mutex.lock"),
-            new Permission("", "nodes/status", "patch", "devices", "advertise nvidia.com/gpu capacity (mock mode)"),
-            new Permission("", "pods", "get", "lock-controller, node-name discovery",
-                    "re-read a pod before a compare-and-swap write; find spec.nodeName without NODE_NAME"),
-            new Permission("", "pods", "list", "lock-controller, webhook quota", "informer on this node's pods"),
-            new Permission("", "pods", "watch", "lock-controller, webhook quota", "informer on this node's pods"),
-            new Permission("", "pods", "patch", "lock-controller", "consume device entries, set hami.io/bind-phase"),
-            new Permission("", "events", "create", "lock-controller",
-                    "GPUAllocated, GPUAllocationFailed, NodeLockReleased"),
-            new Permission("", "resourcequotas", "list", "webhook quota", "limits.nvidia.com/gpumem|gpucores"),
-            new Permission("", "resourcequotas", "watch", "webhook quota", "limits.nvidia.com/gpumem|gpucores"),
-            new Permission("", "secrets", "get", "webhook", "--webhook-tls-secret (resourceNames-restricted)"),
-            new Permission("", "secrets", "list", "webhook", "--webhook-tls-secret informer"),
-            new Permission("", "secrets", "watch", "webhook", "--webhook-tls-secret informer"),
-            new Permission("coordination.k8s.io", "leases", "list", "tunnel", "--count-server-leases"),
-            new Permission("coordination.k8s.io", "leases", "watch", "tunnel", "--count-server-leases"),
-            new Permission("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get", "webhook",
-                    "--manage-webhook-config: read the CA bundle"),
-            new Permission("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch", "webhook",
-                    "--manage-webhook-config: write the CA bundle"),
-            new Permission("authorization.k8s.io", "selfsubjectaccessreviews", "create", "doctor",
+            permission("", "nodes", "get", EnumSet.of(Use.DEVICE_REGISTRATION, Use.LOCK_CONTROLLER),
+                    "read this node's annotations and lock"),
+            permission("", "nodes", "list", EnumSet.of(Use.LOCK_CONTROLLER),
+                    "informer on this node (field selector by name)"),
+            permission("", "nodes", "watch", EnumSet.of(Use.LOCK_CONTROLLER), "informer on this node"),
+            permission("", "nodes", "patch", EnumSet.of(Use.DEVICE_REGISTRATION, Use.LOCK_CONTROLLER),
+                    "register annotation, handshake, release hami.io/mutex.lock (own node only: ValidatingAdmissionPolicy"
+                            + " tenant-gateway-own-node)"),
+            permission("", "nodes/status", "patch", EnumSet.of(Use.GPU_CAPACITY),
+                    "advertise nvidia.com/gpu capacity (mock mode)"),
+            permission("", "pods", "get", EnumSet.of(Use.LOCK_CONTROLLER, Use.NODE_NAME_DISCOVERY),
+                    "re-read a pod before a compare-and-swap write, look up a lock holder; find spec.nodeName"
+                            + " without NODE_NAME"),
+            permission("", "pods", "list", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA),
+                    "informer on this node's pods"),
+            permission("", "pods", "watch", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA),
+                    "informer on this node's pods"),
+            permission("", "pods", "patch", EnumSet.of(Use.COMPLETE_ALLOCATION),
+                    "consume device entries, set hami.io/bind-phase"),
+            permission("", "events", "create", EnumSet.of(Use.LOCK_CONTROLLER),
+                    "NodeLockReleased; GPUAllocated, GPUAllocationFailed (complete mode)"),
+            permission("", "resourcequotas", "list", EnumSet.of(Use.WEBHOOK_QUOTA),
+                    "limits.nvidia.com/gpumem|gpucores"),
+            permission("", "resourcequotas", "watch", EnumSet.of(Use.WEBHOOK_QUOTA),
+                    "limits.nvidia.com/gpumem|gpucores"),
+            permission("", "secrets", "get", EnumSet.of(Use.WEBHOOK_TLS_SECRET),
+                    "--webhook-tls-secret (resourceNames-restricted)"),
+            permission("", "secrets", "list", EnumSet.of(Use.WEBHOOK_TLS_SECRET), "--webhook-tls-secret informer"),
+            permission("", "secrets", "watch", EnumSet.of(Use.WEBHOOK_TLS_SECRET), "--webhook-tls-secret informer"),
+            permission("coordination.k8s.io", "leases", "list", EnumSet.of(Use.SERVER_LEASES),
+                    "--count-server-leases"),
+            permission("coordination.k8s.io", "leases", "watch", EnumSet.of(Use.SERVER_LEASES),
+                    "--count-server-leases"),
+            permission("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get",
+                    EnumSet.of(Use.MANAGED_WEBHOOK_CONFIG), "--manage-webhook-config: read the CA bundle"),
+            permission("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch",
+                    EnumSet.of(Use.MANAGED_WEBHOOK_CONFIG), "--manage-webhook-config: write the CA bundle"),
+            permission("authorization.k8s.io", "selfsubjectaccessreviews", "create", EnumSet.of(Use.DOCTOR),
                     "check these permissions"));
 
     private KubernetesPermissions() {
     }
 
+    /**
+     * What the parts enabled in {@code config} do with the API. {@link Use#DOCTOR} is included whenever the agent
+     * talks to the API at all: {@code doctor} runs with the same flags.
+     *
+     * @param config the validated flags
+     * @param nodeNameFromApi whether the node name was (or will be) read from the agent's own pod, because neither
+     *     {@code --node-name} nor {@code NODE_NAME} gave it
+     */
+    public static Set<Use> uses(AgentConfig config, boolean nodeNameFromApi) {
+        requireNonNull(config, "config");
+        Set<Use> uses = EnumSet.noneOf(Use.class);
+        config.devices().ifPresent(devices -> {
+            uses.add(Use.DEVICE_REGISTRATION);
+            if (devices.advertiseCapacity()) {
+                uses.add(Use.GPU_CAPACITY);
+            }
+        });
+        config.allocation().ifPresent(allocation -> {
+            uses.add(Use.LOCK_CONTROLLER);
+            if (allocation.mode() == AllocationMode.COMPLETE) {
+                uses.add(Use.COMPLETE_ALLOCATION);
+            }
+        });
+        if (nodeNameFromApi) {
+            uses.add(Use.NODE_NAME_DISCOVERY);
+        }
+        // The webhook looks up ResourceQuotas whenever the agent has an API client at all.
+        if (config.webhook().isPresent() && config.needsKubernetes()) {
+            uses.add(Use.WEBHOOK_QUOTA);
+        }
+        if (config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret).isPresent()) {
+            uses.add(Use.WEBHOOK_TLS_SECRET);
+        }
+        if (config.webhookConfiguration().isPresent()) {
+            uses.add(Use.MANAGED_WEBHOOK_CONFIG);
+        }
+        if (config.tunnel().countServerLeases()) {
+            uses.add(Use.SERVER_LEASES);
+        }
+        if (!uses.isEmpty()) {
+            uses.add(Use.DOCTOR);
+        }
+        return uses;
+    }
+
+    /** The permissions any of {@code uses} needs, in {@link #ALL}'s order. */
+    public static List<Permission> needed(Set<Use> uses) {
+        requireNonNull(uses, "uses");
+        return ALL.stream().filter(p -> p.uses().stream().anyMatch(uses::contains)).toList();
+    }
+
+    /** {@link Permission#key()} of each of {@code permissions}. */
+    public static Set<String> keys(List<Permission> permissions) {
+        Set<String> keys = new TreeSet<>();
+        permissions.forEach(p -> keys.add(p.key()));
+        return keys;
+    }
+
     /** Every {@link Permission#key()}. */
     public static Set<String> keys() {
-        Set<String> keys = new TreeSet<>();
-        ALL.forEach(p -> keys.add(p.key()));
-        return keys;
+        return keys(ALL);
     }
 }

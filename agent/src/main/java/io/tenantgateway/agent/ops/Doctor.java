@@ -456,9 +456,11 @@ final class Doctor implements AutoCloseable {
                 + (a.namespace().isEmpty() ? "" : " in " + a.namespace()) + " (" + a.permission().part() + ": "
                 + a.permission().why() + ")" + (a.reason().isEmpty() ? "" : " - " + a.reason())).toList();
         return new DoctorCheck("kubernetes", Outcome.FAIL, denied.size() + " of " + answers.size()
-                + " permissions denied", "grant them to the agent's service account: apply manifests/base"
-                + " (ClusterRole tenant-gateway and its binding), or add the verbs listed to the ClusterRole bound to"
-                + " it; check with kubectl auth can-i <verb> <resource> --as=system:serviceaccount:<ns>:<sa>", lines);
+                + " permissions denied", "grant them to the agent's service account: apply the manifests for this"
+                + " mode (manifests/base, plus components/complete-allocation for pods patch, components/mock-capacity"
+                + " for nodes/status patch, components/webhook-tls-secret for the Secret; table in manifests/README.md),"
+                + " or add the verbs listed to a ClusterRole bound to it; check with kubectl auth can-i <verb>"
+                + " <resource> --as=system:serviceaccount:<ns>:<sa>", lines);
     }
 
     // ---- devices ----

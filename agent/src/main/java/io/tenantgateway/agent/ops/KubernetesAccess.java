@@ -9,8 +9,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantgateway.agent.AgentConfig;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Permission;
+import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Asks the API server, one SelfSubjectAccessReview each, whether the agent's identity has every permission the
@@ -31,36 +34,14 @@ final class KubernetesAccess {
     private KubernetesAccess() {
     }
 
-    /** The permissions the parts enabled in {@code config} use (the doctor's own SSAR permission excluded). */
+    /**
+     * The permissions the parts enabled in {@code config} use (the doctor's own SSAR permission excluded). Node-name
+     * discovery is not asked about: {@code resolveConfig} already made that call before the doctor runs.
+     */
     static List<Permission> needed(AgentConfig config) {
-        List<Permission> out = new ArrayList<>();
-        for (Permission permission : KubernetesPermissions.ALL) {
-            if (applies(permission, config)) {
-                out.add(permission);
-            }
-        }
-        return out;
-    }
-
-    private static boolean applies(Permission permission, AgentConfig config) {
-        String resource = permission.resource();
-        if (resource.equals("selfsubjectaccessreviews")) {
-            return false; // the mechanism of this check; a denial shows up as a failed request
-        }
-        if (resource.equals("secrets")) {
-            return config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret).isPresent();
-        }
-        if (resource.equals("mutatingwebhookconfigurations")) {
-            return config.webhookConfiguration().isPresent();
-        }
-        if (resource.equals("leases")) {
-            return config.tunnel().countServerLeases();
-        }
-        String part = permission.part();
-        return part.contains("devices") && config.devices().isPresent()
-                || part.contains("lock-controller") && config.allocation().isPresent()
-                // The webhook looks up ResourceQuotas whenever the agent has an API client at all.
-                || part.contains("webhook quota") && config.webhook().isPresent() && config.needsKubernetes();
+        Set<Use> uses = EnumSet.copyOf(KubernetesPermissions.uses(config, false));
+        uses.remove(Use.DOCTOR); // the mechanism of this check; a denial shows up as a failed request
+        return uses.isEmpty() ? List.of() : KubernetesPermissions.needed(uses);
     }
 
     static List<Answer> review(KubernetesClient client, AgentConfig config, List<Permission> permissions) {

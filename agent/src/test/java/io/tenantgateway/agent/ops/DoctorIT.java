@@ -275,11 +275,13 @@ class DoctorIT {
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  kubernetes +2 of 1[0-9] permissions denied")
-                .contains("denied: core/nodes/status:patch (devices: advertise nvidia.com/gpu capacity (mock mode))"
-                        + " - no RBAC policy matched")
-                .contains("denied: core/pods:patch (lock-controller: consume device entries, set hami.io/bind-phase)")
-                .contains("fix: grant them to the agent's service account: apply manifests/base (ClusterRole"
-                        + " tenant-gateway and its binding)")
+                .contains("denied: core/nodes/status:patch (mock capacity: advertise nvidia.com/gpu capacity (mock"
+                        + " mode)) - no RBAC policy matched")
+                .contains("denied: core/pods:patch (complete allocation: consume device entries, set"
+                        + " hami.io/bind-phase)")
+                .contains("fix: grant them to the agent's service account: apply the manifests for this mode"
+                        + " (manifests/base, plus components/complete-allocation for pods patch,"
+                        + " components/mock-capacity for nodes/status patch")
                 .containsPattern("PASS  grpc-connect");
     }
 
