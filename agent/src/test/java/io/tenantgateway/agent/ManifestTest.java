@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.tenantgateway.agent.k8s.Annotations;
+import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.JarProcess;

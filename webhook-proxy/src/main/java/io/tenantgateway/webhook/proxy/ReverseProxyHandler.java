@@ -6,7 +6,6 @@ import io.netty.channel.ConnectTimeoutException;
 import io.tenantgateway.certs.TlsFailures;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.vertx.VertxTls;
-import io.tenantgateway.certs.VertxTls;
 import io.tenantgateway.common.time.GoDuration;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
