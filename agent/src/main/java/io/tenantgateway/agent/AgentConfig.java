@@ -3,6 +3,7 @@ package io.tenantgateway.agent;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.common.time.GoDuration;
@@ -10,9 +11,11 @@ import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The whole agent's configuration, built once from flags ({@link AgentCommand}) and validated. A part that is off
@@ -125,6 +128,50 @@ public record AgentConfig(
             requireNonNull(name, "name");
             requireNonNull(caBundle, "caBundle");
         }
+    }
+
+    /**
+     * What the parts enabled here do with the API (the uses {@link KubernetesPermissions} grants permissions for). {@link Use#DOCTOR} is included whenever the agent
+     * talks to the API at all: {@code doctor} runs with the same flags.
+     *
+     * @param nodeNameFromApi whether the node name was (or will be) read from the agent's own pod, because neither
+     *     {@code --node-name} nor {@code NODE_NAME} gave it
+     */
+    public Set<KubernetesPermissions.Use> apiUses(boolean nodeNameFromApi) {
+        AgentConfig config = this;
+        Set<KubernetesPermissions.Use> uses = EnumSet.noneOf(KubernetesPermissions.Use.class);
+        config.devices().ifPresent(devices -> {
+            uses.add(KubernetesPermissions.Use.DEVICE_REGISTRATION);
+            if (devices.advertiseCapacity()) {
+                uses.add(KubernetesPermissions.Use.GPU_CAPACITY);
+            }
+        });
+        config.allocation().ifPresent(allocation -> {
+            uses.add(KubernetesPermissions.Use.LOCK_CONTROLLER);
+            if (allocation.mode() == io.tenantgateway.agent.locks.AllocationMode.COMPLETE) {
+                uses.add(KubernetesPermissions.Use.COMPLETE_ALLOCATION);
+            }
+        });
+        if (nodeNameFromApi) {
+            uses.add(KubernetesPermissions.Use.NODE_NAME_DISCOVERY);
+        }
+        // The webhook looks up ResourceQuotas whenever the agent has an API client at all.
+        if (config.webhook().isPresent() && config.needsKubernetes()) {
+            uses.add(KubernetesPermissions.Use.WEBHOOK_QUOTA);
+        }
+        if (config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret).isPresent()) {
+            uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SECRET);
+        }
+        if (config.webhookConfiguration().isPresent()) {
+            uses.add(KubernetesPermissions.Use.MANAGED_WEBHOOK_CONFIG);
+        }
+        if (config.tunnel().countServerLeases()) {
+            uses.add(KubernetesPermissions.Use.SERVER_LEASES);
+        }
+        if (!uses.isEmpty()) {
+            uses.add(KubernetesPermissions.Use.DOCTOR);
+        }
+        return uses;
     }
 
     /** Whether the agent talks to the Kubernetes API at all (a pure tunnel does not). */

@@ -241,7 +241,7 @@ class ManifestTest {
             }
         }
         withFiles.add("--node-name=worker-1");
-        return KubernetesPermissions.uses(parseRun(withFiles).toConfig(), nodeNameFromApi);
+        return parseRun(withFiles).toConfig().apiUses(nodeNameFromApi);
     }
 
     private static Set<String> declared(Set<Use> uses) {

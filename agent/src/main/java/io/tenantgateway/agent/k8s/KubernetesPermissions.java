@@ -2,7 +2,6 @@ package io.tenantgateway.agent.k8s;
 
 import static java.util.Objects.requireNonNull;
 
-import io.tenantgateway.agent.AgentConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
 import java.util.EnumSet;
 import java.util.List;
@@ -130,50 +129,6 @@ public final class KubernetesPermissions {
     private KubernetesPermissions() {
     }
 
-    /**
-     * What the parts enabled in {@code config} do with the API. {@link Use#DOCTOR} is included whenever the agent
-     * talks to the API at all: {@code doctor} runs with the same flags.
-     *
-     * @param config the validated flags
-     * @param nodeNameFromApi whether the node name was (or will be) read from the agent's own pod, because neither
-     *     {@code --node-name} nor {@code NODE_NAME} gave it
-     */
-    public static Set<Use> uses(AgentConfig config, boolean nodeNameFromApi) {
-        requireNonNull(config, "config");
-        Set<Use> uses = EnumSet.noneOf(Use.class);
-        config.devices().ifPresent(devices -> {
-            uses.add(Use.DEVICE_REGISTRATION);
-            if (devices.advertiseCapacity()) {
-                uses.add(Use.GPU_CAPACITY);
-            }
-        });
-        config.allocation().ifPresent(allocation -> {
-            uses.add(Use.LOCK_CONTROLLER);
-            if (allocation.mode() == AllocationMode.COMPLETE) {
-                uses.add(Use.COMPLETE_ALLOCATION);
-            }
-        });
-        if (nodeNameFromApi) {
-            uses.add(Use.NODE_NAME_DISCOVERY);
-        }
-        // The webhook looks up ResourceQuotas whenever the agent has an API client at all.
-        if (config.webhook().isPresent() && config.needsKubernetes()) {
-            uses.add(Use.WEBHOOK_QUOTA);
-        }
-        if (config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret).isPresent()) {
-            uses.add(Use.WEBHOOK_TLS_SECRET);
-        }
-        if (config.webhookConfiguration().isPresent()) {
-            uses.add(Use.MANAGED_WEBHOOK_CONFIG);
-        }
-        if (config.tunnel().countServerLeases()) {
-            uses.add(Use.SERVER_LEASES);
-        }
-        if (!uses.isEmpty()) {
-            uses.add(Use.DOCTOR);
-        }
-        return uses;
-    }
 
     /** The permissions any of {@code uses} needs, in {@link #ALL}'s order. */
     public static List<Permission> needed(Set<Use> uses) {

@@ -39,7 +39,7 @@ final class KubernetesAccess {
      * discovery is not asked about: {@code resolveConfig} already made that call before the doctor runs.
      */
     static List<Permission> needed(AgentConfig config) {
-        Set<Use> uses = EnumSet.copyOf(KubernetesPermissions.uses(config, false));
+        Set<Use> uses = EnumSet.copyOf(config.apiUses(false));
         uses.remove(Use.DOCTOR); // the mechanism of this check; a denial shows up as a failed request
         return uses.isEmpty() ? List.of() : KubernetesPermissions.needed(uses);
     }
