@@ -21,7 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,19 +41,12 @@ class AgentReadinessIT {
     @TempDir
     Path dir;
 
+    @AutoClose
     private TunnelTestbed testbed;
+    @AutoClose
     private Agent agent;
     private final HttpClient http = HttpClient.newHttpClient();
 
-    @AfterEach
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
-        if (testbed != null) {
-            testbed.close();
-        }
-    }
 
     private HttpResponse<String> readyz(String query) throws Exception {
         int port = agent.health().orElseThrow().boundPort();

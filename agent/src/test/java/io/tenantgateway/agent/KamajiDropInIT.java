@@ -4,18 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.tunnel.server.ServerSnapshot;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,24 +27,12 @@ class KamajiDropInIT {
     @TempDir
     Path dir;
 
+    @AutoClose
     private TunnelTestbed testbed;
+    @AutoClose
     private AgentProcess agent;
-    private final HttpClient http = HttpClient.newHttpClient();
 
-    @AfterEach
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
-        if (testbed != null) {
-            testbed.close();
-        }
-    }
 
-    private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
 
     @Test
     void kamajiArgumentsGiveAPureKonnectivityAgentThatDrainsOnSigterm() throws Exception {
@@ -60,12 +46,12 @@ class KamajiDropInIT {
         assertThat(agent.lines("running as a pure konnectivity-agent")).as("log:%n%s", String.join("\n", agent.log))
                 .hasSize(1);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            HttpResponse<String> ready = get(health, "/readyz?verbose");
+            HttpResponse<String> ready = LoopbackHttp.get(health, "/readyz?verbose");
             assertThat(ready.statusCode()).isEqualTo(200);
             // Tunnel only: no webhook, device or lock-controller checks.
             assertThat(ready.body()).isEqualTo("[+]shutdown ok\n[+]server-connected ok\nreadyz check passed\n");
         });
-        assertThat(get(health, "/metrics").body()).contains("konnectivity_network_proxy_agent_open_server_connections");
+        assertThat(LoopbackHttp.get(health, "/metrics").body()).contains("konnectivity_network_proxy_agent_open_server_connections");
 
         TunnelTestbed.Tunnel tunnel = testbed.dialEcho();
         assertThat(tunnel.echo("before sigterm")).isEqualTo("before sigterm");
@@ -74,7 +60,7 @@ class KamajiDropInIT {
         agent.signal("TERM");
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(testbed.server.snapshot().agents())
                 .singleElement().extracting(ServerSnapshot.Agent::draining).isEqualTo(true));
-        HttpResponse<String> draining = get(health, "/readyz");
+        HttpResponse<String> draining = LoopbackHttp.get(health, "/readyz");
         assertThat(draining.statusCode()).isEqualTo(503);
         assertThat(draining.body()).contains("[-]shutdown failed: draining");
 

@@ -4,18 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.TunnelTestbed;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,19 +28,11 @@ class ReadinessFromStartIT {
     @TempDir
     Path dir;
 
+    @AutoClose
     private TunnelTestbed testbed;
+    @AutoClose
     private AgentProcess agent;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-    @AfterEach
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
-        if (testbed != null) {
-            testbed.close();
-        }
-    }
 
     @Test
     void neverReadyBeforeAServerIsConnected() throws Exception {
@@ -60,7 +49,7 @@ class ReadinessFromStartIT {
         long started = System.nanoTime();
         TreeMap<Integer, Integer> answers = new TreeMap<>();
         while (System.nanoTime() - started < Duration.ofSeconds(5).toNanos()) {
-            int status = status(healthPort, "/readyz");
+            int status = LoopbackHttp.status(healthPort, "/readyz");
             answers.merge(status, 1, Integer::sum);
             assertThat(status).as("/readyz %.0f ms after start, with no server (answers so far %s)",
                     (System.nanoTime() - started) / 1e6, answers).isNotEqualTo(200);
@@ -69,20 +58,20 @@ class ReadinessFromStartIT {
         assertThat(answers).as("the health port opened within 5 s and said 503 (not ready)").containsKey(503);
         System.out.printf("readyz answers in the first 5 s (status=count, -1 = port not open yet): %s%n", answers);
 
-        HttpResponse<String> notReady = get(healthPort, "/readyz?verbose");
+        HttpResponse<String> notReady = LoopbackHttp.get(healthPort, "/readyz?verbose");
         assertThat(notReady.body()).contains("[-]server-connected failed: no servers connected\n")
                 .doesNotContain("failed: server-connected failed");
-        HttpResponse<String> aliasNotReady = get(healthPort, "/ready?verbose");
+        HttpResponse<String> aliasNotReady = LoopbackHttp.get(healthPort, "/ready?verbose");
         assertThat(aliasNotReady.statusCode()).isEqualTo(notReady.statusCode());
         assertThat(aliasNotReady.body()).isEqualTo(notReady.body());
 
         testbed.startServer();
         long appeared = System.nanoTime();
         await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
-                .until(() -> status(healthPort, "/readyz") == 200);
+                .until(() -> LoopbackHttp.status(healthPort, "/readyz") == 200);
         System.out.printf("ready %.0f ms after the server appeared%n", (System.nanoTime() - appeared) / 1e6);
-        HttpResponse<String> ready = get(healthPort, "/readyz");
-        HttpResponse<String> alias = get(healthPort, "/ready");
+        HttpResponse<String> ready = LoopbackHttp.get(healthPort, "/readyz");
+        HttpResponse<String> alias = LoopbackHttp.get(healthPort, "/ready");
         assertThat(alias.statusCode()).isEqualTo(ready.statusCode()).isEqualTo(200);
         assertThat(alias.body()).isEqualTo(ready.body()).isEqualTo("ok");
         try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
@@ -90,17 +79,5 @@ class ReadinessFromStartIT {
         }
     }
 
-    /** The status of one GET, or -1 when nothing listens yet. */
-    private int status(int port, String path) throws InterruptedException {
-        try {
-            return get(port, path).statusCode();
-        } catch (IOException notListening) {
-            return -1;
-        }
-    }
 
-    private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-    }
 }

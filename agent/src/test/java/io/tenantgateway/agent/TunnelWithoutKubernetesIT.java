@@ -11,20 +11,18 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.MockApiKubeconfig;
+import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,23 +38,13 @@ class TunnelWithoutKubernetesIT {
     @TempDir
     Path dir;
 
+    @AutoClose
     private TunnelTestbed testbed;
+    @AutoClose
     private AgentProcess agent;
+    @AutoClose("destroy")
     private KubernetesMockServer api;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-    @AfterEach
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
-        if (api != null) {
-            api.destroy();
-        }
-        if (testbed != null) {
-            testbed.close();
-        }
-    }
 
     @Test
     void tunnelCarriesTrafficWhileTheApiIsDownAndPartsCatchUpWhenItComes() throws Exception {
@@ -64,7 +52,7 @@ class TunnelWithoutKubernetesIT {
         int apiPort = TunnelTestbed.freePort();
         int healthPort = TunnelTestbed.freePort();
         String apiUrl = "http://127.0.0.1:" + apiPort;
-        Path kubeconfig = kubeconfig(apiUrl);
+        Path kubeconfig = MockApiKubeconfig.write(dir, apiUrl);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.removeIf(arg -> arg.startsWith("--health-server-port="));
         args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,
@@ -90,7 +78,7 @@ class TunnelWithoutKubernetesIT {
 
         String unreachable = "tenant API " + apiUrl + " unreachable: ";
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-            HttpResponse<String> readyz = get(healthPort, "/readyz?verbose");
+            HttpResponse<String> readyz = LoopbackHttp.get(healthPort, "/readyz?verbose");
             assertThat(readyz.statusCode()).isEqualTo(503);
             assertThat(readyz.body()).contains("[+]server-connected ok\n")
                     .contains("[-]lock-controller-synced failed: " + unreachable)
@@ -114,7 +102,7 @@ class TunnelWithoutKubernetesIT {
         // Retries back off to at most 30 s; the CA-bundle manager checks every 5 s.
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
-            HttpResponse<String> now = get(healthPort, "/readyz?verbose");
+            HttpResponse<String> now = LoopbackHttp.get(healthPort, "/readyz?verbose");
             assertThat(now.body()).as("readiness").doesNotContain("[-]");
             assertThat(now.statusCode()).isEqualTo(200);
         });
@@ -160,7 +148,7 @@ class TunnelWithoutKubernetesIT {
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.removeIf(arg -> arg.startsWith("--health-server-port="));
         args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,
-                "--kubeconfig=" + kubeconfig(apiUrl), "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--kubeconfig=" + MockApiKubeconfig.write(dir, apiUrl), "--device-source=mock", "--mock-gpus=L4-24GB",
                 "--handshake-interval=2s", "--pod-field-selector=false"));
         agent = AgentProcess.launch(args, java.util.Map.of("NODE_NAME", "", "POD_NAME", "konnectivity-agent-x7k2p",
                 "POD_NAMESPACE", "kube-system"));
@@ -171,7 +159,7 @@ class TunnelWithoutKubernetesIT {
                         assertThat(tunnel.echo("kubelet exec")).isEqualTo("kubelet exec");
                     }
                 });
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(get(healthPort, "/readyz?verbose")
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(LoopbackHttp.get(healthPort, "/readyz?verbose")
                 .body()).contains("[+]server-connected ok\n")
                 .contains("[-]devices-registered failed: node name unknown: tenant API " + apiUrl + " unreachable: ")
                 .contains("[-]lock-controller-synced failed: node name unknown: "));
@@ -184,22 +172,11 @@ class TunnelWithoutKubernetesIT {
                 .withNewSpec().withNodeName("gpu-node-3").endSpec().build()).create();
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
-            assertThat(get(healthPort, "/readyz?verbose").body()).doesNotContain("[-]");
+            assertThat(LoopbackHttp.get(healthPort, "/readyz?verbose").body()).doesNotContain("[-]");
         });
         assertThat(client.nodes().withName("gpu-node-3").get().getMetadata().getAnnotations())
                 .containsKey("hami.io/node-nvidia-register");
         assertThat(agent.lines("node name discovered from this pod's spec.nodeName: gpu-node-3")).hasSize(1);
-    }
-
-    private Path kubeconfig(String apiUrl) throws IOException {
-        return Files.writeString(dir.resolve("kubeconfig"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: tenant, cluster: {server: "%s"}}]
-                contexts: [{name: tenant, context: {cluster: tenant, user: agent}}]
-                current-context: tenant
-                users: [{name: agent, user: {token: agent}}]
-                """.formatted(apiUrl));
     }
 
     /** fabric8's CRUD mock API server on a port the agent was already given. */
@@ -211,8 +188,4 @@ class TunnelWithoutKubernetesIT {
         return api.createClient(builder -> builder.editOrNewConfig().withMasterUrl(url).endConfig());
     }
 
-    private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-    }
 }

@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,18 +28,11 @@ class UpstreamFlagsIT {
     @TempDir
     Path dir;
 
+    @AutoClose
     private TunnelTestbed testbed;
+    @AutoClose
     private AgentProcess agent;
 
-    @AfterEach
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
-        if (testbed != null) {
-            testbed.close();
-        }
-    }
 
     /** Flags that start the agent without a reachable server (it retries in the background). */
     private List<String> offlineArgs() {

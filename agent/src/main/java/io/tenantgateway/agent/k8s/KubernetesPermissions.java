@@ -2,7 +2,6 @@ package io.tenantgateway.agent.k8s;
 
 import static java.util.Objects.requireNonNull;
 
-import io.tenantgateway.agent.locks.AllocationMode;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;

@@ -12,6 +12,11 @@ public final class MockApiKubeconfig {
 
     /** Writes {@code dir/kubeconfig} for the server {@code client} talks to, with a bearer token user. */
     public static Path write(Path dir, KubernetesClient client) throws IOException {
+        return write(dir, client.getMasterUrl().toString());
+    }
+
+    /** Writes {@code dir/kubeconfig} for an API server at {@code url} (which need not be listening yet). */
+    public static Path write(Path dir, String url) throws IOException {
         return Files.writeString(dir.resolve("kubeconfig"), """
                 apiVersion: v1
                 kind: Config
@@ -19,6 +24,6 @@ public final class MockApiKubeconfig {
                 contexts: [{name: mock, context: {cluster: mock, user: mock}}]
                 current-context: mock
                 users: [{name: mock, user: {token: agent}}]
-                """.formatted(client.getMasterUrl()));
+                """.formatted(url));
     }
 }
