@@ -1,7 +1,7 @@
 package io.tenantgateway.agent;
 
 import io.tenantgateway.agent.cli.PortInUseException;
-import io.tenantgateway.webhook.AddressInUseException;
+import io.tenantgateway.common.net.AddressInUseException;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
@@ -89,7 +89,7 @@ final class AgentRunner {
     static RuntimeException userError(RuntimeException failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof AddressInUseException inUse) {
-                return new PortInUseException("--webhook-listen", inUse.host(), inUse.port(), failure);
+                return new PortInUseException("--webhook-listen", inUse.address(), failure);
             }
         }
         return failure;

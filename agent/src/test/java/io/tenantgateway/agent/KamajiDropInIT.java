@@ -4,36 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.AgentProcessTestBase;
 import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.tunnel.server.ServerSnapshot;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The built jar started with Kamaji's exact agent argument list is a working konnectivity-agent: it connects with
  * token auth, keeps HAMi parts off, reports tunnel-only readiness, and on SIGTERM drains without cutting a tunnel.
  */
 @Timeout(180)
-class KamajiDropInIT {
-    @TempDir
-    Path dir;
-
-    @AutoClose
-    private TunnelTestbed testbed;
-    @AutoClose
-    private AgentProcess agent;
-
-
-
+class KamajiDropInIT extends AgentProcessTestBase {
     @Test
     void kamajiArgumentsGiveAPureKonnectivityAgentThatDrainsOnSigterm() throws Exception {
         testbed = new TunnelTestbed(dir);

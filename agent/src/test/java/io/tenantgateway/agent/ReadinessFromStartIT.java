@@ -4,18 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.AgentProcessTestBase;
 import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Readiness is honest from the first byte the health port answers: {@code run}, started through the launcher as the
@@ -24,16 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /readyz} does.
  */
 @Timeout(120)
-class ReadinessFromStartIT {
-    @TempDir
-    Path dir;
-
-    @AutoClose
-    private TunnelTestbed testbed;
-    @AutoClose
-    private AgentProcess agent;
-
-
+class ReadinessFromStartIT extends AgentProcessTestBase {
     @Test
     void neverReadyBeforeAServerIsConnected() throws Exception {
         int serverPort = TunnelTestbed.freePort();
@@ -78,6 +67,5 @@ class ReadinessFromStartIT {
             assertThat(tunnel.echo("through the tunnel")).isEqualTo("through the tunnel");
         }
     }
-
 
 }

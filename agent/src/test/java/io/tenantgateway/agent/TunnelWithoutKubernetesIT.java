@@ -11,13 +11,13 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.AgentProcessTestBase;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,7 +25,6 @@ import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The tunnel never waits for the Kubernetes API: {@code run} with every HAMi part on (mock devices, lock controller,
@@ -34,33 +33,18 @@ import org.junit.jupiter.api.io.TempDir;
  * the API comes up on that address (fabric8's CRUD mock server) every part becomes ready; the process never exits.
  */
 @Timeout(180)
-class TunnelWithoutKubernetesIT {
-    @TempDir
-    Path dir;
-
-    @AutoClose
-    private TunnelTestbed testbed;
-    @AutoClose
-    private AgentProcess agent;
+class TunnelWithoutKubernetesIT extends AgentProcessTestBase {
     @AutoClose("destroy")
     private KubernetesMockServer api;
 
-
     @Test
     void tunnelCarriesTrafficWhileTheApiIsDownAndPartsCatchUpWhenItComes() throws Exception {
-        testbed = new TunnelTestbed(dir);
-        int apiPort = TunnelTestbed.freePort();
-        int healthPort = TunnelTestbed.freePort();
-        String apiUrl = "http://127.0.0.1:" + apiPort;
-        Path kubeconfig = MockApiKubeconfig.write(dir, apiUrl);
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.removeIf(arg -> arg.startsWith("--health-server-port="));
-        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,
-                "--kubeconfig=" + kubeconfig, "--node-name=worker-1",
+        Ports ports = ports();
+        List<String> args = argsWithDeadApi(ports, "--node-name=worker-1",
                 "--device-source=mock", "--mock-gpus=A100-80GB", "--handshake-interval=2s",
                 "--enable-lock-controller", "--pod-field-selector=false",
                 "--webhook-tls-cert=" + testbed.files.serverCert(), "--webhook-tls-key=" + testbed.files.serverKey(),
-                "--webhook-listen=127.0.0.1:0", "--manage-webhook-config", "--count-server-leases"));
+                "--webhook-listen=127.0.0.1:0", "--manage-webhook-config", "--count-server-leases");
 
         // Best of two launches: one start can stall behind unrelated load on a 2-core CI machine; a start that is
         // slower than 2 s twice in a row fails.
@@ -76,9 +60,9 @@ class TunnelWithoutKubernetesIT {
         assertThat(carriedSeconds).as("exec -> first request through the tunnel, API down; agent log:%n%s",
                 String.join("\n", agent.lines(" INFO "))).isLessThan(2.0);
 
-        String unreachable = "tenant API " + apiUrl + " unreachable: ";
+        String unreachable = "tenant API " + ports.apiUrl() + " unreachable: ";
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-            HttpResponse<String> readyz = LoopbackHttp.get(healthPort, "/readyz?verbose");
+            HttpResponse<String> readyz = LoopbackHttp.get(ports.health(), "/readyz?verbose");
             assertThat(readyz.statusCode()).isEqualTo(503);
             assertThat(readyz.body()).contains("[+]server-connected ok\n")
                     .contains("[-]lock-controller-synced failed: " + unreachable)
@@ -90,7 +74,7 @@ class TunnelWithoutKubernetesIT {
         });
 
         // The tenant API comes up on the address the agent was given.
-        KubernetesClient client = startApi(apiPort);
+        KubernetesClient client = startApi(ports.api());
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").endMetadata().build())
                 .create();
         client.admissionRegistration().v1().mutatingWebhookConfigurations().resource(
@@ -102,7 +86,7 @@ class TunnelWithoutKubernetesIT {
         // Retries back off to at most 30 s; the CA-bundle manager checks every 5 s.
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
-            HttpResponse<String> now = LoopbackHttp.get(healthPort, "/readyz?verbose");
+            HttpResponse<String> now = LoopbackHttp.get(ports.health(), "/readyz?verbose");
             assertThat(now.body()).as("readiness").doesNotContain("[-]");
             assertThat(now.statusCode()).isEqualTo(200);
         });
@@ -117,6 +101,29 @@ class TunnelWithoutKubernetesIT {
         assertThat(agent.process.isAlive()).isTrue();
         assertThat(agent.log.stream().filter(line -> line.matches("\\s+at .*|Caused by: .*")).toList())
                 .as("no stack traces in the log while the API was down").isEmpty();
+    }
+
+    /** Ports picked before anything listens: the API's (dead until a test starts it) and the health port. */
+    private record Ports(int api, int health) {
+        String apiUrl() {
+            return "http://127.0.0.1:" + api;
+        }
+    }
+
+    /** Starts the testbed's server and picks the ports. */
+    private Ports ports() throws IOException {
+        testbed = new TunnelTestbed(dir);
+        return new Ports(TunnelTestbed.freePort(), TunnelTestbed.freePort());
+    }
+
+    /** Kamaji's arguments against the testbed, health on 127.0.0.1, a kubeconfig for the (dead) API. */
+    private List<String> argsWithDeadApi(Ports ports, String... more) throws IOException {
+        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.removeIf(arg -> arg.startsWith("--health-server-port="));
+        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + ports.health(),
+                "--kubeconfig=" + MockApiKubeconfig.write(dir, ports.apiUrl())));
+        args.addAll(List.of(more));
+        return args;
     }
 
     /** Starts the agent and returns the seconds from exec until a request went through the tunnel. */
@@ -141,15 +148,9 @@ class TunnelWithoutKubernetesIT {
      */
     @Test
     void nodeNameIsDiscoveredInTheBackgroundWhenTheApiComes() throws Exception {
-        testbed = new TunnelTestbed(dir);
-        int apiPort = TunnelTestbed.freePort();
-        int healthPort = TunnelTestbed.freePort();
-        String apiUrl = "http://127.0.0.1:" + apiPort;
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.removeIf(arg -> arg.startsWith("--health-server-port="));
-        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,
-                "--kubeconfig=" + MockApiKubeconfig.write(dir, apiUrl), "--device-source=mock", "--mock-gpus=L4-24GB",
-                "--handshake-interval=2s", "--pod-field-selector=false"));
+        Ports ports = ports();
+        List<String> args = argsWithDeadApi(ports, "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--handshake-interval=2s", "--pod-field-selector=false");
         agent = AgentProcess.launch(args, java.util.Map.of("NODE_NAME", "", "POD_NAME", "konnectivity-agent-x7k2p",
                 "POD_NAMESPACE", "kube-system"));
 
@@ -159,12 +160,13 @@ class TunnelWithoutKubernetesIT {
                         assertThat(tunnel.echo("kubelet exec")).isEqualTo("kubelet exec");
                     }
                 });
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(LoopbackHttp.get(healthPort, "/readyz?verbose")
-                .body()).contains("[+]server-connected ok\n")
-                .contains("[-]devices-registered failed: node name unknown: tenant API " + apiUrl + " unreachable: ")
+        String unknown = "node name unknown: tenant API " + ports.apiUrl() + " unreachable: ";
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                LoopbackHttp.get(ports.health(), "/readyz?verbose").body()).contains("[+]server-connected ok\n")
+                .contains("[-]devices-registered failed: " + unknown)
                 .contains("[-]lock-controller-synced failed: node name unknown: "));
 
-        KubernetesClient client = startApi(apiPort);
+        KubernetesClient client = startApi(ports.api());
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-node-3").endMetadata().build())
                 .create();
         client.pods().inNamespace("kube-system").resource(new io.fabric8.kubernetes.api.model.PodBuilder()
@@ -172,7 +174,7 @@ class TunnelWithoutKubernetesIT {
                 .withNewSpec().withNodeName("gpu-node-3").endSpec().build()).create();
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
-            assertThat(LoopbackHttp.get(healthPort, "/readyz?verbose").body()).doesNotContain("[-]");
+            assertThat(LoopbackHttp.get(ports.health(), "/readyz?verbose").body()).doesNotContain("[-]");
         });
         assertThat(client.nodes().withName("gpu-node-3").get().getMetadata().getAnnotations())
                 .containsKey("hami.io/node-nvidia-register");

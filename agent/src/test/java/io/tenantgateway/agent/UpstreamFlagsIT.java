@@ -4,19 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.AgentProcessTestBase;
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.certs.testing.TestPki;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The built jar, as an operator runs it: an unknown flag and a busy port exit 2 with one line naming the flag;
@@ -24,16 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * for what is not implemented or risky.
  */
 @Timeout(180)
-class UpstreamFlagsIT {
-    @TempDir
-    Path dir;
-
-    @AutoClose
-    private TunnelTestbed testbed;
-    @AutoClose
-    private AgentProcess agent;
-
-
+class UpstreamFlagsIT extends AgentProcessTestBase {
     /** Flags that start the agent without a reachable server (it retries in the background). */
     private List<String> offlineArgs() {
         TestPki.Files pki = TestPki.create("flags-it").writeTo(dir.resolve("pki"));
@@ -61,23 +52,14 @@ class UpstreamFlagsIT {
         assertThat(result.err()).doesNotContain("\tat ", "Exception", "internal error");
     }
 
-    @Test
-    void busyHealthPortExitsTwoNamingTheFlag() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"--health-server-port", "--admin-server-port"})
+    void busyHealthOrAdminPortExitsTwoNamingTheFlag(String flag) throws Exception {
         try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             List<String> args = offlineArgs();
-            args.add("--health-server-port=" + busy.getLocalPort());
+            args.add(flag + "=" + busy.getLocalPort());
             assertPortInUse(JarProcess.run(args.toArray(String[]::new)),
-                    "error: --health-server-port: 127.0.0.1:" + busy.getLocalPort() + " is in use");
-        }
-    }
-
-    @Test
-    void busyAdminPortExitsTwoNamingTheFlag() throws Exception {
-        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            List<String> args = offlineArgs();
-            args.add("--admin-server-port=" + busy.getLocalPort());
-            assertPortInUse(JarProcess.run(args.toArray(String[]::new)),
-                    "error: --admin-server-port: 127.0.0.1:" + busy.getLocalPort() + " is in use");
+                    "error: " + flag + ": 127.0.0.1:" + busy.getLocalPort() + " is in use");
         }
     }
 

@@ -1,9 +1,7 @@
 package io.tenantgateway.tools;
 
 import io.tenantgateway.agent.cli.ExitCodes;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 
 /** Entry point of the tools jar ({@code tenant-gateway-tools.jar}): {@code lab} and {@code bench}. */
@@ -17,8 +15,8 @@ public final class Main {
 
     /** Runs the CLI on the process's stdout/stderr, as UTF-8 whatever the locale (as the agent jar's Main does). */
     public static int run(String... args) {
-        return run(new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true),
-                new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true), args);
+        return run(io.tenantgateway.agent.main.Main.utf8(System.out), io.tenantgateway.agent.main.Main.utf8(System.err),
+                args);
     }
 
     /** Runs the CLI writing to the given streams. */

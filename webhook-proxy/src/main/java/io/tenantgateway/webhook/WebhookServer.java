@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.certs.vertx.ConnectionGuard;
 import io.tenantgateway.certs.TlsFailures;
+import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.vertx.VertxTls;
 import io.tenantgateway.webhook.policy.AdmissionPolicy;
@@ -135,7 +136,7 @@ public final class WebhookServer implements AutoCloseable {
                         "listen on " + config.host() + ":" + config.port());
             } catch (IllegalStateException e) {
                 if (AddressInUseException.isAddressInUse(e)) {
-                    throw new AddressInUseException(config.host(), config.port(), e);
+                    throw new AddressInUseException("webhook", config.host(), config.port(), e);
                 }
                 throw e;
             }

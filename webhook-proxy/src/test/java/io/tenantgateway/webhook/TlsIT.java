@@ -35,8 +35,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLPeerUnverifiedException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,17 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** Serving-certificate rotation without a restart, client-certificate verification and TLS versions. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TlsIT {
-    WebhookFixture fixture;
-
-    @BeforeEach
-    void start() {
-        fixture = new WebhookFixture();
-    }
-
-    @AfterEach
-    void stop() {
-        fixture.close();
-    }
+    @AutoClose
+    private final WebhookFixture fixture = new WebhookFixture();
 
     /** What one HTTPS exchange saw: status, the server certificate, and the connection it used. */
     record Exchange(int status, BigInteger serverSerial, HttpConnection connection, String protocol) {

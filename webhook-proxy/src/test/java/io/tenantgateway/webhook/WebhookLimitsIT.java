@@ -29,8 +29,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,17 +45,8 @@ class WebhookLimitsIT {
     /** Static-RSA key exchange, CBC and SHA-1/SHA-256 MAC suites: refused (OpenSSL's names). */
     private static final List<String> WEAK = List.of("AES128-SHA", "AES256-SHA", "AES128-SHA256", "AES128-GCM-SHA256");
 
-    private WebhookFixture fixture;
-
-    @BeforeEach
-    void start() {
-        fixture = new WebhookFixture();
-    }
-
-    @AfterEach
-    void stop() {
-        fixture.close();
-    }
+    @AutoClose
+    private final WebhookFixture fixture = new WebhookFixture();
 
     /** A server identity with an RSA key: the only kind static-RSA suites could be negotiated with at all. */
     private TlsMaterial rsaServer() {

@@ -3,7 +3,7 @@ package io.tenantgateway.agent.cli;
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
-import io.tenantgateway.webhook.AddressInUseException;
+import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.webhook.WebhookConfig;
 import io.tenantgateway.webhook.WebhookServer;
 import io.tenantgateway.webhook.policy.DeviceConfig;
@@ -133,7 +133,7 @@ public final class WebhookCommand implements Callable<Integer> {
         } catch (AddressInUseException e) {
             started.completeExceptionally(e);
             close();
-            throw new PortInUseException("--listen", e.host(), e.port(), e);
+            throw new PortInUseException("--listen", e.address(), e);
         } catch (RuntimeException e) {
             started.completeExceptionally(e);
             close();

@@ -64,7 +64,7 @@ public final class HttpEndpoint implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(name + ": interrupted while binding " + host + ":" + port, e);
         } catch (Exception e) {
-            if (PortInUseException.isAddressInUse(e)) {
+            if (io.tenantgateway.common.net.AddressInUseException.isAddressInUse(e)) {
                 throw new PortInUseException(portFlag, host, port, e);
             }
             throw new IllegalStateException(name + ": cannot listen on " + host + ":" + port + ": "

@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
@@ -73,22 +72,8 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         }, Backoff.exponential(Duration.ofSeconds(1)).withMaxAttempts(1), Duration.ofSeconds(5));
         namespaces.start();
         quotas = client.resourceQuotas().inAnyNamespace().runnableInformer(0);
-        quotas.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ResourceQuota quota) {
-                watchPodsIfLimited(quota);
-            }
-
-            @Override
-            public void onUpdate(ResourceQuota old, ResourceQuota quota) {
-                watchPodsIfLimited(quota);
-            }
-
-            @Override
-            public void onDelete(ResourceQuota quota, boolean unknownFinalState) {
-                // Pod informers stay: another quota may still need them, and they are cheap once synced.
-            }
-        });
+        // On delete, pod informers stay: another quota may still need them, and they are cheap once synced.
+        quotas.addEventHandler(EventHandlers.of(this::watchPodsIfLimited, deleted -> { }));
         try {
             quotas.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
             synced = true;

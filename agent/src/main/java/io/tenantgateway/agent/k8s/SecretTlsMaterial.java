@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateFileException;
@@ -58,22 +57,8 @@ public final class SecretTlsMaterial implements TlsMaterial, AutoCloseable {
             return;
         }
         informer = client.secrets().inNamespace(namespace).withName(name).runnableInformer(0);
-        informer.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Secret secret) {
-                update(secret);
-            }
-
-            @Override
-            public void onUpdate(Secret old, Secret secret) {
-                update(secret);
-            }
-
-            @Override
-            public void onDelete(Secret secret, boolean unknownFinalState) {
-                log.warn("Secret {}/{} deleted; keeping the TLS material in use", namespace, name);
-            }
-        });
+        informer.addEventHandler(EventHandlers.of(this::update, deleted -> log.warn(
+                "Secret {}/{} deleted; keeping the TLS material in use", namespace, name)));
         try {
             informer.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.k8s.EventHandlers;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.LockDecision;
@@ -139,7 +140,7 @@ public final class AllocationController extends Lifecycle {
                     : client.pods().inAnyNamespace()).runnableInformer(0);
             podInformer.addEventHandler(new PodEvents());
             nodeInformer = client.nodes().withName(node).runnableInformer(0);
-            nodeInformer.addEventHandler(new NodeEvents());
+            nodeInformer.addEventHandler(EventHandlers.of(node -> enqueue(NODE_KEY), node -> enqueue(NODE_KEY)));
             CompletableFuture.allOf(podInformer.start().toCompletableFuture(),
                             nodeInformer.start().toCompletableFuture())
                     .get(config.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -217,23 +218,6 @@ public final class AllocationController extends Lifecycle {
         public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
             // The key's reconcile finds the pod gone and forgets it; the holder of the lock may be gone too.
             enqueue(Cache.metaNamespaceKeyFunc(pod));
-            enqueue(NODE_KEY);
-        }
-    }
-
-    private final class NodeEvents implements ResourceEventHandler<Node> {
-        @Override
-        public void onAdd(Node added) {
-            enqueue(NODE_KEY);
-        }
-
-        @Override
-        public void onUpdate(Node oldNode, Node newNode) {
-            enqueue(NODE_KEY);
-        }
-
-        @Override
-        public void onDelete(Node deleted, boolean deletedFinalStateUnknown) {
             enqueue(NODE_KEY);
         }
     }

@@ -26,8 +26,12 @@ public final class Main {
      * multiplication signs as '?'.
      */
     public static int run(String... args) {
-        return run(new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true),
-                new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true), args);
+        return run(utf8(System.out), utf8(System.err), args);
+    }
+
+    /** A writer on {@code stream} that writes UTF-8 and flushes on every line (the tools jar's Main uses it too). */
+    public static PrintWriter utf8(java.io.OutputStream stream) {
+        return new PrintWriter(new OutputStreamWriter(stream, StandardCharsets.UTF_8), true);
     }
 
     /** Runs the CLI writing to the given streams. */

@@ -24,27 +24,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Allocation completion and owner-checked release against the mock API server (CRUD mode, real HTTP). */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class AllocationControllerIT {
-    private LockTestCluster cluster;
+class AllocationControllerIT extends LockClusterTestBase {
     private final PrometheusRegistry registry = new PrometheusRegistry();
-
-    @BeforeEach
-    void setUp() {
-        cluster = LockTestCluster.start();
-        cluster.createNode(NODE);
-    }
-
-    @AfterEach
-    void tearDown() {
-        cluster.close();
-    }
 
     @Test
     void labFailureIsReproducedWithoutTheAgentAndFixedWithIt() {

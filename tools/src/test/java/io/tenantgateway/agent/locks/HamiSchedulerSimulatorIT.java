@@ -14,27 +14,17 @@ import io.tenantgateway.common.retry.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The scheduler simulator's writes, which the lock tests and the lab rely on, match HAMi's. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class HamiSchedulerSimulatorIT {
-    private LockTestCluster cluster;
-
+class HamiSchedulerSimulatorIT extends LockClusterTestBase {
     @BeforeEach
     void setUp() {
-        cluster = LockTestCluster.start();
-        cluster.createNode(NODE);
         cluster.createGpuPod("p1");
         cluster.createGpuPod("p2");
-    }
-
-    @AfterEach
-    void tearDown() {
-        cluster.close();
     }
 
     @Test

@@ -13,27 +13,18 @@ import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import io.tenantgateway.hami.Annotations;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The stale-lock reaper: expired, dangling and malformed locks, on this node only. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class StaleLockReaperIT {
-    private LockTestCluster cluster;
+class StaleLockReaperIT extends LockClusterTestBase {
     private final PrometheusRegistry registry = new PrometheusRegistry();
 
     @BeforeEach
     void setUp() {
-        cluster = LockTestCluster.start();
-        cluster.createNode(NODE);
         cluster.createNode(OTHER_NODE);
-    }
-
-    @AfterEach
-    void tearDown() {
-        cluster.close();
     }
 
     @Test

@@ -13,7 +13,6 @@ import io.tenantgateway.hami.Annotations;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,23 +22,14 @@ import org.junit.jupiter.api.Timeout;
  * expectation (registered for the next N requests) before falling back to CRUD.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class WriteFailureIT {
+class WriteFailureIT extends LockClusterTestBase {
     private static final String POD_PATH = "/api/v1/namespaces/team-a/pods/p1";
     private static final String NODE_PATH = "/api/v1/nodes/node-a";
 
-    private LockTestCluster cluster;
-
     @BeforeEach
     void setUp() {
-        cluster = LockTestCluster.start();
-        cluster.createNode(NODE);
         cluster.createGpuPod("p1");
         cluster.filterAndBind("p1", GPU_A);
-    }
-
-    @AfterEach
-    void tearDown() {
-        cluster.close();
     }
 
     private static Status status(int code, String reason) {

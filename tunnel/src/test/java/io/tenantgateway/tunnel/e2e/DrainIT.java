@@ -103,16 +103,10 @@ class DrainIT {
 
     @Test
     void drainAndCloseWaitsForTheTunnelThenEndsTheStreamGracefully() throws Exception {
-        TunnelServer server = harness.startServer(TunnelHarness.serverConfig("s1").flowControl(false)
-                .udsPath(dir.resolve("s1.socket")).build());
-        TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).agentId("leaving").build());
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.connections())
-                .containsOnlyKeys("s1"));
-        TargetServer echo = harness.track(TargetServer.echo());
-        ProxyClient client = harness.proxyClient(server);
-        TransferHandler first = new TransferHandler(1, 10, 10);
-        Channel tunnel = TunnelHarness.dial(client, echo.hostPort(), first);
-        first.done().get(20, TimeUnit.SECONDS);
+        OneTunnel one = oneTunnel();
+        TunnelServer server = one.server();
+        TunnelClientSet agent = one.agent();
+        Channel tunnel = one.tunnel();
 
         CompletableFuture<DrainReport> report = agent.drainAndClose(Instant.now().plusSeconds(60));
 
@@ -137,16 +131,10 @@ class DrainIT {
 
     @Test
     void graceOverCutsTheTunnelsLeftAndCountsThem() throws Exception {
-        TunnelServer server = harness.startServer(TunnelHarness.serverConfig("s1").flowControl(false)
-                .udsPath(dir.resolve("s1.socket")).build());
-        TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).agentId("leaving").build());
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.connections())
-                .containsOnlyKeys("s1"));
-        TargetServer echo = harness.track(TargetServer.echo());
-        ProxyClient client = harness.proxyClient(server);
-        TransferHandler first = new TransferHandler(1, 10, 10);
-        Channel tunnel = TunnelHarness.dial(client, echo.hostPort(), first);
-        first.done().get(20, TimeUnit.SECONDS);
+        OneTunnel one = oneTunnel();
+        TunnelServer server = one.server();
+        TunnelClientSet agent = one.agent();
+        Channel tunnel = one.tunnel();
 
         DrainReport done = agent.drainAndClose(Instant.now().plusMillis(500)).get(30, TimeUnit.SECONDS);
 
@@ -157,5 +145,23 @@ class DrainIT {
             assertThat(tunnel.isOpen()).isFalse();
             assertThat(server.snapshot().agents()).isEmpty();
         });
+    }
+
+    /** An upstream-mode server ("s1"), an agent connected to it, and one tunnel to an echo target that works. */
+    private record OneTunnel(TunnelServer server, TunnelClientSet agent, Channel tunnel) {
+    }
+
+    private OneTunnel oneTunnel() throws Exception {
+        TunnelServer server = harness.startServer(TunnelHarness.serverConfig("s1").flowControl(false)
+                .udsPath(dir.resolve("s1.socket")).build());
+        TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).agentId("leaving").build());
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.connections())
+                .containsOnlyKeys("s1"));
+        TargetServer echo = harness.track(TargetServer.echo());
+        ProxyClient client = harness.proxyClient(server);
+        TransferHandler first = new TransferHandler(1, 10, 10);
+        Channel tunnel = TunnelHarness.dial(client, echo.hostPort(), first);
+        first.done().get(20, TimeUnit.SECONDS);
+        return new OneTunnel(server, agent, tunnel);
     }
 }
