@@ -3,6 +3,7 @@ package io.tenantgateway.agent;
 import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.admin.AdminServer;
 import io.tenantgateway.agent.devices.DeviceRegistrar;
@@ -105,6 +106,7 @@ public final class Agent implements AutoCloseable {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
         this.partsConfig = partsConfig;
+        JvmMetrics.builder().register(registry); // process_* and jvm_* on /metrics, as upstream has process_* and go_*
     }
 
     /**
