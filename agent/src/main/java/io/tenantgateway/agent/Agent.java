@@ -234,7 +234,7 @@ public final class Agent implements AutoCloseable {
         List<RetryingStart<?>> background = new ArrayList<>();
         if (config.tunnel().countServerLeases()) {
             LeaseServerCounter leases = new LeaseServerCounter(kubernetes, config.tunnel().leaseNamespace(),
-                    config.tunnel().leaseLabelSelector(), clock);
+                    config.tunnel().leaseLabelSelector(), clock, registry);
             leaseCounter.set(leases);
             background.add(retrying("server-leases", "server lease counter (--count-server-leases; the servers'"
                     + " servercount is used meanwhile)", () -> {
