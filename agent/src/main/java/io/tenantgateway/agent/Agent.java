@@ -184,7 +184,8 @@ public final class Agent implements AutoCloseable {
         started.push(health);
 
         admin = new AdminServer(vertx, config.tunnel().adminBindAddress(), config.tunnel().adminServerPort(),
-                new AgentAdminStatus(this), Version.version());
+                new AgentAdminStatus(this), Version.version(), clock, new AdminServer.Options(health.boundPort(),
+                        config.profiling(), config.contentionProfiling()));
         admin.start();
         started.push(admin);
 

@@ -64,7 +64,8 @@ final class AgentConfigMapper {
                     Optional.ofNullable(caBundle == null ? null : requireFile("--webhook-ca-bundle", caBundle))));
         }
         return new AgentConfig(tunnel, LogSetup.Format.parse(c.logFormat), c.verbosity, nodeName, webhook, devices,
-                allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace));
+                allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace), c.enableProfiling,
+                c.enableContentionProfiling);
     }
 
     /**
