@@ -106,7 +106,6 @@ public final class Agent implements AutoCloseable {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
         this.partsConfig = partsConfig;
-        JvmMetrics.builder().register(registry); // process_* and jvm_* on /metrics, as upstream has process_* and go_*
     }
 
     /**
@@ -158,6 +157,9 @@ public final class Agent implements AutoCloseable {
         client.start();
         tunnel = client;
         started.push(client);
+        // process_* and jvm_* on /metrics, as upstream has process_* and go_*; after the tunnel: it loads the
+        // management beans, which the first connection should not wait for.
+        JvmMetrics.builder().register(registry);
 
         vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
         started.push(() -> vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
