@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.admin.AdminServer;
 import io.tenantgateway.agent.devices.DeviceRegistrar;
@@ -157,6 +158,9 @@ public final class Agent implements AutoCloseable {
         client.start();
         tunnel = client;
         started.push(client);
+        // process_* and jvm_* on /metrics, as upstream has process_* and go_*; after the tunnel: it loads the
+        // management beans, which the first connection should not wait for.
+        JvmMetrics.builder().register(registry);
 
         vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
         started.push(() -> vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
@@ -183,7 +187,8 @@ public final class Agent implements AutoCloseable {
         started.push(health);
 
         admin = new AdminServer(vertx, config.servers().adminBindAddress(), config.servers().adminServerPort(),
-                new AgentAdminStatus(this), Version.version());
+                new AgentAdminStatus(this), Version.version(), clock, new AdminServer.Options(health.boundPort(),
+                        config.profiling(), config.contentionProfiling()));
         admin.start();
         started.push(admin);
 
@@ -233,7 +238,7 @@ public final class Agent implements AutoCloseable {
         List<RetryingStart<?>> background = new ArrayList<>();
         if (config.tunnel().countServerLeases()) {
             LeaseServerCounter leases = new LeaseServerCounter(kubernetes, config.tunnel().leaseNamespace(),
-                    config.tunnel().leaseLabelSelector(), clock);
+                    config.tunnel().leaseLabelSelector(), clock, registry);
             leaseCounter.set(leases);
             background.add(retrying("server-leases", "server lease counter (--count-server-leases; the servers'"
                     + " servercount is used meanwhile)", () -> {

@@ -142,16 +142,18 @@ public final class AgentCommand implements Callable<Integer> {
             description = "Accepted for klog compatibility; logs always go to stderr.")
     boolean alsoLogToStderr;
 
-    // --- konnectivity-agent and klog flags accepted but not implemented yet: a value other than the default logs
-    // one WARN naming the flag (see warnings()); the default is what this agent does anyway. -------------------
-
     @Option(names = "--enable-profiling", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "Not implemented yet (upstream: pprof on the admin port); accepted with a warning.")
+            description = "Serve profiling on the admin port (upstream: pprof): /debug/threads, /debug/heap-histogram,"
+                    + " /debug/jfr?seconds=N.")
     boolean enableProfiling;
 
     @Option(names = "--enable-contention-profiling", arity = "0..1", defaultValue = "false", fallbackValue = "true",
-            order = 1, description = "Not implemented yet (upstream: block profiling); accepted with a warning.")
+            order = 1, description = "With --enable-profiling: record lock contention (JFR monitor and park events"
+                    + " of 1 ms or more) in /debug/jfr recordings (upstream: block profiling).")
     boolean enableContentionProfiling;
+
+    // --- konnectivity-agent and klog flags accepted but not implemented yet: a value other than the default logs
+    // one WARN naming the flag (see warnings()); the default is what this agent does anyway. -------------------
 
     @Option(names = "--warn-on-channel-limit", arity = "0..1", defaultValue = "false", fallbackValue = "true",
             order = 1, description = "Not implemented yet (upstream: log when a tunnel's channel is full); accepted"
@@ -413,8 +415,9 @@ public final class AgentCommand implements Callable<Integer> {
      */
     public List<String> warnings() {
         List<String> out = new ArrayList<>();
-        notImplemented(out, "--enable-profiling", enableProfiling, !enableProfiling);
-        notImplemented(out, "--enable-contention-profiling", enableContentionProfiling, !enableContentionProfiling);
+        if (enableContentionProfiling && !enableProfiling) {
+            out.add("--enable-contention-profiling=true: no effect without --enable-profiling");
+        }
         notImplemented(out, "--warn-on-channel-limit", warnOnChannelLimit, !warnOnChannelLimit);
         notImplemented(out, "--server-count-source", serverCountSource,
                 serverCountSource.isEmpty() || serverCountSource.equals("default"));

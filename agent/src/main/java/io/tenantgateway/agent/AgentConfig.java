@@ -32,6 +32,8 @@ import java.util.Set;
  * @param allocation the allocation / node-lock controller, when enabled
  * @param webhookConfiguration the MutatingWebhookConfiguration whose CA bundle the agent keeps current, when managed
  * @param shutdownGrace how long the first SIGTERM may take
+ * @param profiling {@code --enable-profiling}: thread dump, heap histogram and JFR on the admin port
+ * @param contentionProfiling {@code --enable-contention-profiling}: lock events in those JFR recordings
  */
 public record AgentConfig(
         TunnelConfig tunnel,
@@ -43,7 +45,9 @@ public record AgentConfig(
         Optional<DeviceRegistrationConfig> devices,
         Optional<AllocationConfig> allocation,
         Optional<ManagedWebhookConfiguration> webhookConfiguration,
-        Duration shutdownGrace) {
+        Duration shutdownGrace,
+        boolean profiling,
+        boolean contentionProfiling) {
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
@@ -199,6 +203,8 @@ public record AgentConfig(
                 + GoDuration.format(a.nodeLockTimeout())).orElse("off"));
         out.put("manage-webhook-config", webhookConfiguration.map(ManagedWebhookConfiguration::name).orElse("off"));
         out.put("shutdown-grace", GoDuration.format(shutdownGrace));
+        out.put("enable-profiling", Boolean.toString(profiling));
+        out.put("enable-contention-profiling", Boolean.toString(contentionProfiling));
         return out;
     }
 }

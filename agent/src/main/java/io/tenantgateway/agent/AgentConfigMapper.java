@@ -66,7 +66,8 @@ final class AgentConfigMapper {
         AgentConfig.Servers servers = new AgentConfig.Servers(c.healthServerHost, c.healthServerPort,
                 c.adminBindAddress, c.adminServerPort, optionalFile("--kubeconfig", c.kubeconfig));
         return new AgentConfig(tunnel, servers, LogSetup.Format.parse(c.logFormat), c.verbosity, nodeName, webhook, devices,
-                allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace));
+                allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace), c.enableProfiling,
+                c.enableContentionProfiling);
     }
 
     /**

@@ -160,8 +160,8 @@ class AgentCommandTest {
                 Upstream.implemented("--v=2"),
                 Upstream.implemented("--logtostderr=true"),
                 Upstream.implemented("--alsologtostderr=true"),
-                Upstream.notImplemented("--enable-profiling=true"),
-                Upstream.notImplemented("--enable-contention-profiling=true"),
+                Upstream.implemented("--enable-profiling=true"),
+                Upstream.implemented("--enable-profiling=true", "--enable-contention-profiling=true"),
                 Upstream.notImplemented("--warn-on-channel-limit=true"),
                 Upstream.notImplemented("--server-count-source=max"),
                 Upstream.notImplemented("--kube-api-content-type=application/json"),
@@ -199,10 +199,28 @@ class AgentCommandTest {
     }
 
     @Test
+    void profilingFlagsReachTheConfigAndContentionAloneWarns() {
+        List<String> args = new ArrayList<>(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
+        AgentConfig off = AgentCommand.parse(args.toArray(String[]::new)).toConfig();
+        assertThat(off.profiling()).isFalse();
+        assertThat(off.contentionProfiling()).isFalse();
+
+        args.add("--enable-profiling");
+        args.add("--enable-contention-profiling");
+        AgentConfig on = AgentCommand.parse(args.toArray(String[]::new)).toConfig();
+        assertThat(on.profiling()).isTrue();
+        assertThat(on.contentionProfiling()).isTrue();
+
+        args.remove("--enable-profiling");
+        assertThat(AgentCommand.parse(args.toArray(String[]::new)).warnings())
+                .containsExactly("--enable-contention-profiling=true: no effect without --enable-profiling");
+    }
+
+    @Test
     void goFlagFormsAreAccepted() {
         AgentCommand command = AgentCommand.parse("-proxy-server-host=kas.example.com", "-proxy-server-port", "8132",
                 "--agent-id", "a-1", "-v=8", "-health-server-port=8134", "--sync-forever", "--count-server-leases=false",
-                "-enable-profiling", "--ca-cert=" + pki.caCert());
+                "-warn-on-channel-limit", "--ca-cert=" + pki.caCert());
         AgentConfig config = command.toConfig();
         assertThat(config.tunnel().proxyServerHost()).isEqualTo("kas.example.com");
         assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
@@ -211,7 +229,7 @@ class AgentCommandTest {
         assertThat(config.tunnel().syncForever()).isTrue();
         assertThat(config.tunnel().countServerLeases()).isFalse();
         assertThat(command.verbosity).isEqualTo(8);
-        assertThat(command.warnings()).containsExactly("--enable-profiling=true: accepted, not implemented yet"
+        assertThat(command.warnings()).containsExactly("--warn-on-channel-limit=true: accepted, not implemented yet"
                 + " (no effect)");
         assertThat(AgentCommand.parse("-v", "3").verbosity).isEqualTo(3);
     }

@@ -79,7 +79,7 @@ class UpstreamFlagsIT extends AgentProcessTestBase {
     void alpnKonnectivityAndShortKeepaliveConnectWithOneWarningEach() throws Exception {
         testbed = new TunnelTestbed(dir);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.addAll(List.of("--alpn-proto=konnectivity", "--keepalive-time=10s", "--enable-profiling",
+        args.addAll(List.of("--alpn-proto=konnectivity", "--keepalive-time=10s", "--warn-on-channel-limit",
                 "-log-file-max-size=100"));
         agent = AgentProcess.start(args);
 
@@ -92,7 +92,7 @@ class UpstreamFlagsIT extends AgentProcessTestBase {
         assertThat(agent.lines("alpn-proto=konnectivity,h2")).as(log).isNotEmpty();
         assertThat(agent.lines("--keepalive-time=10s: below 30s")).as(log).hasSize(1)
                 .allSatisfy(line -> assertThat(line).contains("WARN"));
-        assertThat(agent.lines("--enable-profiling=true: accepted, not implemented yet")).as(log).hasSize(1)
+        assertThat(agent.lines("--warn-on-channel-limit=true: accepted, not implemented yet")).as(log).hasSize(1)
                 .allSatisfy(line -> assertThat(line).contains("WARN"));
         assertThat(agent.lines("--log-file-max-size=100: accepted, not implemented yet")).as(log).hasSize(1);
         assertThat(agent.lines("WARN").stream().filter(line -> line.contains("AgentCommand")))

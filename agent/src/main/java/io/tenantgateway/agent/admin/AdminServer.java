@@ -9,6 +9,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.tenantgateway.certs.vertx.ServerLimits;
+import java.time.Duration;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -24,7 +26,9 @@ import tools.jackson.databind.json.JsonMapper;
  * The admin port (upstream {@code --admin-server-port}, 8094; Kamaji 8133), bound to {@code --admin-bind-address}
  * (127.0.0.1 by default): what the agent is doing right now, as JSON under {@code /debug/*} and as a status page at
  * {@code /ui}. Every answer is built from snapshots (immutable records), read without locks shared with the data
- * path, on the Vert.x event loop: nothing here blocks.
+ * path, on the Vert.x event loop: nothing here blocks. {@code /metrics} answers 301 to the health port's
+ * {@code /metrics}, as upstream's admin port does. With {@code --enable-profiling} it also serves
+ * {@link Profiling}'s paths (their blocking work runs on worker threads).
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
@@ -39,6 +43,8 @@ public final class AdminServer implements AutoCloseable {
     private final AgentStatus agent;
     private final Clock clock;
     private final String version;
+    private final Options options;
+    private final Profiling profiling;
     private final JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
     /**
@@ -50,17 +56,38 @@ public final class AdminServer implements AutoCloseable {
     }
 
     public AdminServer(Vertx vertx, String host, int port, AgentStatus agent, String version, Clock clock) {
+        this(vertx, host, port, agent, version, clock, Options.NONE);
+    }
+
+    public AdminServer(Vertx vertx, String host, int port, AgentStatus agent, String version, Clock clock,
+            Options options) {
+        this.options = requireNonNull(options, "options");
+        // A JFR download is silent for up to its N seconds: the idle timeout must outlast the longest one.
+        ServerLimits limits = options.profiling() ? new ServerLimits(
+                ServerLimits.DEFAULTS.maxConnections(), ServerLimits.DEFAULTS.tlsHandshakeTimeout(),
+                ServerLimits.DEFAULTS.requestTimeout(), Duration.ofSeconds(Profiling.MAX_SECONDS + 30)) : ServerLimits.DEFAULTS;
         this.endpoint = new HttpEndpoint(vertx, "admin server", "--admin-server-port",
-                host == null || host.isEmpty() ? "127.0.0.1" : host, port, this::handle);
+                host == null || host.isEmpty() ? "127.0.0.1" : host, port, this::handle, limits);
         this.agent = requireNonNull(agent, "agent");
         this.version = requireNonNull(version, "version");
         this.clock = requireNonNull(clock, "clock");
+        this.profiling = options.profiling() ? new Profiling(vertx, options.contentionProfiling()) : null;
+    }
+
+    /**
+     * @param healthPort the health port {@code /metrics} redirects to; -1: none (then {@code /metrics} is 404)
+     * @param profiling {@code --enable-profiling}: serve {@link Profiling}'s paths
+     * @param contentionProfiling {@code --enable-contention-profiling}: lock events in the JFR recording
+     */
+    public record Options(int healthPort, boolean profiling, boolean contentionProfiling) {
+        public static final Options NONE = new Options(-1, false, false);
     }
 
     public void start() {
         endpoint.start();
-        log.info("admin server listening address={}:{} paths=/ui,/debug/{{config,readiness,tunnels,devices,locks,"
-                + "admissions}}", endpoint.host(), endpoint.boundPort());
+        log.info("admin server listening address={}:{} paths=/ui,/metrics,/debug/{{config,readiness,tunnels,devices,"
+                + "locks,admissions}}{}", endpoint.host(), endpoint.boundPort(), profiling == null ? ""
+                        : " profiling=" + String.join(",", Profiling.PATHS));
     }
 
     public int boundPort() {
@@ -83,7 +110,8 @@ public final class AdminServer implements AutoCloseable {
             switch (path) {
                 case "/", "/ui/" -> response.setStatusCode(302).putHeader("location", "/ui").end();
                 case "/ui" -> page(request);
-                case "/debug", "/debug/" -> json(response, Map.of("paths", DEBUG_PATHS, "statusPage", "/ui"));
+                case "/metrics" -> metricsRedirect(request);
+                case "/debug", "/debug/" -> json(response, Map.of("paths", debugPaths(), "statusPage", "/ui"));
                 default -> debug(request, path);
             }
         } catch (IllegalArgumentException e) {
@@ -92,7 +120,42 @@ public final class AdminServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Upstream's redirect: the host the client used for this port (its {@code Host} header; the admin bind address
+     * when there is none) with the health port, path and query kept.
+     */
+    private void metricsRedirect(HttpServerRequest request) {
+        if (options.healthPort() < 0) {
+            notFound(request, "/metrics");
+            return;
+        }
+        String host = request.authority() != null ? request.authority().host() : endpoint.host();
+        String location = "http://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
+                + options.healthPort() + "/metrics" + (request.query() == null ? "" : "?" + request.query());
+        request.response().setStatusCode(301).putHeader("location", location)
+                .putHeader("content-type", "text/html; charset=utf-8")
+                .end("<a href=\"" + Html.text(location) + "\">Moved Permanently</a>.\n");
+    }
+
+    private void notFound(HttpServerRequest request, String path) {
+        request.response().setStatusCode(404).putHeader("content-type", "text/plain; charset=utf-8")
+                .end("404 page not found: " + path + " (paths: /ui, /metrics, " + String.join(", ", debugPaths())
+                        + ")\n");
+    }
+
+    private List<String> debugPaths() {
+        if (profiling == null) {
+            return DEBUG_PATHS;
+        }
+        List<String> paths = new java.util.ArrayList<>(DEBUG_PATHS);
+        paths.addAll(Profiling.PATHS);
+        return paths;
+    }
+
     private void debug(HttpServerRequest request, String path) {
+        if (profiling != null && profiling.handle(request, path)) {
+            return;
+        }
         Object body = switch (path) {
             case "/debug/config" -> agent.config();
             case "/debug/readiness" -> readiness();
@@ -107,8 +170,7 @@ public final class AdminServer implements AutoCloseable {
             default -> null;
         };
         if (body == null) {
-            request.response().setStatusCode(404).putHeader("content-type", "text/plain; charset=utf-8")
-                    .end("404 page not found: " + path + " (paths: /ui, " + String.join(", ", DEBUG_PATHS) + ")\n");
+            notFound(request, path);
             return;
         }
         json(request.response(), body);

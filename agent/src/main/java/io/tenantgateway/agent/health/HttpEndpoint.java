@@ -31,6 +31,7 @@ public final class HttpEndpoint implements AutoCloseable {
     private final String host;
     private final int port;
     private final Handler<HttpServerRequest> handler;
+    private final ServerLimits limits;
     private HttpServer server;
     private volatile ConnectionGuard guard;
 
@@ -41,6 +42,13 @@ public final class HttpEndpoint implements AutoCloseable {
      */
     public HttpEndpoint(Vertx vertx, String name, String portFlag, String host, int port,
             Handler<HttpServerRequest> handler) {
+        this(vertx, name, portFlag, host, port, handler, ServerLimits.DEFAULTS);
+    }
+
+    /** @param limits connection limits and timeouts (the admin port's idle timeout outlasts a JFR download) */
+    public HttpEndpoint(Vertx vertx, String name, String portFlag, String host, int port,
+            Handler<HttpServerRequest> handler, ServerLimits limits) {
+        this.limits = requireNonNull(limits, "limits");
         this.vertx = requireNonNull(vertx, "vertx");
         this.name = requireNonNull(name, "name");
         this.portFlag = requireNonNull(portFlag, "portFlag");
@@ -55,9 +63,9 @@ public final class HttpEndpoint implements AutoCloseable {
         }
         try {
             // The webhook's limits here too: health and admin ports are plain HTTP, but as reachable.
-            HttpServer created = vertx.createHttpServer(ServerLimits.DEFAULTS.applyTo(new HttpServerOptions()
+            HttpServer created = vertx.createHttpServer(limits.applyTo(new HttpServerOptions()
                     .setHost(host).setPort(port)));
-            guard = new ConnectionGuard(vertx, name, ServerLimits.DEFAULTS);
+            guard = new ConnectionGuard(vertx, name, limits);
             server = created.requestHandler(guard.install(created, handler)).listen().toCompletionStage()
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -289,12 +289,12 @@ class DoctorIT {
     void configTheAgentWouldRejectIsTheFirstFailure() {
         List<String> args = goodFlags();
         args.add("--keepalive-time=0s");
-        args.add("--enable-profiling");
+        args.add("--warn-on-channel-limit");
         Cli result = doctor(args);
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out())
-                .containsPattern("WARN  flags +--enable-profiling=true: accepted, not implemented yet \\(no effect\\)")
+                .containsPattern("WARN  flags +--warn-on-channel-limit=true: accepted, not implemented yet \\(no effect\\)")
                 .containsPattern("FAIL  config +--keepalive-time: 0s \\(expected: > 0\\)")
                 .contains("2 checks: 0 passed, 1 warnings, 1 failed, 0 skipped");
     }

@@ -9,8 +9,8 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.tunnel.proto.PacketType;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Agent metrics under upstream's names ({@code konnectivity_network_proxy_agent_*}) so existing dashboards keep
@@ -23,6 +23,9 @@ public final class AgentMetrics {
     /** Segment labels of the stream metrics (upstream values). */
     public static final String FROM_AGENT = "from_agent";
     public static final String TO_AGENT = "to_agent";
+    /** Direction labels of the deprecated {@code server_connection_failure_count} (upstream values). */
+    public static final String TO_SERVER = "to_server";
+    public static final String FROM_SERVER = "from_server";
 
     private final Histogram dialDuration;
     private final Counter dialFailures;
@@ -31,6 +34,8 @@ public final class AgentMetrics {
     private final Gauge openEndpointConnections;
     private final Counter streamPackets;
     private final Counter streamErrors;
+    private final Gauge serverFailures;
+    private final Counter creditPackets;
     private final Counter dialDenied;
     private final Counter malformedPackets;
     private final Counter sharedStreamPauses;
@@ -38,8 +43,10 @@ public final class AgentMetrics {
     // Hot-path data points resolved once: label lookups per packet would cost a map access each.
     private final CounterDataPoint bytesToTarget;
     private final CounterDataPoint bytesFromTarget;
-    private final Map<String, CounterDataPoint> packetsFromAgent = new HashMap<>();
-    private final Map<String, CounterDataPoint> packetsToAgent = new HashMap<>();
+    // Filled on first use (upstream creates a series when it first sees the packet type): written on the tunnel's
+    // event loops, hence concurrent.
+    private final Map<String, CounterDataPoint> packetsFromAgent = new ConcurrentHashMap<>();
+    private final Map<String, CounterDataPoint> packetsToAgent = new ConcurrentHashMap<>();
 
     public AgentMetrics(PrometheusRegistry registry) {
         requireNonNull(registry, "registry");
@@ -62,6 +69,16 @@ public final class AgentMetrics {
                 .help("Count of gRPC stream errors, by segment, grpc Code, packet type. (example: from_agent,"
                         + " Code.Unavailable, DIAL_RSP)")
                 .labelNames("segment", "code", "packet_type").register(registry);
+        // A gauge only in its TYPE line: it only goes up. The Java client appends _total to every counter, which
+        // would rename it (..._failure_count_total) and break the dashboards that know upstream's name.
+        serverFailures = Gauge.builder().name(PREFIX + "server_connection_failure_count")
+                .help("Count of failures to send to or receive from the proxy server, labeled by the direction"
+                        + " (from_server or to_server). DEPRECATED, please use stream_errors_total")
+                .labelNames("direction").register(registry);
+        creditPackets = Counter.builder().name(OWN_PREFIX + "credit_packets_total")
+                .help("TG_CREDIT packets of tenant-gateway's flow-control extension, by segment (from_agent,"
+                        + " to_agent); kept out of stream_packets_total, whose packet_type values are upstream's.")
+                .labelNames("segment").register(registry);
         dialDenied = Counter.builder().name(OWN_PREFIX + "dial_denied_total")
                 .help("Dials refused by the agent's dial policy, by the rule that matched (example: deny cidr"
                         + " 127.0.0.0/8, malformed host).")
@@ -77,12 +94,9 @@ public final class AgentMetrics {
                 .labelNames("direction").register(registry);
         bytesToTarget = tunnelBytes.labelValues("to_target");
         bytesFromTarget = tunnelBytes.labelValues("from_target");
-        for (PacketType type : PacketType.values()) {
-            if (type != PacketType.UNRECOGNIZED) {
-                packetsFromAgent.put(type.name(), streamPackets.labelValues(FROM_AGENT, type.name()));
-                packetsToAgent.put(type.name(), streamPackets.labelValues(TO_AGENT, type.name()));
-            }
-        }
+        // Both directions exist from the start, as on upstream's /metrics (two bounded series; 0 until a failure).
+        serverFailures.labelValues(TO_SERVER);
+        serverFailures.labelValues(FROM_SERVER);
     }
 
     public void dialSucceeded(Duration elapsed) {
@@ -115,17 +129,35 @@ public final class AgentMetrics {
         openEndpointConnections.dec();
     }
 
-    /** A packet crossed the stream; {@code segment} is {@link #FROM_AGENT} or {@link #TO_AGENT}. */
+    /**
+     * A packet crossed the stream; {@code segment} is {@link #FROM_AGENT} or {@link #TO_AGENT}. The series is created
+     * on first use, as upstream does. {@code TG_CREDIT} (our extension) is counted in
+     * {@code tenant_gateway_tunnel_credit_packets_total} instead, so {@code packet_type} keeps upstream's values.
+     */
     public void packet(String segment, String packetType) {
+        if (CREDIT.equals(packetType)) {
+            creditPackets.labelValues(segment).inc();
+            return;
+        }
         Map<String, CounterDataPoint> known = FROM_AGENT.equals(segment) ? packetsFromAgent
-                : TO_AGENT.equals(segment) ? packetsToAgent : Map.of();
-        CounterDataPoint point = known.get(packetType);
-        (point != null ? point : streamPackets.labelValues(segment, packetType)).inc();
+                : TO_AGENT.equals(segment) ? packetsToAgent : null;
+        if (known == null) {
+            streamPackets.labelValues(segment, packetType).inc();
+            return;
+        }
+        known.computeIfAbsent(packetType, type -> streamPackets.labelValues(segment, type)).inc();
     }
 
-    /** A send/receive failed; {@code code} is the gRPC code in Go's spelling ({@link GrpcCodes#goName}). */
+    private static final String CREDIT = PacketType.TG_CREDIT.name();
+
+    /**
+     * A send/receive failed; {@code code} is the gRPC code in Go's spelling ({@link GrpcCodes#goName}). Also counts
+     * the deprecated {@code server_connection_failure_count}: a failure on {@link #TO_AGENT} (receiving) is
+     * {@code from_server}, on {@link #FROM_AGENT} (sending) {@code to_server}, as upstream's {@code Recv}/{@code Send}.
+     */
     public void streamError(String segment, String code, String packetType) {
         streamErrors.labelValues(segment, code, packetType).inc();
+        serverFailures.labelValues(FROM_AGENT.equals(segment) ? TO_SERVER : FROM_SERVER).inc();
     }
 
     public void malformed(String reason) {
