@@ -9,16 +9,14 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.tenantgateway.agent.Agent;
 import io.tenantgateway.agent.AgentCommand;
-import io.tenantgateway.agent.main.Main;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
+import io.tenantgateway.agent.testing.Cleanup;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -87,24 +85,12 @@ class AdminServerIT {
         tunnel = testbed.dialEcho();
         echoAddress = testbed.echo.hostPort();
         assertThat(tunnel.echo("bytes through the tunnel")).isEqualTo("bytes through the tunnel");
-        StringWriter out = new StringWriter();
-        int probe = Main.run(new PrintWriter(out, true), new PrintWriter(out, true), "probe", "--uds",
-                testbed.server.udsPath().toString(), "--target", "127.0.0.1:" + agent.webhook().orElseThrow().port(),
-                "--tls-server-name", "hami-scheduler.kube-system.svc", "--webhook");
-        assertThat(probe).as(out.toString()).isZero();
+        testbed.probeWebhook(agent.webhook().orElseThrow().port());
     }
 
     @AfterAll
-    void stop() {
-        if (tunnel != null) {
-            tunnel.close();
-        }
-        if (agent != null) {
-            agent.close();
-        }
-        if (testbed != null) {
-            testbed.close();
-        }
+    void stop() throws Exception {
+        Cleanup.closeInOrder(tunnel, agent, testbed);
     }
 
     private String url(String path) {

@@ -90,6 +90,18 @@ public final class TunnelTestbed implements AutoCloseable {
         closeables.add(0, proxy);
     }
 
+    /**
+     * Runs {@code tenant-gateway probe --webhook} against the webhook at {@code 127.0.0.1:webhookPort} through this
+     * server's tunnel, as an operator would from the control plane, and asserts it passes.
+     */
+    public void probeWebhook(int webhookPort) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        int probe = io.tenantgateway.agent.main.Main.run(new java.io.PrintWriter(out, true),
+                new java.io.PrintWriter(out, true), "probe", "--uds", server.udsPath().toString(), "--target",
+                "127.0.0.1:" + webhookPort, "--tls-server-name", "hami-scheduler.kube-system.svc", "--webhook");
+        org.assertj.core.api.Assertions.assertThat(probe).as(out.toString()).isZero();
+    }
+
     /** Starts a server built with {@code start = false}. */
     public void startServer() {
         server.start();

@@ -104,46 +104,41 @@ class DrainIT {
     @Test
     void drainAndCloseWaitsForTheTunnelThenEndsTheStreamGracefully() throws Exception {
         OneTunnel one = oneTunnel();
-        TunnelServer server = one.server();
-        TunnelClientSet agent = one.agent();
-        Channel tunnel = one.tunnel();
 
-        CompletableFuture<DrainReport> report = agent.drainAndClose(Instant.now().plusSeconds(60));
+        CompletableFuture<DrainReport> report = one.agent().drainAndClose(Instant.now().plusSeconds(60));
 
         // The stream stays open while the tunnel is: it still carries data both ways.
         TransferHandler more = new TransferHandler(72, 1024 * 1024, 1024 * 1024);
-        tunnel.pipeline().replace(TransferHandler.class, "more", more);
+        one.tunnel().pipeline().replace(TransferHandler.class, "more", more);
         assertThat(more.done().get(30, TimeUnit.SECONDS).receivedSha256())
                 .isEqualTo(Payload.sha256(72, 1024 * 1024));
         assertThat(report).isNotDone();
 
         // The client ends the tunnel (CLOSE_REQ / CLOSE_RSP); then the agent half-closes and the server ends the
         // stream with OK.
-        tunnel.close();
+        one.tunnel().close();
         DrainReport done = report.get(30, TimeUnit.SECONDS);
         assertThat(done.lossless()).as("%s", done).isTrue();
         assertThat(done.servers()).singleElement().satisfies(result -> {
             assertThat(result.serverId()).isEqualTo("s1");
             assertThat(result.status().isOk()).as("%s", result.status()).isTrue();
         });
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(server.snapshot().agents()).isEmpty());
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(one.server().snapshot().agents())
+                .isEmpty());
     }
 
     @Test
     void graceOverCutsTheTunnelsLeftAndCountsThem() throws Exception {
         OneTunnel one = oneTunnel();
-        TunnelServer server = one.server();
-        TunnelClientSet agent = one.agent();
-        Channel tunnel = one.tunnel();
 
-        DrainReport done = agent.drainAndClose(Instant.now().plusMillis(500)).get(30, TimeUnit.SECONDS);
+        DrainReport done = one.agent().drainAndClose(Instant.now().plusMillis(500)).get(30, TimeUnit.SECONDS);
 
         assertThat(done.lossless()).isFalse();
         assertThat(done.tunnelsCut()).isEqualTo(1);
         assertThat(done.describeCuts()).isEqualTo("s1=1 tunnel(s)");
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-            assertThat(tunnel.isOpen()).isFalse();
-            assertThat(server.snapshot().agents()).isEmpty();
+            assertThat(one.tunnel().isOpen()).isFalse();
+            assertThat(one.server().snapshot().agents()).isEmpty();
         });
     }
 
