@@ -33,7 +33,9 @@ public final class ConnectionGuard {
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong timedOut = new AtomicLong();
-    private final AtomicLong lastWarn = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+    /** Each kind of warning is throttled on its own, so a flood of one kind never hides the other. */
+    private final AtomicLong lastCapWarn = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+    private final AtomicLong lastTimeoutWarn = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
     private final Map<HttpConnection, Connection> connections = new ConcurrentHashMap<>();
 
     /** @param name what the server is, for log lines ({@code webhook}, {@code health server}) */
@@ -79,7 +81,7 @@ public final class ConnectionGuard {
         if (open.incrementAndGet() > limits.maxConnections()) {
             open.decrementAndGet();
             rejected.incrementAndGet();
-            warn("{}: {} connections open, the cap (max connections {}); closing the new one from {}", name,
+            warn(lastCapWarn, "{}: {} connections open, the cap (max connections {}); closing the new one from {}", name,
                     limits.maxConnections(), limits.maxConnections(), connection.remoteAddress());
             connection.close();
             return;
@@ -94,7 +96,7 @@ public final class ConnectionGuard {
         state.awaitNextRequest();
     }
 
-    private void warn(String format, Object... args) {
+    private void warn(AtomicLong lastWarn, String format, Object... args) {
         long now = System.nanoTime();
         long last = lastWarn.get();
         if (now - last >= WARN_EVERY_NANOS && lastWarn.compareAndSet(last, now)) {
@@ -123,7 +125,7 @@ public final class ConnectionGuard {
                 timer = -1;
                 if (inFlight == 0) {
                     timedOut.incrementAndGet();
-                    warn("{}: no request from {} within {} ms; closing the connection", name,
+                    warn(lastTimeoutWarn, "{}: no request from {} within {} ms; closing the connection", name,
                             connection.remoteAddress(), limits.requestTimeout().toMillis());
                     connection.close();
                 }
@@ -141,7 +143,7 @@ public final class ConnectionGuard {
             vertx.setTimer(budgetMillis, id -> {
                 if (!request.isEnded()) {
                     timedOut.incrementAndGet();
-                    warn("{}: request from {} not received in full within {} ms; closing the connection", name,
+                    warn(lastTimeoutWarn, "{}: request from {} not received in full within {} ms; closing the connection", name,
                             connection.remoteAddress(), limits.requestTimeout().toMillis());
                     connection.close();
                 }
