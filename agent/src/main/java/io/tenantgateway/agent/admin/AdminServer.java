@@ -59,8 +59,9 @@ public final class AdminServer implements AutoCloseable {
 
     public void start() {
         endpoint.start();
-        log.info("admin server listening address={}:{} paths=/ui,/debug/{{config,readiness,tunnels,devices,locks,"
-                + "admissions}}", endpoint.host(), endpoint.boundPort());
+        log.atInfo().addKeyValue("address", endpoint.host() + ":" + endpoint.boundPort())
+                .addKeyValue("paths", "/ui,/debug/{config,readiness,tunnels,devices,locks,admissions}")
+                .log("admin server listening");
     }
 
     public int boundPort() {
