@@ -479,7 +479,9 @@ public final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         LogSetup.configure(logOptions());
-        warnings().forEach(log::warn);
+        for (String warning : warnings()) {
+            log.warn(warning); // a loop, not forEach(log::warn): the caller in the log line is this file
+        }
         if ((nodeName == null || nodeName.isBlank()) && needsNodeName()) {
             // Kamaji's DaemonSet sets no NODE_NAME: the agent reads it from its pod through the API, in the
             // background, so the tunnel does not wait for the API. The flags are checked now, with a placeholder.
