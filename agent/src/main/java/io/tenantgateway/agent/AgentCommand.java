@@ -130,17 +130,44 @@ public final class AgentCommand implements Callable<Integer> {
     @Option(names = "--kubeconfig", order = 1, description = "Kubeconfig file (default: in-cluster).")
     Path kubeconfig;
 
-    @Option(names = {"-v", "--v"}, defaultValue = "0", order = 1,
-            description = "klog verbosity: 0-3 INFO, 4-8 DEBUG, 9+ TRACE.")
+    @Option(names = {"-v", "--v"}, defaultValue = "4", order = 1,
+            description = "klog verbosity: upstream's messages at upstream's levels (2 connect, 3 dial, 4 close);"
+                    + " 5-8 add per-connection detail, 9+ per-packet lines and library debug. Default: ${DEFAULT-VALUE}.")
     int verbosity;
 
     @Option(names = "--logtostderr", arity = "0..1", defaultValue = "true", fallbackValue = "true", order = 1,
-            description = "Accepted for klog compatibility; logs always go to stderr.")
+            description = "klog: log to stderr only (true) or to --log-file (false). Default: ${DEFAULT-VALUE}.")
     boolean logToStderr;
 
     @Option(names = "--alsologtostderr", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "Accepted for klog compatibility; logs always go to stderr.")
+            description = "klog: with --logtostderr=false, log to stderr as well as to the file.")
     boolean alsoLogToStderr;
+
+    @Option(names = "--log-file", defaultValue = "", order = 1, paramLabel = "FILE",
+            description = "klog: log to this file (no effect when --logtostderr=true).")
+    String logFile;
+
+    @Option(names = "--log-file-max-size", defaultValue = "1800", order = 1, paramLabel = "MB",
+            description = "klog: start a new --log-file at this size, keeping the old one as FILE.1; 0: no limit."
+                    + " Default: ${DEFAULT-VALUE}.")
+    long logFileMaxSize;
+
+    @Option(names = "--stderrthreshold", defaultValue = "2", order = 1, paramLabel = "SEVERITY",
+            description = "klog (INFO, WARNING, ERROR, FATAL or 0-3): with --logtostderr=false, lines at or above"
+                    + " this also go to stderr. Default: ${DEFAULT-VALUE}.")
+    String stderrThreshold;
+
+    @Option(names = "--skip-headers", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
+            description = "klog: leave the header (severity, time, pid, file:line) out of text lines.")
+    boolean skipHeaders;
+
+    @Option(names = "--vmodule", defaultValue = "", order = 1, paramLabel = "PATTERN=N,…",
+            description = "klog: per-file verbosity, e.g. TunnelClient=9,Endpoint*=6 (class file names without"
+                    + " .java; a pattern with '.' matches the class name).")
+    String vmodule;
+
+    // --- konnectivity-agent and klog flags accepted but not implemented yet: a value other than the default logs
+    // one WARN naming the flag (see warnings()); the default is what this agent does anyway. -------------------
 
     @Option(names = "--enable-profiling", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
             description = "Serve profiling on the admin port (upstream: pprof): /debug/threads, /debug/heap-histogram,"
@@ -173,26 +200,9 @@ public final class AgentCommand implements Callable<Integer> {
             description = "Upstream HEAD; not implemented yet (use --lease-label-selector); accepted with a warning.")
     String leaseLabel;
 
-    @Option(names = "--log-file", defaultValue = "", order = 1, paramLabel = "FILE",
-            description = "klog; not implemented yet (logs go to stderr); accepted with a warning.")
-    String logFile;
-
-    @Option(names = "--log-file-max-size", defaultValue = "1800", order = 1, paramLabel = "MB",
-            description = "klog; not implemented yet; accepted with a warning. Default: ${DEFAULT-VALUE}.")
-    long logFileMaxSize;
-
     @Option(names = "--log-dir", defaultValue = "", order = 1, paramLabel = "DIR",
             description = "klog; not implemented yet; accepted with a warning.")
     String logDir;
-
-    @Option(names = "--stderrthreshold", defaultValue = "2", order = 1, paramLabel = "SEVERITY",
-            description = "klog (INFO, WARNING, ERROR, FATAL or 0-3); not implemented yet (everything goes to"
-                    + " stderr); accepted with a warning. Default: ${DEFAULT-VALUE}.")
-    String stderrThreshold;
-
-    @Option(names = "--skip-headers", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "klog; not implemented yet; accepted with a warning.")
-    boolean skipHeaders;
 
     @Option(names = "--skip-log-headers", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
             description = "klog; not implemented yet; accepted with a warning.")
@@ -209,10 +219,6 @@ public final class AgentCommand implements Callable<Integer> {
     @Option(names = "--log-backtrace-at", defaultValue = ":0", order = 1, paramLabel = "FILE:LINE",
             description = "klog; not implemented yet; accepted with a warning.")
     String logBacktraceAt;
-
-    @Option(names = "--vmodule", defaultValue = "", order = 1, paramLabel = "PATTERN=N,…",
-            description = "klog; not implemented yet (use -v); accepted with a warning.")
-    String vmodule;
 
     @Option(names = "--log-flush-frequency", defaultValue = "5s", order = 1, paramLabel = "DURATION",
             description = "klog; not implemented yet (logs are not buffered); accepted with a warning.")
@@ -424,20 +430,22 @@ public final class AgentCommand implements Callable<Integer> {
         notImplemented(out, "--kube-api-content-type", kubeApiContentType,
                 kubeApiContentType.equals("application/vnd.kubernetes.protobuf"));
         notImplemented(out, "--lease-label", leaseLabel, leaseLabel.equals("k8s-app=konnectivity-server"));
-        notImplemented(out, "--logtostderr", logToStderr, logToStderr);
-        notImplemented(out, "--log-file", logFile, logFile.isEmpty());
-        notImplemented(out, "--log-file-max-size", logFileMaxSize, logFileMaxSize == 1800);
         notImplemented(out, "--log-dir", logDir, logDir.isEmpty());
-        notImplemented(out, "--stderrthreshold", stderrThreshold, AgentConfigMapper.severity(stderrThreshold) == 2);
-        notImplemented(out, "--skip-headers", skipHeaders, !skipHeaders);
         notImplemented(out, "--skip-log-headers", skipLogHeaders, !skipLogHeaders);
         notImplemented(out, "--add-dir-header", addDirHeader, !addDirHeader);
         notImplemented(out, "--one-output", oneOutput, !oneOutput);
         notImplemented(out, "--log-backtrace-at", logBacktraceAt,
                 logBacktraceAt.isEmpty() || logBacktraceAt.equals(":0"));
-        notImplemented(out, "--vmodule", vmodule, vmodule.isEmpty());
         notImplemented(out, "--log-flush-frequency", logFlushFrequency,
                 GoDuration.parse("--log-flush-frequency", logFlushFrequency).equals(Duration.ofSeconds(5)));
+        if (!logFile.isEmpty() && logToStderr) {
+            out.add("--log-file=" + logFile + ": no effect while --logtostderr=true (as klog); add"
+                    + " --logtostderr=false to write it");
+        }
+        if (!logToStderr && logFile.isEmpty()) {
+            out.add("--logtostderr=false without --log-file: logging to stderr (klog would write files in the"
+                    + " temporary directory)");
+        }
         Duration keepalive = GoDuration.parse("--keepalive-time", keepaliveTime);
         if (!keepalive.isNegative() && !keepalive.isZero()
                 && keepalive.compareTo(TunnelConfig.MIN_KEEPALIVE_TIME) < 0) {
@@ -453,6 +461,16 @@ public final class AgentCommand implements Callable<Integer> {
         }
     }
 
+    /** The logging flags, checked. */
+    public LogSetup.Options logOptions() {
+        if (logFileMaxSize < 0) {
+            throw new IllegalArgumentException("--log-file-max-size: " + logFileMaxSize + " (expected: >= 0)");
+        }
+        return new LogSetup.Options(LogSetup.Format.parse(logFormat), verbosity, vmodule, logFile,
+                Math.multiplyExact(logFileMaxSize, LogSetup.Options.MB), logToStderr, alsoLogToStderr,
+                AgentConfigMapper.severity(stderrThreshold), skipHeaders);
+    }
+
     /**
      * {@link #toConfig()}, after finding the node name through the API when a part needs one and neither
      * {@code --node-name} nor {@code NODE_NAME} gave it (Kamaji's DaemonSet has no downward-API env).
@@ -466,8 +484,10 @@ public final class AgentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        LogSetup.configure(LogSetup.Format.parse(logFormat), verbosity);
-        warnings().forEach(log::warn);
+        LogSetup.configure(logOptions());
+        for (String warning : warnings()) {
+            log.warn(warning); // a loop, not forEach(log::warn): the caller in the log line is this file
+        }
         if ((nodeName == null || nodeName.isBlank()) && needsNodeName()) {
             // Kamaji's DaemonSet sets no NODE_NAME: the agent reads it from its pod through the API, in the
             // background, so the tunnel does not wait for the API. The flags are checked now, with a placeholder.

@@ -166,17 +166,21 @@ class AgentCommandTest {
                 Upstream.notImplemented("--server-count-source=max"),
                 Upstream.notImplemented("--kube-api-content-type=application/json"),
                 Upstream.notImplemented("--lease-label=app=konnectivity"),
-                Upstream.notImplemented("--logtostderr=false"),
-                Upstream.notImplemented("--log-file=/var/log/konnectivity-agent.log"),
-                Upstream.notImplemented("--log-file-max-size=100"),
+                Upstream.implemented("--logtostderr=false", "--log-file=/var/log/konnectivity-agent.log"),
+                new Upstream(List.of("--logtostderr=false"), "--logtostderr=false without --log-file: logging to"
+                        + " stderr (klog would write files in the temporary directory)"),
+                new Upstream(List.of("--log-file=/var/log/konnectivity-agent.log"), "--log-file=/var/log/"
+                        + "konnectivity-agent.log: no effect while --logtostderr=true (as klog); add"
+                        + " --logtostderr=false to write it"),
+                Upstream.implemented("--log-file-max-size=100"),
                 Upstream.notImplemented("--log-dir=/var/log"),
-                Upstream.notImplemented("--stderrthreshold=INFO"),
-                Upstream.notImplemented("--skip-headers=true"),
+                Upstream.implemented("--stderrthreshold=INFO"),
+                Upstream.implemented("--skip-headers=true"),
                 Upstream.notImplemented("--skip-log-headers=true"),
                 Upstream.notImplemented("--add-dir-header=true"),
                 Upstream.notImplemented("--one-output=true"),
                 Upstream.notImplemented("--log-backtrace-at=client.go:210"),
-                Upstream.notImplemented("--vmodule=client*=5,server=3"),
+                Upstream.implemented("--vmodule=client*=5,server=3"),
                 Upstream.notImplemented("--log-flush-frequency=10s"));
     }
 
@@ -187,6 +191,7 @@ class AgentCommandTest {
             args.addAll(flag.args());
             AgentCommand command = AgentCommand.parse(args.toArray(String[]::new));
             assertThat(command.toConfig()).as("%s", flag.args()).isNotNull();
+            assertThat(command.logOptions()).as("%s", flag.args()).isNotNull();
             if (flag.warning() == null) {
                 assertThat(command.warnings()).as("%s", flag.args()).isEmpty();
             } else {

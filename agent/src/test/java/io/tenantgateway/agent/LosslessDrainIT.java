@@ -105,9 +105,9 @@ class LosslessDrainIT {
                 System.out.printf("LosslessDrainIT flowControl=%s repetition=%d complete=%d/%d seconds=%.1f"
                         + " exit=%d%n", flowControl, repetition, ok, DOWNLOADS, seconds, exit);
                 complete += ok;
-                agent.log.stream().filter(line -> !line.contains(" DEBUG ") && !line.contains(" TRACE ")
-                        && !line.contains("config=") && (line.contains("drain") || line.contains("grace") || line.contains("closed")
-                        || line.contains("half-clos") || line.contains("SIGTERM")))
+                agent.log.stream().filter(line -> !line.contains("config=") && (line.contains("drain")
+                        || line.contains("grace") || line.contains("closed") || line.contains("half-clos")
+                        || line.contains("SIGTERM")))
                         .forEach(line -> System.out.println("  agent: " + line));
                 String log = String.join("\n", agent.log);
                 softly.assertThat(failures).as("repetition %d: failed downloads; agent log:%n%s", repetition, log)

@@ -85,9 +85,10 @@ public final class AdminServer implements AutoCloseable {
 
     public void start() {
         endpoint.start();
-        log.info("admin server listening address={}:{} paths=/ui,/metrics,/debug/{{config,readiness,tunnels,devices,"
-                + "locks,admissions}}{}", endpoint.host(), endpoint.boundPort(), profiling == null ? ""
-                        : " profiling=" + String.join(",", Profiling.PATHS));
+        log.atInfo().addKeyValue("address", endpoint.host() + ":" + endpoint.boundPort())
+                .addKeyValue("paths", "/ui,/metrics,/debug/{config,readiness,tunnels,devices,locks,admissions}"
+                        + (profiling == null ? "" : "," + String.join(",", Profiling.PATHS)))
+                .log("admin server listening");
     }
 
     public int boundPort() {

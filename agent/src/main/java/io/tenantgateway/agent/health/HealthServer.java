@@ -56,8 +56,8 @@ public final class HealthServer implements AutoCloseable {
 
     public void start() {
         endpoint.start();
-        log.info("health server listening address={}:{} paths=/healthz,/readyz,/metrics", endpoint.host(),
-                boundPort());
+        log.atInfo().addKeyValue("address", endpoint.host() + ":" + boundPort())
+                .addKeyValue("paths", "/healthz,/readyz,/metrics").log("health server listening");
     }
 
     public int boundPort() {

@@ -17,8 +17,11 @@ import java.util.regex.Pattern;
 
 /** The built jar running {@code tenant-gateway run …} as a child process, with its log captured line by line. */
 public final class AgentProcess implements AutoCloseable {
-    private static final Pattern HEALTH = Pattern.compile("health server listening address=[^:]+:(\\d+)");
-    private static final Pattern ADMIN = Pattern.compile("admin server listening address=[^:]+:(\\d+)");
+    /** klog text ({@code "health server listening" address="0.0.0.0:8134"}) or JSON ({@code "address":"…"}). */
+    private static final Pattern HEALTH =
+            Pattern.compile("\"health server listening\".*?\"?address\"?[=:]\"[^:\"]+:(\\d+)\"");
+    private static final Pattern ADMIN =
+            Pattern.compile("\"admin server listening\".*?\"?address\"?[=:]\"[^:\"]+:(\\d+)\"");
 
     public final Process process;
     public final List<String> log = new CopyOnWriteArrayList<>();

@@ -2,7 +2,6 @@ package io.tenantgateway.tools.lab;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.FileAppender;
 import io.tenantgateway.agent.logging.LogSetup;
@@ -27,16 +26,12 @@ final class LabLogging {
         Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.detachAndStopAllAppenders();
 
-        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
-        encoder.setContext(context);
-        encoder.setPattern("%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} - %msg%n");
-        encoder.start();
         FileAppender<ILoggingEvent> appender = new FileAppender<>();
         appender.setContext(context);
         appender.setName("lab-file");
         appender.setFile(file.toString());
         appender.setAppend(true);
-        appender.setEncoder(encoder);
+        appender.setEncoder(LogSetup.encoder(LogSetup.Format.TEXT, false));
         appender.start();
         root.addAppender(appender);
         // fabric8's mock web server logs every request through java.util.logging, which would reach the terminal.

@@ -19,6 +19,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tenantgateway.certs.TlsFailures;
+import io.tenantgateway.common.logging.Verbosity;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.endpoint.ConnectionTable;
@@ -165,6 +166,11 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     /** Whether the underlying channel is still READY (the probe drops connections that are not). */
     boolean channelReady() {
         return channel.getState(false) == ConnectivityState.READY;
+    }
+
+    /** The gRPC channel's connectivity state (for logs). */
+    ConnectivityState channelState() {
+        return channel.getState(false);
     }
 
     ServerConnectionSnapshot snapshot() {
@@ -330,6 +336,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 creditMode = credit;
                 serverId = id;
                 connectTimer.cancel(false);
+                Verbosity.v(log, 2).addKeyValue("serverID", id).log("Connect to server");
                 setState(State.READY);
                 connected.complete(new ServerIdentity(id, count, credit));
             } catch (IllegalArgumentException e) {
@@ -453,6 +460,8 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private void onDialRequest(DialRequest request) {
         long random = request.getRandom();
         String address = request.getAddress();
+        Verbosity.v(log, 3).addKeyValue("serverID", serverId).addKeyValue("agentID", config.agentId())
+                .addKeyValue("dialID", random).addKeyValue("dialAddress", address).log("Received DIAL_REQ");
         if (halfClosed) {
             // The stream is half-closed: no DIAL_RSP can go out; the server fails the dial when the stream ends.
             log.debug("ignoring DIAL_REQ after the half-close dialID={} address={} serverID={}", random, address,
@@ -474,7 +483,6 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         EndpointConnection connection = new EndpointConnection(connectId, random, address, startedAt, this,
                 serverWindow, creditMode ? new ReceiveWindow(config.flowControlWindow(), MAX_DATA_PAYLOAD) : null);
         table.add(connection);
-        log.debug("dialing connectionID={} dialID={} address={} serverID={}", connectId, random, address, serverId);
         Future<Channel> dial = resources.dialer().dial(loop, address, new EndpointRelayHandler(connection));
         connection.dialing(dial);
         dial.addListener(f -> {
@@ -485,6 +493,8 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 metrics.dialSucceeded(Duration.ofNanos(System.nanoTime() - startNanos));
                 metrics.endpointOpened();
                 send(Packets.dialResponse(random, connectId));
+                Verbosity.v(log, 3).addKeyValue("dialID", random).addKeyValue("connectionID", connectId)
+                        .addKeyValue("dialAddress", address).log("Endpoint connection established");
                 connection.startReading();
             } else if (connection.state() == EndpointConnection.State.DIALING && !f.isCancelled()) {
                 connection.streamLost();
@@ -500,8 +510,9 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                     error = "dial tcp " + address + ": " + f.cause();
                     metrics.dialFailed(DialFailure.Reason.UNKNOWN.label());
                 }
-                log.debug("dial failed connectionID={} dialID={} address={} error=\"{}\"", connectId, random, address,
-                        error);
+                Verbosity.v(log, 1).addKeyValue("error", error).addKeyValue("dialID", random)
+                        .addKeyValue("connectionID", connectId).addKeyValue("dialAddress", address)
+                        .log("error dialing backend");
                 if (!callDone) {
                     send(Packets.dialFailure(random, error));
                 }
@@ -540,7 +551,8 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
             send(Packets.closeResponse(connectId, Packets.UNKNOWN_CONNECT_ID));
             return;
         }
-        log.debug("closing on CLOSE_REQ connectionID={} serverID={}", connectId, serverId);
+        Verbosity.v(log, 4).addKeyValue("connectionID", connectId).addKeyValue("serverID", serverId)
+                .log("close connection");
         connection.closeRequested();
     }
 
@@ -608,10 +620,9 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                     pauseLogged = true;
                     log.warn(message, connection.connectId(), connection.address(), connection.bufferedToTarget(),
                             serverId);
-                } else {
-                    log.debug(message, connection.connectId(), connection.address(),
-                            connection.bufferedToTarget(), serverId);
                 }
+                Verbosity.v(log, 2).addKeyValue("connectionID", connection.connectId())
+                        .addKeyValue("serverID", serverId).log("Data channel on agent is full");
             }
         } else if (fullBuffers.remove(connection) && fullBuffers.isEmpty() && owedRequests > 0 && !callDone) {
             int owed = owedRequests;

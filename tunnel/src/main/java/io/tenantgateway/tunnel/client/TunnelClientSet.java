@@ -3,6 +3,7 @@ package io.tenantgateway.tunnel.client;
 import io.tenantgateway.common.concurrent.DaemonThreads;
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.logging.Verbosity;
 import io.tenantgateway.common.time.GoDuration;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.channel.EventLoopGroup;
@@ -339,9 +340,12 @@ public final class TunnelClientSet implements AutoCloseable {
             Duration wait = backoff.failure();
             String code = cause instanceof ConnectAttemptException attemptFailure
                     ? attemptFailure.status().getCode().name() : cause.getClass().getSimpleName();
-            log.warn("server connection attempt failed server={}:{} attempt={} code={} reason=\"{}\" retryIn={}",
-                    config.proxyServerHost(), config.proxyServerPort(), attemptNumber, code, cause.getMessage(),
-                    GoDuration.format(wait.truncatedTo(ChronoUnit.MILLIS)));
+            // Upstream's ErrorS(err, "cannot connect once"), with what we know about the attempt.
+            log.atError().addKeyValue("err", cause.getMessage())
+                    .addKeyValue("server", config.proxyServerHost() + ":" + config.proxyServerPort())
+                    .addKeyValue("attempt", attemptNumber).addKeyValue("code", code)
+                    .addKeyValue("retryIn", GoDuration.format(wait.truncatedTo(ChronoUnit.MILLIS)))
+                    .log("cannot connect once");
             client.close();
             schedule(wait);
             return;
@@ -350,19 +354,25 @@ public final class TunnelClientSet implements AutoCloseable {
             client.close();
             return;
         }
+        if (lastServerCount != 0 && identity.serverCount() != lastServerCount) {
+            Verbosity.v(log, 2).addKeyValue("current", lastServerCount).addKeyValue("serverID", identity.serverId())
+                    .addKeyValue("actual", identity.serverCount()).log("Server count change suggestion by server");
+        }
         lastServerCount = identity.serverCount();
         metrics.serverCount(serverCounter.serverCount(lastServerCount));
         if (clients.containsKey(identity.serverId())) {
-            log.debug("duplicate server connection closed serverID={} serverCount={} connections={}",
-                    identity.serverId(), identity.serverCount(), clients.size());
+            Verbosity.v(log, 4).addKeyValue("serverID", identity.serverId())
+                    .addKeyValue("serverCount", identity.serverCount()).addKeyValue("clientsCount", clients.size())
+                    .log("duplicate server");
             client.close("duplicate server connection");
             schedule(backoff.steady());
             return;
         }
         clients.put(identity.serverId(), client);
         metrics.serverConnections(clients.size());
-        log.info("connected to server serverID={} serverCount={} flowControl={} connections={}",
-                identity.serverId(), identity.serverCount(), identity.flowControl(), clients.size());
+        Verbosity.v(log, 2).addKeyValue("serverID", identity.serverId()).addKeyValue("agentID", config.agentId())
+                .addKeyValue("serverCount", identity.serverCount()).addKeyValue("flowControl", identity.flowControl())
+                .addKeyValue("connections", clients.size()).log("Start serving");
         client.closeFuture().whenComplete((status, error) -> {
             if (clients.remove(identity.serverId(), client)) {
                 metrics.serverConnections(clients.size());
@@ -375,8 +385,10 @@ public final class TunnelClientSet implements AutoCloseable {
         for (TunnelClient client : clients.values()) {
             if (client.state() == TunnelClient.State.CLOSED || !client.channelReady()) {
                 if (clients.remove(client.serverId(), client)) {
-                    log.info("dropping server connection whose channel is not READY serverID={}",
-                            client.serverId());
+                    Verbosity.v(log, 1).addKeyValue("state", client.state() == TunnelClient.State.CLOSED
+                                    ? "CLOSED" : client.channelState().name())
+                            .addKeyValue("serverID", client.serverId())
+                            .log("Removing client used for server connection");
                     metrics.serverConnections(clients.size());
                     client.close("probe: channel not ready");
                 }

@@ -71,8 +71,8 @@ class FaultsIT {
             });
             client.close();
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> log.lines("server connection attempt failed").size() >= 3);
-            List<Long> waits = retryWaits(log.lines("server connection attempt failed"));
+                    .until(() -> log.lines("cannot connect once").size() >= 3);
+            List<Long> waits = retryWaits(log.lines("cannot connect once"));
             assertThat(waits.get(1)).isGreaterThan(waits.get(0));
             assertThat(waits.get(2)).isGreaterThan(waits.get(1));
 
@@ -156,7 +156,7 @@ class FaultsIT {
     }
 
     static List<Long> retryWaits(List<String> lines) {
-        Pattern retry = Pattern.compile("retryIn=(\\d+)(ms|s)");
+        Pattern retry = Pattern.compile("retryIn=\"(\\d+)(ms|s)\"");
         List<Long> waits = new ArrayList<>();
         for (String line : lines) {
             Matcher matcher = retry.matcher(line);

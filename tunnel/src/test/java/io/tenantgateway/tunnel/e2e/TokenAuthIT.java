@@ -47,10 +47,10 @@ class TokenAuthIT {
                     .agentId("node-1").serviceAccountTokenPath(tokenFile).build(), false,
                     new PrometheusRegistry());
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> log.lines("server connection attempt failed").size() >= 4);
-            List<String> failures = log.lines("server connection attempt failed");
+                    .until(() -> log.lines("cannot connect once").size() >= 4);
+            List<String> failures = log.lines("cannot connect once");
             assertThat(failures).allSatisfy(line -> assertThat(line)
-                    .contains("code=UNAUTHENTICATED")
+                    .contains("code=\"UNAUTHENTICATED\"")
                     .contains("authentication failed: token rejected for agent node-1")
                     .doesNotContain("stale-token"));
             for (int attempt = 1; attempt <= 4; attempt++) {

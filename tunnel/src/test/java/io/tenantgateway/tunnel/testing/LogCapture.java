@@ -28,9 +28,27 @@ public final class LogCapture extends AppenderBase<ILoggingEvent> implements Aut
         events.add(event);
     }
 
-    /** Formatted messages containing {@code text}. */
+    /**
+     * Messages containing {@code text}, each followed by its SLF4J key/value pairs the way the agent's klog format
+     * writes them ({@code key="text"}, numbers and booleans bare).
+     */
     public List<String> lines(String text) {
-        return events.stream().map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains(text)).toList();
+        return events.stream().map(LogCapture::render).filter(m -> m.contains(text)).toList();
+    }
+
+    private static String render(ILoggingEvent event) {
+        StringBuilder out = new StringBuilder(event.getFormattedMessage());
+        if (event.getKeyValuePairs() != null) {
+            for (org.slf4j.event.KeyValuePair pair : event.getKeyValuePairs()) {
+                out.append(' ').append(pair.key).append('=');
+                if (pair.value instanceof Number || pair.value instanceof Boolean) {
+                    out.append(pair.value);
+                } else {
+                    out.append('"').append(pair.value).append('"');
+                }
+            }
+        }
+        return out.toString();
     }
 
     @Override
