@@ -36,6 +36,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
@@ -233,29 +234,24 @@ class ReverseProxyIT {
         }
     }
 
-    @Test
-    void answerForAnotherUidIsAnInvalidResponse() {
+    /** An answer for another request's uid, and an HTTP error with its body, are named as what they are. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "/wrong-uid | failed: answer is for uid 'someone-else', not ' | false | invalid_response",
+        "/broken    | failed: answered HTTP 500: scheduler cache not synced | true | http_status"})
+    void badUpstreamAnswersAreNamed(String path, String message, boolean atTheEnd, String reason) {
         PrometheusRegistry registry = new PrometheusRegistry();
-        try (WebhookServer server = proxyTo(url(Upstream.ANSWERS, "/wrong-uid"), "/webhook",
+        try (WebhookServer server = proxyTo(url(Upstream.ANSWERS, path), "/webhook",
                 FailurePolicy.FAIL_CLOSED, registry)) {
             Admission admission = fixture.client.admit(server.port(), Reviews.podCreate(gpuPod()));
 
             assertThat(admission.code()).isEqualTo(503);
-            assertThat(admission.message()).contains("failed: answer is for uid 'someone-else', not '");
-            assertThat(upstreamErrorsWithReason(registry, "invalid_response")).isEqualTo(1);
-        }
-    }
-
-    @Test
-    void upstreamHttpErrorIsNamedWithItsStatusAndBody() {
-        PrometheusRegistry registry = new PrometheusRegistry();
-        try (WebhookServer server = proxyTo(url(Upstream.ANSWERS, "/broken"), "/webhook",
-                FailurePolicy.FAIL_CLOSED, registry)) {
-            Admission admission = fixture.client.admit(server.port(), Reviews.podCreate(gpuPod()));
-
-            assertThat(admission.code()).isEqualTo(503);
-            assertThat(admission.message()).endsWith("failed: answered HTTP 500: scheduler cache not synced");
-            assertThat(upstreamErrorsWithReason(registry, "http_status")).isEqualTo(1);
+            if (atTheEnd) {
+                assertThat(admission.message()).endsWith(message);
+            } else {
+                assertThat(admission.message()).contains(message);
+            }
+            assertThat(upstreamErrorsWithReason(registry, reason)).isEqualTo(1);
         }
     }
 

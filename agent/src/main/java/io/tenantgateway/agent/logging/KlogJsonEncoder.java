@@ -1,9 +1,7 @@
 package io.tenantgateway.agent.logging;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.encoder.EncoderBase;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.slf4j.event.KeyValuePair;
 import tools.jackson.core.JsonGenerator;
@@ -18,25 +16,10 @@ import tools.jackson.core.json.JsonFactory;
  * when an exception came with them; then every key/value pair as a field (numbers and booleans as JSON numbers and
  * booleans, anything else as its text).
  */
-public final class KlogJsonEncoder extends EncoderBase<ILoggingEvent> {
-    private static final byte[] NO_BYTES = new byte[0];
+public final class KlogJsonEncoder extends LineEncoder {
     private final JsonFactory factory = new JsonFactory();
 
     @Override
-    public byte[] headerBytes() {
-        return NO_BYTES;
-    }
-
-    @Override
-    public byte[] footerBytes() {
-        return NO_BYTES;
-    }
-
-    @Override
-    public byte[] encode(ILoggingEvent event) {
-        return format(event).getBytes(StandardCharsets.UTF_8);
-    }
-
     String format(ILoggingEvent event) {
         KlogRecord record = KlogRecord.of(event);
         StringWriter out = new StringWriter(200);

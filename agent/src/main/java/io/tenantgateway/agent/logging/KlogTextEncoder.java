@@ -2,8 +2,6 @@ package io.tenantgateway.agent.logging;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
-import ch.qos.logback.core.encoder.EncoderBase;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
@@ -15,8 +13,7 @@ import org.slf4j.event.KeyValuePair;
  * {@code File.java:line]} of the call site (logback caller data). Then the quoted message and {@code key=value} pairs
  * with klog's quoting (see {@link #appendValue}). {@code --skip-headers} leaves the header out.
  */
-public final class KlogTextEncoder extends EncoderBase<ILoggingEvent> {
-    private static final byte[] NO_BYTES = new byte[0];
+public final class KlogTextEncoder extends LineEncoder {
     private static final long PID = ProcessHandle.current().pid();
     private final ZoneId zone = ZoneId.systemDefault();
     private boolean skipHeaders;
@@ -26,20 +23,6 @@ public final class KlogTextEncoder extends EncoderBase<ILoggingEvent> {
     }
 
     @Override
-    public byte[] headerBytes() {
-        return NO_BYTES;
-    }
-
-    @Override
-    public byte[] footerBytes() {
-        return NO_BYTES;
-    }
-
-    @Override
-    public byte[] encode(ILoggingEvent event) {
-        return format(event).getBytes(StandardCharsets.UTF_8);
-    }
-
     String format(ILoggingEvent event) {
         KlogRecord record = KlogRecord.of(event);
         StringBuilder out = new StringBuilder(160);

@@ -140,10 +140,7 @@ final class Probe implements AutoCloseable {
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            String error = Connections.describe(e);
-            stages.add(StageResult.fail(ProbeStage.SERVER, millisSince(start), error,
-                    ProbeExplanations.server(error, context), ProbeStage.SERVER.exitCode(), List.of()));
-            return false;
+            return failed(ProbeStage.SERVER, start, e, ProbeExplanations::server);
         }
     }
 
@@ -200,10 +197,7 @@ final class Probe implements AutoCloseable {
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            String error = Connections.describe(e);
-            stages.add(StageResult.fail(ProbeStage.DIAL, millisSince(start), error,
-                    ProbeExplanations.dial(error, context), ProbeStage.DIAL.exitCode(), List.of()));
-            return false;
+            return failed(ProbeStage.DIAL, start, e, ProbeExplanations::dial);
         }
     }
 
@@ -326,5 +320,14 @@ final class Probe implements AutoCloseable {
             proxyClient.close();
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    /** Records {@code stage} as failed with what went wrong and its explanation; returns {@code false}. */
+    private boolean failed(ProbeStage stage, long start, Exception e,
+            java.util.function.BiFunction<String, ProbeExplanations.Context, ProbeExplanations.Explanation> explain) {
+        String error = Connections.describe(e);
+        stages.add(StageResult.fail(stage, millisSince(start), error, explain.apply(error, context), stage.exitCode(),
+                List.of()));
+        return false;
     }
 }

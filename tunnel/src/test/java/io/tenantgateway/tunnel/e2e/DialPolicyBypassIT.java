@@ -16,13 +16,13 @@ import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.proxy.ProxyDialException;
 import io.tenantgateway.tunnel.server.TunnelServer;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
+import io.tenantgateway.tunnel.testing.TunnelTestBase;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,8 +33,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue #16: spellings of loopback and of the unspecified address, through a running agent and the Java server,
@@ -42,13 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * refused by the policy, allowed ones must reach the listener (it greets every connection).
  */
 @Timeout(120)
-class DialPolicyBypassIT {
-    @TempDir
-    Path dir;
-
-    @RegisterExtension
-    final TunnelHarness harness = new TunnelHarness();
-
+class DialPolicyBypassIT extends TunnelTestBase {
     private ServerSocket wildcard;
     private int port;
 

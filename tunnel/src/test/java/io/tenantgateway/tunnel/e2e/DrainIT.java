@@ -15,7 +15,7 @@ import io.tenantgateway.tunnel.testing.RoundRobinBalancer;
 import io.tenantgateway.tunnel.testing.TargetServer;
 import io.tenantgateway.tunnel.testing.TransferHandler;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
-import java.nio.file.Path;
+import io.tenantgateway.tunnel.testing.TunnelTestBase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,21 +24,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Agent shutdown: {@code drain()} sends DRAIN on every server stream, the servers route new dials to the other
  * agent, tunnels already open on the draining agent keep working until {@code close()}.
  */
 @Timeout(120)
-class DrainIT {
-    @TempDir
-    Path dir;
-    @RegisterExtension
-    final TunnelHarness harness = new TunnelHarness();
-
-
+class DrainIT extends TunnelTestBase {
     @Test
     void drainingAgentGetsNoNewDialsWhileItsTunnelsFinish() throws Exception {
         TunnelServer s1 = harness.startServer(TunnelHarness.serverConfig("s1").serverCount(2)

@@ -17,10 +17,10 @@ import io.tenantgateway.tunnel.testing.LogCapture;
 import io.tenantgateway.tunnel.testing.TargetServer;
 import io.tenantgateway.tunnel.testing.TransferHandler;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
+import io.tenantgateway.tunnel.testing.TunnelTestBase;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,18 +30,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Servers dying, dials failing, and what the agent does about it. */
 @Timeout(120)
-class FaultsIT {
-    @TempDir
-    Path dir;
-    @RegisterExtension
-    final TunnelHarness harness = new TunnelHarness();
-
-
+class FaultsIT extends TunnelTestBase {
     @Test
     void killedServerClosesItsTunnelsReleasesSocketsAndTheAgentReconnectsWithBackoff() throws Exception {
         TunnelServer server = harness.startServer(TunnelHarness.serverConfig("doomed")

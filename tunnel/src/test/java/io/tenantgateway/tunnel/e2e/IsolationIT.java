@@ -19,28 +19,20 @@ import io.tenantgateway.tunnel.testing.Payload;
 import io.tenantgateway.tunnel.testing.TargetServer;
 import io.tenantgateway.tunnel.testing.TransferHandler;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
-import java.nio.file.Path;
+import io.tenantgateway.tunnel.testing.TunnelTestBase;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Tunnel A stalls (its target, or its client, stops reading) while tunnel B on the same agent stream moves
  * 32 MiB; A finishes once its reader resumes, and the per-tunnel buffers stay within the credit window.
  */
 @Timeout(180)
-class IsolationIT {
+class IsolationIT extends TunnelTestBase {
     private static final int MIB = 1024 * 1024;
     private static final int WINDOW = 1024 * 1024;
-
-    @TempDir
-    Path dir;
-    @RegisterExtension
-    final TunnelHarness harness = new TunnelHarness();
-
 
     private TunnelServer server(boolean flowControl) {
         return harness.startServer(TunnelHarness.serverConfig("iso").udsPath(TunnelHarness.socketPath(dir))

@@ -11,6 +11,7 @@ import io.tenantgateway.tunnel.server.TunnelServer;
 import io.tenantgateway.tunnel.testing.TargetServer;
 import io.tenantgateway.tunnel.testing.TransferHandler;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
+import io.tenantgateway.tunnel.testing.TunnelTestBase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,19 +25,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** 10,000 short tunnels: open file descriptors and every tunnel registry return to where they started. */
 @Timeout(180)
-class LeakIT {
+class LeakIT extends TunnelTestBase {
     private static final int TUNNELS = 10_000;
     private static final int BATCH = 100;
 
-    @TempDir
-    Path dir;
-    @RegisterExtension
-    final TunnelHarness harness = new TunnelHarness();
     private static ResourceLeakDetector.Level suiteLevel;
 
     /**

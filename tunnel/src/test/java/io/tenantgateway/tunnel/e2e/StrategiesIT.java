@@ -12,24 +12,16 @@ import io.tenantgateway.tunnel.server.ProxyStrategy;
 import io.tenantgateway.tunnel.server.TunnelServer;
 import io.tenantgateway.tunnel.testing.TargetServer;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
-import java.nio.file.Path;
+import io.tenantgateway.tunnel.testing.TunnelTestBase;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code --proxy-strategies}: destHost, then defaultRoute, then default, tried in the configured order. */
 @Timeout(60)
-class StrategiesIT {
-    @TempDir
-    Path dir;
-    @RegisterExtension
-    final TunnelHarness harness = new TunnelHarness();
-
-
+class StrategiesIT extends TunnelTestBase {
     @Test
     void routesByDestinationHostThenDefaultRoute() throws Exception {
         TunnelServer server = harness.startServer(TunnelHarness.serverConfig("routes")

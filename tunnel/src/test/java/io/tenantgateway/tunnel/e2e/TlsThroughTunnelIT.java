@@ -22,10 +22,10 @@ import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.TunnelServer;
 import io.tenantgateway.tunnel.testing.Payload;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
+import io.tenantgateway.tunnel.testing.TunnelTestBase;
 import io.tenantgateway.tunnel.transport.TlsProviders;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,8 +34,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -46,13 +44,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * both TLS providers on the agent leg, so the JDK fallback stays covered.
  */
 @Timeout(120)
-class TlsThroughTunnelIT {
+class TlsThroughTunnelIT extends TunnelTestBase {
     private static final int BYTES = 4 * 1024 * 1024;
-
-    @TempDir
-    Path dir;
-    @RegisterExtension
-    final TunnelHarness harness = new TunnelHarness();
 
     @ParameterizedTest
     @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})

@@ -14,6 +14,7 @@ import io.tenantgateway.tunnel.testing.Payload;
 import io.tenantgateway.tunnel.testing.TargetServer;
 import io.tenantgateway.tunnel.testing.TransferHandler;
 import io.tenantgateway.tunnel.testing.TunnelHarness;
+import io.tenantgateway.tunnel.testing.TunnelTestBase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,19 +23,11 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The token-authenticated agent leg (server-side TLS only, bearer token from a file re-read per attempt). */
 @Timeout(120)
-class TokenAuthIT {
+class TokenAuthIT extends TunnelTestBase {
     private static final long MIB = 1024 * 1024;
-
-    @TempDir
-    Path dir;
-    @RegisterExtension
-    final TunnelHarness harness = new TunnelHarness();
-
 
     @Test
     void rejectedTokensBackOffWithOneLinePerAttemptUntilTheRotatedTokenIsAccepted() throws Exception {
