@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -265,20 +267,17 @@ class AgentCommandTest {
                 + " pings more often than every 30s with GOAWAY too_many_pings and closes the connection");
     }
 
-    @Test
-    void malformedValuesOfAcceptedFlagsAreRejected() {
-        assertThatThrownBy(() -> config("--server-count-source=min"))
-                .hasMessage("--server-count-source: min (expected: default or max)");
-        assertThatThrownBy(() -> config("--stderrthreshold=LOUD"))
-                .hasMessage("--stderrthreshold: LOUD (expected: INFO, WARNING, ERROR, FATAL or 0-3)");
-        assertThatThrownBy(() -> config("--log-file-max-size=-1"))
-                .hasMessage("--log-file-max-size: -1 (expected: >= 0, in MB)");
-        assertThatThrownBy(() -> config("--vmodule=client"))
-                .hasMessage("--vmodule: client (expected: comma-separated PATTERN=N, e.g. client*=5,server=3)");
-        assertThatThrownBy(() -> config("--log-backtrace-at=client.go"))
-                .hasMessage("--log-backtrace-at: client.go (expected: FILE:LINE, e.g. client.go:210)");
-        assertThatThrownBy(() -> config("--log-flush-frequency=often"))
-                .hasMessage("--log-flush-frequency: often (expected: a duration such as 5m, 90s, 1h30m, 250ms)");
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "--server-count-source=min | --server-count-source: min (expected: default or max)",
+        "--stderrthreshold=LOUD | --stderrthreshold: LOUD (expected: INFO, WARNING, ERROR, FATAL or 0-3)",
+        "--log-file-max-size=-1 | --log-file-max-size: -1 (expected: >= 0, in MB)",
+        "--vmodule=client | --vmodule: client (expected: comma-separated PATTERN=N, e.g. client*=5,server=3)",
+        "--log-backtrace-at=client.go | --log-backtrace-at: client.go (expected: FILE:LINE, e.g. client.go:210)",
+        "--log-flush-frequency=often | --log-flush-frequency: often (expected: a duration such as 5m, 90s, 1h30m,"
+            + " 250ms)"})
+    void malformedValuesOfAcceptedFlagsAreRejected(String flag, String message) {
+        assertThatThrownBy(() -> config(flag)).hasMessage(message);
     }
 
     @Test

@@ -24,11 +24,7 @@ import org.junit.jupiter.api.Timeout;
 class KamajiDropInIT extends AgentProcessTestBase {
     @Test
     void kamajiArgumentsGiveAPureKonnectivityAgentThatDrainsOnSigterm() throws Exception {
-        testbed = new TunnelTestbed(dir);
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.add("--shutdown-grace=60s");
-        agent = AgentProcess.start(args);
-        int health = agent.healthPort();
+        int health = startWithKamajiArgs("60s");
 
         await().atMost(Duration.ofSeconds(60)).until(() -> testbed.server.agentCount() == 1);
         assertThat(agent.lines("running as a pure konnectivity-agent")).as("log:%n%s", String.join("\n", agent.log))
@@ -66,11 +62,7 @@ class KamajiDropInIT extends AgentProcessTestBase {
 
     @Test
     void secondSigtermExitsAtOnce() throws Exception {
-        testbed = new TunnelTestbed(dir);
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.add("--shutdown-grace=120s");
-        agent = AgentProcess.start(args);
-        agent.healthPort();
+        startWithKamajiArgs("120s");
         await().atMost(Duration.ofSeconds(60)).until(() -> testbed.server.agentCount() == 1);
         TunnelTestbed.Tunnel tunnel = testbed.dialEcho();
         assertThat(tunnel.echo("x")).isEqualTo("x");
@@ -81,5 +73,14 @@ class KamajiDropInIT extends AgentProcessTestBase {
         assertThat(agent.process.isAlive()).as("first SIGTERM waits for the open tunnel").isTrue();
         agent.signal("TERM");
         assertThat(agent.awaitExit(Duration.ofSeconds(30))).isEqualTo(143);
+    }
+
+    /** Starts the jar with Kamaji's argument list and {@code --shutdown-grace}; returns the health port. */
+    private int startWithKamajiArgs(String shutdownGrace) throws java.io.IOException {
+        testbed = new TunnelTestbed(dir);
+        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add("--shutdown-grace=" + shutdownGrace);
+        agent = AgentProcess.start(args);
+        return agent.healthPort();
     }
 }

@@ -98,10 +98,7 @@ final class Profiling {
         }
         vertx.<Recording>executeBlocking(this::startRecording, false).onComplete(started -> {
             if (started.failed()) {
-                recording.set(false);
-                log.warn("JFR recording failed to start: {}", started.cause().toString());
-                response.setStatusCode(500).putHeader("content-type", "text/plain; charset=utf-8")
-                        .end("JFR recording failed to start: " + started.cause().getMessage() + "\n");
+                recordingFailed(response, "JFR recording failed to start", started.cause());
                 return;
             }
             Recording jfr = started.result();
@@ -109,10 +106,7 @@ final class Profiling {
             vertx.setTimer(seconds * 1000L, id -> vertx.<Path>executeBlocking(() -> dump(jfr), false)
                     .onComplete(dumped -> {
                         if (dumped.failed()) {
-                            recording.set(false);
-                            log.warn("JFR recording failed: {}", dumped.cause().toString());
-                            response.setStatusCode(500).putHeader("content-type", "text/plain; charset=utf-8")
-                                    .end("JFR recording failed: " + dumped.cause().getMessage() + "\n");
+                            recordingFailed(response, "JFR recording failed", dumped.cause());
                             return;
                         }
                         send(response, dumped.result(), seconds);
@@ -179,5 +173,13 @@ final class Profiling {
             // answered below
         }
         throw new IllegalArgumentException("seconds: '" + value + "' (expected: 1.." + MAX_SECONDS + ")");
+    }
+
+    /** The recording could not be made: free the slot, say why in the log and to the caller (500). */
+    private void recordingFailed(io.vertx.core.http.HttpServerResponse response, String what, Throwable cause) {
+        recording.set(false);
+        log.warn("{}: {}", what, cause.toString());
+        response.setStatusCode(500).putHeader("content-type", "text/plain; charset=utf-8")
+                .end(what + ": " + cause.getMessage() + "\n");
     }
 }

@@ -29,16 +29,22 @@ class KlogEncodersTest {
         return event;
     }
 
+    /** Upstream's "Connect to server" at V2 with serverID and serverCount. */
+    private static LoggingEvent connectToServer() {
+        LoggingEvent event = event(Level.INFO, "Connect to server");
+        event.addMarker(Verbosity.marker(2));
+        event.addKeyValuePair(new KeyValuePair("serverID", "srv-1"));
+        event.addKeyValuePair(new KeyValuePair("serverCount", 3));
+        return event;
+    }
+
     private static String text(LoggingEvent event) {
         return new KlogTextEncoder().format(event);
     }
 
     @Test
     void textIsKlogsHeaderQuotedMessageAndPairs() {
-        LoggingEvent event = event(Level.INFO, "Connect to server");
-        event.addMarker(Verbosity.marker(2));
-        event.addKeyValuePair(new KeyValuePair("serverID", "srv-1"));
-        event.addKeyValuePair(new KeyValuePair("serverCount", 3));
+        LoggingEvent event = connectToServer();
         event.addKeyValuePair(new KeyValuePair("flowControl", true));
         String pid = String.format("%7d", ProcessHandle.current().pid());
         assertThat(text(event)).isEqualTo("I1201 07:09:36.824702 " + pid
@@ -77,10 +83,7 @@ class KlogEncodersTest {
 
     @Test
     void jsonIsComponentBasesShape() {
-        LoggingEvent event = event(Level.INFO, "Connect to server");
-        event.addMarker(Verbosity.marker(2));
-        event.addKeyValuePair(new KeyValuePair("serverID", "srv-1"));
-        event.addKeyValuePair(new KeyValuePair("serverCount", 3));
+        LoggingEvent event = connectToServer();
         String micros = KlogJsonEncoder.timestamp(AT);
         assertThat(micros).endsWith(".702");
         assertThat(new KlogJsonEncoder().format(event)).isEqualTo("{\"ts\":" + micros
