@@ -35,4 +35,19 @@ class RuntimeJarContentsIT {
         assertThat(entries).as("entries under %s", FORBIDDEN)
                 .filteredOn(name -> FORBIDDEN.stream().anyMatch(name::startsWith)).isEmpty();
     }
+
+    /** x86_64 and Arm nodes (Grace Hopper, Graviton) alike: native epoll and BoringSSL for both, nothing else. */
+    @Test
+    void carriesTheLinuxNativesForX8664AndAarch64() throws Exception {
+        List<String> natives;
+        try (JarFile jar = new JarFile(JarProcess.jar().toFile())) {
+            natives = jar.stream().map(ZipEntry::getName).filter(name -> name.startsWith("META-INF/native/")
+                    && (name.endsWith(".so") || name.endsWith(".jnilib") || name.endsWith(".dll"))).sorted().toList();
+        }
+        assertThat(natives).containsExactly(
+                "META-INF/native/libnetty_tcnative_linux_aarch_64.so",
+                "META-INF/native/libnetty_tcnative_linux_x86_64.so",
+                "META-INF/native/libnetty_transport_native_epoll_aarch_64.so",
+                "META-INF/native/libnetty_transport_native_epoll_x86_64.so");
+    }
 }
