@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.admin.AdminServer;
+import io.tenantgateway.agent.cli.PortInUseException;
 import io.tenantgateway.agent.devices.DeviceRegistrar;
 import io.tenantgateway.agent.health.DeferredCheck;
 import io.tenantgateway.agent.health.HealthCheck;
@@ -18,6 +19,7 @@ import io.tenantgateway.agent.k8s.SecretTlsMaterial;
 import io.tenantgateway.agent.k8s.WebhookConfigurationManager;
 import io.tenantgateway.agent.locks.AllocationController;
 import io.tenantgateway.certs.ClientAuthMode;
+import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.certs.TlsMaterial;
@@ -421,7 +423,11 @@ public final class Agent implements AutoCloseable {
                 builder.quotaLookup(quota);
             }
             WebhookServer server = builder.build();
-            server.start();
+            try {
+                server.start();
+            } catch (AddressInUseException e) {
+                throw new PortInUseException("--webhook-listen", e.address(), e);
+            }
             owned.add(server);
             config.webhookConfiguration().ifPresent(managed -> {
                 TlsMaterial ca = serving;
@@ -443,28 +449,31 @@ public final class Agent implements AutoCloseable {
             webhook = server;
             return new WebhookParts(server, owned);
         } catch (RuntimeException e) {
-            new WebhookParts(server(owned), owned).close();
+            closeInReverse(owned);
             throw e;
         }
-    }
-
-    private static WebhookServer server(List<AutoCloseable> owned) {
-        return owned.stream().filter(WebhookServer.class::isInstance).map(WebhookServer.class::cast).findFirst()
-                .orElse(null);
     }
 
     /** The webhook server and what it uses (upstream trust, CA-bundle manager); closes them in reverse. */
     private record WebhookParts(WebhookServer server, List<AutoCloseable> owned) implements AutoCloseable {
         @Override
         public void close() {
-            for (int i = owned.size() - 1; i >= 0; i--) {
-                AutoCloseable part = owned.get(i);
-                try {
-                    part.close();
-                } catch (Exception e) {
-                    log.warn("closing {} failed: {}", part.getClass().getSimpleName(), e.toString());
-                }
-            }
+            closeInReverse(owned);
+        }
+    }
+
+    private static void closeInReverse(List<AutoCloseable> parts) {
+        for (int i = parts.size() - 1; i >= 0; i--) {
+            closeQuietly(parts.get(i));
+        }
+    }
+
+    /** Closes {@code part}; a failure is logged, never thrown: shutdown goes on with the next part. */
+    private static void closeQuietly(AutoCloseable part) {
+        try {
+            part.close();
+        } catch (Exception e) {
+            log.warn("closing {} failed: {}", part.getClass().getSimpleName(), e.toString());
         }
     }
 
@@ -547,12 +556,7 @@ public final class Agent implements AutoCloseable {
 
     private void closeStarted() {
         while (!started.isEmpty()) {
-            AutoCloseable part = started.pop();
-            try {
-                part.close();
-            } catch (Exception e) {
-                log.warn("closing {} failed: {}", part.getClass().getSimpleName(), e.toString());
-            }
+            closeQuietly(started.pop());
         }
     }
 

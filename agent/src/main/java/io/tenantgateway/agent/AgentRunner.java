@@ -1,7 +1,5 @@
 package io.tenantgateway.agent;
 
-import io.tenantgateway.agent.cli.PortInUseException;
-import io.tenantgateway.common.net.AddressInUseException;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
@@ -58,7 +56,7 @@ final class AgentRunner {
         } catch (RuntimeException e) {
             // start() closed what it had started; the hook would only log a second "stopped" after the error.
             removeShutdownHook(hook);
-            throw userError(e);
+            throw e;
         }
         // A configuration error a background part finds later (say, the webhook's port taken once its Secret was
         // read) ends the process like one found at start: exit 2 with the message.
@@ -80,19 +78,6 @@ final class AgentRunner {
         removeShutdownHook(hook);
         err.flush();
         return drained;
-    }
-
-    /**
-     * A start failure the user can fix, named by its flag: the webhook's busy port becomes a
-     * {@link PortInUseException} for {@code --webhook-listen} (the health and admin ports name theirs already).
-     */
-    static RuntimeException userError(RuntimeException failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof AddressInUseException inUse) {
-                return new PortInUseException("--webhook-listen", inUse.address(), failure);
-            }
-        }
-        return failure;
     }
 
     private static void removeShutdownHook(Thread hook) {

@@ -185,16 +185,7 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
 
     /** A failure no retry can fix (bad flags, a port in use), as the CLI reports it; {@code null} otherwise. */
     static RuntimeException configurationError(Exception e) {
-        if (e instanceof UserException user) {
-            return user;
-        }
-        if (e instanceof RuntimeException runtime) {
-            RuntimeException mapped = AgentRunner.userError(runtime);
-            if (mapped instanceof PortInUseException) {
-                return mapped;
-            }
-        }
-        return null;
+        return e instanceof UserException || e instanceof PortInUseException ? (RuntimeException) e : null;
     }
 
     @Override
