@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
+import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateRequest;
 import io.tenantgateway.certs.ClientAuthMode;
@@ -257,7 +258,7 @@ class DoctorIT {
 
     @Test
     void unreachableServerIsCaught() throws Exception {
-        int port = ProbeIT.closedPort();
+        int port = TunnelTestbed.freePort();
         Cli result = doctor(agentFlags(files.caCert(), port, goodToken));
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);

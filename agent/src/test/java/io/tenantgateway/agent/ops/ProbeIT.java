@@ -14,10 +14,7 @@ import io.tenantgateway.tunnel.server.AgentAuthenticator;
 import io.tenantgateway.tunnel.server.FrontendMode;
 import io.tenantgateway.tunnel.server.TunnelServer;
 import io.tenantgateway.tunnel.server.TunnelServerConfig;
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -134,7 +131,7 @@ class ProbeIT {
                 .contains("next: check the konnectivity-server container").contains("SKIP  dial")
                 .contains("FAILED at server (exit 3)");
 
-        Cli refused = probe("--server", "127.0.0.1:" + closedPort(), "--plaintext", "--target", webhookTarget());
+        Cli refused = probe("--server", "127.0.0.1:" + TunnelTestbed.freePort(), "--plaintext", "--target", webhookTarget());
         assertThat(refused.exitCode()).as(refused.both()).isEqualTo(3);
         assertThat(refused.out()).contains("FAIL  server").contains("Connection refused")
                 .contains("why:  nothing listens on 127.0.0.1:");
@@ -154,7 +151,7 @@ class ProbeIT {
 
     @Test
     void refusedTargetIsExplained() throws Exception {
-        int port = closedPort();
+        int port = TunnelTestbed.freePort();
         Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", "127.0.0.1:" + port,
                 "--tls-server-name", WEBHOOK_NAME);
 
@@ -255,7 +252,7 @@ class ProbeIT {
                 + " --mode http-connect)");
 
         Cli refused = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
-                "127.0.0.1:" + closedPort());
+                "127.0.0.1:" + TunnelTestbed.freePort());
         assertThat(refused.exitCode()).as(refused.both()).isEqualTo(4);
         assertThat(refused.out()).contains("FAIL  dial").contains("HTTP 502 Bad Gateway: dial tcp 127.0.0.1:")
                 .contains("why:  an agent reached 127.0.0.1 but nothing listens");
@@ -299,12 +296,5 @@ class ProbeIT {
         agentOfServer.start();
         extra.add(0, agentOfServer);
         await().atMost(Duration.ofSeconds(30)).until(() -> server.agentCount() == 1);
-    }
-
-    /** A loopback port nobody listens on (bound, then released). */
-    static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -107,7 +107,10 @@ public final class TunnelTestbed implements AutoCloseable {
         server.start();
     }
 
-    /** A port that was free a moment ago on 127.0.0.1, for a listener that must be known before it exists. */
+    /**
+     * A port that was free a moment ago on 127.0.0.1 (bound, then released): for a listener that must be known
+     * before it exists, or a port nobody listens on.
+     */
     public static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();

@@ -13,12 +13,11 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.tools.hamisim.BindResult;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -163,10 +162,7 @@ class AllocationControllerIT extends LockClusterTestBase {
 
     @Test
     void startFailsCleanlyWhenTheApiServerIsUnreachable() throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = socket.getLocalPort();
-        }
+        int closedPort = TunnelTestbed.freePort();
         try (KubernetesClient unreachable = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
                 .withMasterUrl("http://127.0.0.1:" + closedPort).withRequestRetryBackoffLimit(0).build()).build()) {
             AllocationController controller = new AllocationController(unreachable,
