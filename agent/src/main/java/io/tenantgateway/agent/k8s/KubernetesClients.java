@@ -53,12 +53,8 @@ public final class KubernetesClients {
         if (code != null) {
             return api + " answered " + code + ": " + message;
         }
-        if (root instanceof java.net.ConnectException || root instanceof java.net.UnknownHostException
-                || root instanceof java.net.NoRouteToHostException
-                || root instanceof java.net.SocketTimeoutException
-                || root instanceof java.nio.channels.ClosedChannelException
-                || root instanceof java.util.concurrent.TimeoutException
-                || root instanceof java.io.IOException) {
+        // Refused, unknown host, no route, socket timeout, closed channel: all IOExceptions.
+        if (root instanceof IOException || root instanceof java.util.concurrent.TimeoutException) {
             return api + " unreachable: " + message;
         }
         return api + ": " + message;

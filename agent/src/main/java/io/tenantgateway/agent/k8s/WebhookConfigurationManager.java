@@ -58,11 +58,12 @@ public final class WebhookConfigurationManager extends Lifecycle {
 
     /** Syncs when the CA changed since the last sync, or a resync period passed. */
     private void check() {
-        if (ca.current() == null) {
+        TlsMaterial.Snapshot current = ca.current();
+        if (current == null) {
             reportError("no CA in " + source + " yet");
             return;
         }
-        long generation = ca.current().generation();
+        long generation = current.generation();
         if (generation != syncedGeneration || System.nanoTime() - lastSyncNanos >= RESYNC.toNanos()) {
             sync();
         }
