@@ -44,6 +44,8 @@ final class Bench {
             List<Scenario> order = new ArrayList<>(List.of(Scenario.values()));
             order.remove(Scenario.SCALE);
             order.add(Scenario.SCALE);
+            order.remove(Scenario.FOOTPRINT);
+            order.add(Scenario.FOOTPRINT);
             for (Scenario scenario : order) {
                 if (!config.runs(scenario)) {
                     continue;
@@ -57,6 +59,7 @@ final class Bench {
                     case ISOLATION -> throughput.isolation();
                     case ADMISSION -> new AdmissionScenario(rig, sizes).run();
                     case SCALE -> new ScaleScenario(rig, sizes).run();
+                    case FOOTPRINT -> new FootprintScenario(rig, sizes, config.launcher()).run();
                 };
                 log.info("bench: {} done in {} ms", scenario.cliName(), (System.nanoTime() - scenarioStart) / 1_000_000);
                 results.add(result);

@@ -29,7 +29,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--scenario", split = ",", paramLabel = "NAME",
             description = "Scenarios to run (repeatable or comma-separated): bulk, parallel, dial, scale, isolation,"
-                    + " admission. Default: all.")
+                    + " admission, footprint. Default: all.")
     List<String> scenarios;
 
     @Option(names = "--quick", description = "Small sizes and one measured run each: a smoke run in well under 30 s.")
@@ -85,6 +85,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--frontend-ca", paramLabel = "FILE", description = "CA of the --frontend serving certificate.")
     Path frontendCa;
 
+    @Option(names = "--launcher", paramLabel = "FILE",
+            description = "footprint: the launcher that starts the agent, as the image does. Default: bin/proxy-agent"
+                    + " of this checkout (or image).")
+    Path launcher;
+
     @Option(names = "--agent-max-data-size", paramLabel = "BYTES", defaultValue = "0", hidden = true,
             description = "Tuning experiments: the agent's largest DATA (target read size). Default: the agent's.")
     int agentMaxDataSize;
@@ -124,7 +129,12 @@ public final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--ca-cert/--agent-cert/--service-account-token-path/--frontend*: set"
                     + " without --server (expected: --server HOST:PORT, or none of them for the in-process server)");
         }
-        return new BenchConfig(selected, quick, sizes, external, agentMaxDataSize);
+        Path footprintLauncher = launcher != null ? launcher : FootprintScenario.defaultLauncher();
+        if (selected.contains(Scenario.FOOTPRINT) && !java.nio.file.Files.isExecutable(footprintLauncher)) {
+            throw new IllegalArgumentException("--launcher: " + footprintLauncher + " (expected: an executable"
+                    + " bin/proxy-agent; the footprint scenario starts the agent through it)");
+        }
+        return new BenchConfig(selected, quick, sizes, external, agentMaxDataSize, footprintLauncher);
     }
 
     /** {@code host:port}, IPv6 hosts in brackets. */

@@ -2,6 +2,7 @@ package io.tenantgateway.tools.bench;
 
 import static java.util.Objects.requireNonNull;
 
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -14,9 +15,10 @@ import java.util.Set;
  * @param external a konnectivity-server to use instead of the in-process one, or {@code null}
  * @param agentMaxDataSize the agent's largest DATA (its target read size), or 0 for the agent's default; a knob
  *     for tuning experiments
+ * @param launcher the launcher the footprint scenario starts the agent with ({@code bin/proxy-agent})
  */
 public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes sizes, ExternalServer external,
-        int agentMaxDataSize) {
+        int agentMaxDataSize, Path launcher) {
 
     public BenchConfig {
         requireNonNull(scenarios, "scenarios");
@@ -25,10 +27,16 @@ public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes siz
         }
         scenarios = Set.copyOf(EnumSet.copyOf(scenarios));
         requireNonNull(sizes, "sizes");
+        requireNonNull(launcher, "launcher");
         if (agentMaxDataSize < 0) {
             throw new IllegalArgumentException("--agent-max-data-size: " + agentMaxDataSize
                     + " (expected: > 0, or 0 for the default)");
         }
+    }
+
+    public BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes sizes, ExternalServer external,
+            int agentMaxDataSize) {
+        this(scenarios, quick, sizes, external, agentMaxDataSize, FootprintScenario.defaultLauncher());
     }
 
     public boolean runs(Scenario scenario) {

@@ -46,6 +46,11 @@ final class BenchPki {
         return TlsMaterial.of(webhook, ca.trustBundle());
     }
 
+    /** The webhook's serving certificate and key, for a child agent's {@code --webhook-tls-cert/-key} files. */
+    CertBundle webhookBundle() {
+        return webhook;
+    }
+
     /** Trust only: what the webhook's callers need. */
     TlsMaterial trustMaterial() {
         return TlsMaterial.of(null, ca.trustBundle());

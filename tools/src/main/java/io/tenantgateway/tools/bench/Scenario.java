@@ -17,7 +17,12 @@ public enum Scenario {
     /** Tunnel B's throughput while tunnel A's target is stalled; baseline: B alone. */
     ISOLATION,
     /** AdmissionReview round trips at a fixed rate and at the maximum rate; baseline: straight to the webhook. */
-    ADMISSION;
+    ADMISSION,
+    /**
+     * The agent as the image starts it (launcher, image JVM options), pure tunnel and all parts on: start time, RSS
+     * idle and after two loads, CPU per GiB, NMT; baseline: a bare JVM running only a Netty server.
+     */
+    FOOTPRINT;
 
     public String cliName() {
         return name().toLowerCase(Locale.ROOT);
