@@ -13,9 +13,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * {@code --config FILE}: a YAML map whose keys are flag names without the leading dashes
@@ -68,30 +65,38 @@ public final class ConfigFileDefaults implements IDefaultValueProvider {
     }
 
     static ConfigFileDefaults load(Path file) {
-        ObjectMapper yaml = YAMLMapper.builder().build();
-        Map<?, ?> raw;
-        try {
-            if (!Files.isRegularFile(file)) {
-                throw new IllegalArgumentException("--config: " + file + ": file not found");
-            }
-            Object parsed = yaml.readValue(Files.readString(file), Object.class);
-            if (parsed == null) {
-                return new ConfigFileDefaults(file, Map.of());
-            }
-            if (!(parsed instanceof Map<?, ?> map)) {
-                throw new IllegalArgumentException("--config: " + file + ": top level is a "
-                        + parsed.getClass().getSimpleName() + " (expected: a map of flag names to values)");
-            }
-            raw = map;
-        } catch (IOException | JacksonException e) {
-            throw new IllegalArgumentException("--config: " + file + ": not valid YAML: "
-                    + e.getMessage().lines().findFirst().orElse(""), e);
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("--config: " + file + ": file not found");
+        }
+        Object parsed = Yaml.parse(file);
+        if (parsed == null) {
+            return new ConfigFileDefaults(file, Map.of());
+        }
+        if (!(parsed instanceof Map<?, ?> raw)) {
+            throw new IllegalArgumentException("--config: " + file + ": top level is a "
+                    + parsed.getClass().getSimpleName() + " (expected: a map of flag names to values)");
         }
         Map<String, String> values = new java.util.LinkedHashMap<>();
         raw.forEach((key, value) -> values.put(String.valueOf(key), value instanceof List<?> list
                 ? list.stream().map(String::valueOf).collect(Collectors.joining(","))
                 : String.valueOf(value)));
         return new ConfigFileDefaults(file, values);
+    }
+
+    /**
+     * The YAML parser, in a class of its own so that Jackson is loaded only when {@code --config} is given: the
+     * agent's footprint (a pure tunnel loads no Jackson; agent/README.md, "Memory budget").
+     */
+    private static final class Yaml {
+        static Object parse(Path file) {
+            try {
+                return tools.jackson.dataformat.yaml.YAMLMapper.builder().build()
+                        .readValue(Files.readString(file), Object.class);
+            } catch (IOException | tools.jackson.core.JacksonException e) {
+                throw new IllegalArgumentException("--config: " + file + ": not valid YAML: "
+                        + String.valueOf(e.getMessage()).lines().findFirst().orElse(""), e);
+            }
+        }
     }
 
     @Override

@@ -147,8 +147,7 @@ public final class LogSetup {
         root.setLevel(Level.INFO);
         // Every project event reaches the VerbosityFilter, which accepts or denies it by V level.
         context.getLogger("io.tenantgateway").setLevel(Level.TRACE);
-        QUIET_LIBRARIES.forEach((name, quiet) -> context.getLogger(name)
-                .setLevel(verbosity >= 9 ? Level.DEBUG : quiet));
+        quietLibraries(context, verbosity);
         VerbosityFilter verbosityFilter = new VerbosityFilter(verbosity,
                 VerbosityFilter.parseVmodule(options.vmodule()));
         verbosityFilter.setContext(context);
@@ -160,6 +159,12 @@ public final class LogSetup {
             filter.start();
             context.addTurboFilter(filter);
         }
+    }
+
+    /** The libraries' levels: quiet below {@code -v=9}, DEBUG from there. */
+    static void quietLibraries(LoggerContext context, int verbosity) {
+        QUIET_LIBRARIES.forEach((name, quiet) -> context.getLogger(name)
+                .setLevel(verbosity >= 9 ? Level.DEBUG : quiet));
     }
 
     /**
