@@ -544,6 +544,19 @@ class HelmChartTest {
     }
 
     @Test
+    void withoutTheWebhookItsObjectsFlagsAndPermissionsGo() throws IOException {
+        List<HasMetadata> objects = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("webhook.enabled", false)));
+        assertThat(objects).noneMatch(o -> o instanceof Service || o instanceof MutatingWebhookConfiguration);
+        List<String> args = agentArgs(Mode.DEFAULTS, objects);
+        assertThat(args).noneMatch(arg -> arg.startsWith("--webhook") || arg.startsWith("--manage-webhook-config"));
+        assertThat(container(objects).getPorts()).extracting(p -> p.getName()).containsExactly("health");
+        Set<Use> uses = RenderedManifests.uses(temp, args, false, Map.of());
+        assertThat(uses).doesNotContain(Use.WEBHOOK_QUOTA, Use.MANAGED_WEBHOOK_CONFIG).contains(Use.LOCK_CONTROLLER);
+        assertThat(granted(objects, STANDALONE_ACCOUNT)).isEqualTo(declared(uses))
+                .doesNotContain("core/resourcequotas:list");
+    }
+
+    @Test
     void dashboardConfigMapHoldsTheDashboardFileOnRequest() throws IOException {
         assertThat(parse(template(Mode.DEFAULTS))).noneMatch(o -> o.getKind().equals("ServiceMonitor")
                 || o.getMetadata().getName().equals("tenant-gateway-dashboard"));
