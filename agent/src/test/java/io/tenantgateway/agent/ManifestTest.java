@@ -19,9 +19,9 @@ import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.JarProcess;
+import io.tenantgateway.agent.testing.RenderedManifests;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,17 +45,11 @@ class ManifestTest {
     @TempDir
     Path files;
 
-    private static final Path MANIFESTS = Path.of(System.getProperty("user.dir")).resolve("../manifests").normalize();
+    private static final Path MANIFESTS = RenderedManifests.MANIFESTS;
     private final KubernetesSerialization serialization = new KubernetesSerialization();
 
     private List<HasMetadata> parse(String yaml) {
-        List<HasMetadata> objects = new ArrayList<>();
-        for (String document : yaml.split("(?m)^---\\s*$")) {
-            if (!document.isBlank()) {
-                objects.add(serialization.unmarshal(document));
-            }
-        }
-        return objects;
+        return RenderedManifests.parse(yaml);
     }
 
     private List<HasMetadata> base() throws IOException {
@@ -72,9 +65,7 @@ class ManifestTest {
     }
 
     private static <T> T only(List<HasMetadata> objects, Class<T> type) {
-        List<T> matches = objects.stream().filter(type::isInstance).map(type::cast).toList();
-        assertThat(matches).as(type.getSimpleName()).hasSize(1);
-        return matches.get(0);
+        return RenderedManifests.only(objects, type);
     }
 
     @Test
@@ -112,13 +103,7 @@ class ManifestTest {
 
     /** Arguments as the kubelet passes them: $(VAR) references expanded from the container's env. */
     private static List<String> expandedArgs(Container container, Map<String, String> values) {
-        return container.getArgs().stream().map(arg -> {
-            String expanded = arg;
-            for (Map.Entry<String, String> value : values.entrySet()) {
-                expanded = expanded.replace("$(" + value.getKey() + ")", value.getValue());
-            }
-            return expanded;
-        }).toList();
+        return RenderedManifests.expandedArgs(container, values);
     }
 
     private static AgentCommand parseRun(List<String> args) {
@@ -205,19 +190,7 @@ class ManifestTest {
 
     /** The permission keys the ClusterRoles bound to {@code account} grant. */
     private static Set<String> granted(List<HasMetadata> objects, String account) {
-        Set<String> roles = new TreeSet<>();
-        objects.stream().filter(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
-                .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
-                        "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
-                .forEach(b -> roles.add(b.getRoleRef().getName()));
-        Set<String> granted = new TreeSet<>();
-        objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
-                .filter(role -> roles.contains(role.getMetadata().getName()))
-                .forEach(role -> role.getRules().forEach(rule -> rule.getApiGroups().forEach(group -> rule
-                        .getResources().forEach(resource -> rule.getVerbs().forEach(verb -> granted.add(
-                                (group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb))))));
-        assertThat(roles).as("ClusterRoles bound to " + account).isNotEmpty();
-        return granted;
+        return RenderedManifests.granted(objects, account);
     }
 
     /**
@@ -226,26 +199,11 @@ class ManifestTest {
      * {@code NODE_NAME} or the agent's own pod would give.
      */
     private Set<Use> uses(List<String> args, boolean nodeNameFromApi) throws IOException {
-        List<String> withFiles = new ArrayList<>();
-        for (String arg : args) {
-            int equals = arg.indexOf('=');
-            if (arg.startsWith("--") && equals > 0 && arg.startsWith("/", equals + 1)) {
-                Path standIn = files.resolve(arg.substring(equals + 2));
-                Files.createDirectories(standIn.getParent());
-                if (!Files.exists(standIn)) {
-                    Files.createFile(standIn);
-                }
-                withFiles.add(arg.substring(0, equals + 1) + standIn);
-            } else {
-                withFiles.add(arg);
-            }
-        }
-        withFiles.add("--node-name=worker-1");
-        return parseRun(withFiles).toConfig().apiUses(nodeNameFromApi);
+        return RenderedManifests.uses(files, args, nodeNameFromApi, Map.of());
     }
 
     private static Set<String> declared(Set<Use> uses) {
-        return KubernetesPermissions.keys(KubernetesPermissions.needed(uses));
+        return RenderedManifests.declared(uses);
     }
 
     private static List<String> daemonSetArgs(List<HasMetadata> objects) {
@@ -282,12 +240,7 @@ class ManifestTest {
     }
 
     private static String kustomize(String overlay) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder("kubectl", "kustomize", MANIFESTS.resolve(overlay).toString())
-                .redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(output).isZero();
-        return output;
+        return RenderedManifests.kustomize(MANIFESTS.resolve(overlay));
     }
 
     @Test
@@ -331,11 +284,7 @@ class ManifestTest {
                 GenericKubernetesResource.class);
         @SuppressWarnings("unchecked")
         List<String> extraArgs = (List<String>) tcp.get("spec", "addons", "konnectivity", "agent", "extraArgs");
-        List<String> args = new ArrayList<>(List.of("run", "-v=8", "--logtostderr=true",
-                "--ca-cert=/var/run/secrets/kubernetes.io/serviceaccount/ca.crt",
-                "--proxy-server-host=tenant-a.example.com", "--proxy-server-port=8132", "--admin-server-port=8133",
-                "--health-server-port=8134",
-                "--service-account-token-path=/var/run/secrets/tokens/konnectivity-agent-token"));
+        List<String> args = new ArrayList<>(RenderedManifests.KAMAJI_AGENT_ARGS);
         args.addAll(extraArgs);
         return args;
     }

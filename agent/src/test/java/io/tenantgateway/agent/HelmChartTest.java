@@ -1,0 +1,631 @@
+package io.tenantgateway.agent;
+
+import static io.tenantgateway.agent.testing.RenderedManifests.SERIALIZATION;
+import static io.tenantgateway.agent.testing.RenderedManifests.declared;
+import static io.tenantgateway.agent.testing.RenderedManifests.granted;
+import static io.tenantgateway.agent.testing.RenderedManifests.only;
+import static io.tenantgateway.agent.testing.RenderedManifests.parse;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.InstallCommand;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
+import io.tenantgateway.agent.testing.RenderedManifests;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@code charts/tenant-gateway} through Helm's own library (helm-java: Helm's Go packages behind JNA): {@code lint
+ * --strict} and {@code template} for the defaults and every documented mode ({@code ci/*-values.yaml}); the rendered
+ * agent arguments parse with the real CLI; the ClusterRoles grant exactly the {@code KubernetesPermissions} those
+ * arguments use; and where a ci file names its kustomize counterpart ({@value #SAME_AS}...), the chart renders the
+ * same objects as {@code kubectl kustomize}, compared as parsed objects after {@link #normalizedChart} and
+ * {@link #normalizedKustomize} remove what must differ, and nothing else.
+ */
+class HelmChartTest {
+    private static final Path CHART = RenderedManifests.REPOSITORY.resolve("charts/tenant-gateway");
+    private static final String NAMESPACE = "kube-system";
+    private static final String RELEASE = "tenant-gateway";
+    private static final String STANDALONE_ACCOUNT = "system:serviceaccount:kube-system:tenant-gateway";
+    private static final String KAMAJI_ACCOUNT = "system:serviceaccount:kube-system:konnectivity-agent";
+    /** One instance: the native library loads once per JVM; each command is independent. */
+    private static final Helm HELM = new Helm(CHART);
+    /** The line of a ci values file that names the kustomize rendering with the same objects. */
+    static final String SAME_AS = "# same objects as kustomize: ";
+    /**
+     * Flags the chart renders for values that other branches are adding to {@code run}. Until {@code run} knows one,
+     * the arguments are parsed without it and the mode's RBAC check waits (assumption), so it runs once they land.
+     */
+    private static final List<String> PENDING_FLAGS = List.of("--webhook-tls-renew-before", "--device-config-map",
+            "--device-plugin", "--device-plugin-dir");
+
+    // What must differ between the chart and kustomize. Nothing else is normalized.
+    /** Helm's standard labels; the chart's other labels are the kustomize base's. */
+    static final List<String> HELM_LABELS = List.of("helm.sh/chart", "app.kubernetes.io/managed-by",
+            "app.kubernetes.io/instance", "app.kubernetes.io/version");
+    /** The chart rolls the pods on a konnectivity-server change with this pod annotation, kustomize with a hash. */
+    static final String CONFIG_CHECKSUM = "checksum/config";
+    /** kustomize's configMapGenerator name: NAME-HASH, 10 characters of kustomize's hash alphabet. */
+    static final Pattern GENERATED_NAME = Pattern.compile("(tenant-gateway)-[2456789bcdfghkmt]{10}");
+
+    @TempDir
+    Path temp;
+
+    /** The chart's defaults, or one {@code ci/*-values.yaml}. */
+    record Mode(String name, Path values) {
+        static final Mode DEFAULTS = new Mode("defaults", null);
+
+        static Mode ci(String file) {
+            return new Mode(file, CHART.resolve("ci").resolve(file));
+        }
+
+        /** Directories under manifests/ (a resource, then components) that render the same objects, or null. */
+        String sameAs() throws IOException {
+            if (values == null) {
+                return "base";
+            }
+            return Files.readAllLines(values).stream().filter(line -> line.startsWith(SAME_AS)).findFirst()
+                    .map(line -> line.substring(SAME_AS.length()).replaceAll("\\(.*\\)", "").strip()).orElse(null);
+        }
+
+        boolean kamaji() {
+            return "kamaji".equals(effectiveValues(this).get("mode"));
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<Mode> modes() throws IOException {
+        try (Stream<Path> files = Files.list(CHART.resolve("ci"))) {
+            List<Mode> modes = new ArrayList<>(List.of(Mode.DEFAULTS));
+            files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith("-values.yaml")).sorted()
+                    .forEach(f -> modes.add(Mode.ci(f)));
+            return modes.stream();
+        }
+    }
+
+    private static String template(Mode mode) {
+        return template(mode, NAMESPACE, Map.of());
+    }
+
+    private static String template(Mode mode, String namespace, Map<String, Object> set) {
+        TemplateCommand command = HELM.template().withName(RELEASE).withNamespace(namespace);
+        if (mode.values() != null) {
+            command = command.withValuesFile(mode.values());
+        }
+        for (Map.Entry<String, Object> value : set.entrySet()) {
+            command = command.set(value.getKey(), value.getValue());
+        }
+        return command.call();
+    }
+
+    /** NOTES.txt as {@code helm install --dry-run} (client only) prints it. */
+    private static String notes(Mode mode) {
+        InstallCommand install = HELM.install().withName(RELEASE).withNamespace(NAMESPACE).dryRun().clientOnly();
+        if (mode.values() != null) {
+            install = install.withValuesFile(mode.values());
+        }
+        String output = install.call().getOutput();
+        assertThat(output).contains("NOTES:");
+        return output.substring(output.indexOf("NOTES:"));
+    }
+
+    /** spec.addons.konnectivity.agent of the TenantControlPlane patch NOTES.txt prints under mode=kamaji. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> kamajiAgentPatch(Mode mode) {
+        String notes = notes(mode);
+        int start = notes.indexOf("\nspec:\n");
+        int end = notes.indexOf("# end of patch");
+        assertThat(start).as(notes).isPositive();
+        assertThat(end).as(notes).isGreaterThan(start);
+        Map<String, Object> patch = SERIALIZATION.unmarshal(notes.substring(start, end), Map.class);
+        return (Map<String, Object>) path(patch, "spec", "addons", "konnectivity", "agent");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object path(Map<String, Object> tree, String... keys) {
+        Object at = tree;
+        for (String key : keys) {
+            assertThat(at).as(String.join(".", keys)).isInstanceOf(Map.class);
+            at = ((Map<String, Object>) at).get(key);
+        }
+        return at;
+    }
+
+    // --- values: Helm's coalescing (maps merge, anything else replaces, null deletes) --------------------------
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> yaml(Path file) {
+        try {
+            Map<String, Object> values = SERIALIZATION.unmarshal(Files.readString(file), Map.class);
+            return values == null ? new LinkedHashMap<>() : values;
+        } catch (IOException e) {
+            throw new IllegalStateException(file.toString(), e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> coalesce(Map<String, Object> defaults, Map<String, Object> override) {
+        Map<String, Object> merged = new LinkedHashMap<>(defaults);
+        override.forEach((key, value) -> {
+            if (value == null) {
+                merged.remove(key);
+            } else if (value instanceof Map && merged.get(key) instanceof Map) {
+                merged.put(key, coalesce((Map<String, Object>) merged.get(key), (Map<String, Object>) value));
+            } else {
+                merged.put(key, value);
+            }
+        });
+        return merged;
+    }
+
+    private static Map<String, Object> effectiveValues(Mode mode) {
+        Map<String, Object> defaults = yaml(CHART.resolve("values.yaml"));
+        return mode.values() == null ? defaults : coalesce(defaults, yaml(mode.values()));
+    }
+
+    /**
+     * A copy of the chart whose values.yaml is the mode's values over the defaults, as {@code helm lint -f FILE}
+     * merges them (helm-java's lint takes no values files).
+     */
+    private Path chartWith(Mode mode) throws IOException {
+        Path copy = temp.resolve(mode.name()).resolve("tenant-gateway");
+        try (Stream<Path> files = Files.walk(CHART)) {
+            for (Path file : files.toList()) {
+                Path target = copy.resolve(CHART.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(file, target); // follows the dashboard link, as Helm's loader does
+                }
+            }
+        }
+        Files.writeString(copy.resolve("values.yaml"), SERIALIZATION.asYaml(effectiveValues(mode)));
+        return copy;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("modes")
+    void lintStrictPasses(Mode mode) throws IOException {
+        Path chart = mode.values() == null ? CHART : chartWith(mode);
+        LintResult result = new Helm(chart).lint().strict().call();
+        assertThat(result.isFailed()).as("%s", result.getMessages()).isFalse();
+        // Lint only logs a template's fail() (as INFO, outside these messages) and stops rendering; the template
+        // test renders the same values and fails on it.
+        assertThat(result.getMessages()).as("lint messages").noneMatch(m -> m.startsWith("[WARNING]")
+                || m.startsWith("[ERROR]"));
+    }
+
+    // --- the agent's arguments ---------------------------------------------------------------------------------
+
+    private static boolean pendingAndUnknown(String arg) {
+        String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+        return PENDING_FLAGS.contains(flag) && !RenderedManifests.runKnows(flag);
+    }
+
+    /** The agent's full {@code run} arguments: the DaemonSet's (expanded), or Kamaji's own plus the patch's. */
+    @SuppressWarnings("unchecked")
+    private static List<String> agentArgs(Mode mode, List<HasMetadata> objects) {
+        if (mode.kamaji()) {
+            List<String> args = new ArrayList<>(RenderedManifests.KAMAJI_AGENT_ARGS);
+            args.addAll((List<String>) kamajiAgentPatch(mode).get("extraArgs"));
+            return args;
+        }
+        ConfigMap config = objects.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+                .filter(c -> c.getMetadata().getName().equals("tenant-gateway")).findFirst().orElseThrow();
+        Container container = container(objects);
+        return RenderedManifests.expandedArgs(container, Map.of(
+                "PROXY_SERVER_HOST", config.getData().get("proxy-server-host"),
+                "PROXY_SERVER_PORT", config.getData().get("proxy-server-port")));
+    }
+
+    private static Container container(List<HasMetadata> objects) {
+        return only(objects, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    }
+
+    /** The files the DaemonSet's ConfigMap volumes put into the container: path → content. */
+    private static Map<String, String> mountedFiles(List<HasMetadata> objects) {
+        Map<String, String> files = new HashMap<>();
+        if (objects.stream().noneMatch(DaemonSet.class::isInstance)) {
+            return files;
+        }
+        var pod = only(objects, DaemonSet.class).getSpec().getTemplate().getSpec();
+        for (VolumeMount mount : pod.getContainers().get(0).getVolumeMounts()) {
+            Volume volume = pod.getVolumes().stream().filter(v -> v.getName().equals(mount.getName())).findFirst()
+                    .orElseThrow(() -> new AssertionError("no volume " + mount.getName()));
+            if (volume.getConfigMap() != null) {
+                ConfigMap map = objects.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+                        .filter(c -> c.getMetadata().getName().equals(volume.getConfigMap().getName())).findFirst()
+                        .orElseThrow(() -> new AssertionError("no ConfigMap " + volume.getConfigMap().getName()));
+                map.getData().forEach((key, content) -> files.put(mount.getMountPath() + "/" + key, content));
+            }
+        }
+        return files;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("modes")
+    void templateRendersObjectsWhoseAgentArgumentsTheCliAccepts(Mode mode) throws IOException {
+        List<HasMetadata> objects = parse(template(mode));
+        assertThat(objects).extracting(HasMetadata::getKind).contains("ClusterRole", "ClusterRoleBinding",
+                "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
+        for (HasMetadata object : objects) {
+            assertThat(object.getMetadata().getLabels()).as(object.getKind()).containsKeys(HELM_LABELS.toArray(
+                    String[]::new)).containsEntry("app.kubernetes.io/name", "tenant-gateway");
+        }
+        if (mode.kamaji()) {
+            assertThat(objects).noneMatch(o -> o instanceof DaemonSet || o instanceof ServiceAccount);
+        } else {
+            assertThat(container(objects).getEnv()).anySatisfy(env -> assertThat(env.getName())
+                    .isEqualTo("NODE_NAME"));
+        }
+        List<String> args = agentArgs(mode, objects);
+        List<String> known = args.stream().filter(arg -> !pendingAndUnknown(arg)).toList();
+        // A flag the CLI does not know, or a bad value, fails here as it fails `run` (exit 2).
+        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("files"), known,
+                mountedFiles(objects)).toArray(String[]::new)).toConfig();
+        assertThat(config).isNotNull();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("modes")
+    void clusterRolesGrantExactlyWhatTheAgentsFlagsUse(Mode mode) throws IOException {
+        List<HasMetadata> objects = parse(template(mode));
+        List<String> args = agentArgs(mode, objects);
+        List<String> unknown = args.stream().filter(HelmChartTest::pendingAndUnknown).toList();
+        assumeTrue(unknown.isEmpty(), () -> "run does not know " + unknown + " yet (added on other branches)");
+        // Kamaji's DaemonSet has no NODE_NAME: the agent reads its node from its own pod.
+        Set<Use> uses = RenderedManifests.uses(temp.resolve("uses"), args, mode.kamaji(), mountedFiles(objects));
+        Set<String> granted = granted(objects, mode.kamaji() ? KAMAJI_ACCOUNT : STANDALONE_ACCOUNT);
+        assertThat(granted).as("granted (left) vs KubernetesPermissions for %s", uses).isEqualTo(declared(uses));
+        // Every role is bound, and only to the agent.
+        Set<String> roles = new TreeSet<>();
+        objects.stream().filter(ClusterRole.class::isInstance).forEach(r -> roles.add(r.getMetadata().getName()));
+        Set<String> bound = new TreeSet<>();
+        objects.stream().filter(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
+                .forEach(b -> {
+                    assertThat(b.getSubjects()).hasSize(1);
+                    bound.add(b.getRoleRef().getName());
+                });
+        assertThat(bound).isEqualTo(roles);
+    }
+
+    // --- the same objects as kustomize ------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("modes")
+    void rendersTheSameObjectsAsKustomize(Mode mode) throws Exception {
+        String sameAs = mode.sameAs();
+        assumeTrue(sameAs != null, "no kustomize counterpart (no '" + SAME_AS + "' line)");
+        assumeTrue(RenderedManifests.kubectl(), "kubectl renders kustomize");
+        // resource, then components, wrapped in a kustomization (kustomize takes relative paths only).
+        List<String> dirs = List.of(sameAs.split("\\s+"));
+        Path root = Files.createDirectories(temp.resolve("kustomize"));
+        StringBuilder kustomization = new StringBuilder("apiVersion: kustomize.config.k8s.io/v1beta1\n"
+                + "kind: Kustomization\nresources:\n  - " + relative(root, dirs.get(0)) + "\n");
+        if (dirs.size() > 1) {
+            kustomization.append("components:\n");
+            dirs.subList(1, dirs.size()).forEach(d -> kustomization.append("  - ").append(relative(root, d))
+                    .append('\n'));
+        }
+        Files.writeString(root.resolve("kustomization.yaml"), kustomization);
+
+        Map<String, Map<String, Object>> kustomize = normalizedKustomize(parse(RenderedManifests.kustomize(root)));
+        Map<String, Map<String, Object>> chart = normalizedChart(parse(template(mode)));
+        List<String> differences = new ArrayList<>();
+        for (String key : union(kustomize.keySet(), chart.keySet())) {
+            if (!chart.containsKey(key)) {
+                differences.add(key + ": only in kustomize");
+            } else if (!kustomize.containsKey(key)) {
+                differences.add(key + ": only in the chart");
+            } else {
+                diff(key + " ", kustomize.get(key), chart.get(key), differences);
+            }
+        }
+        assertThat(differences).as("chart (%s) vs kubectl kustomize %s, after removing %s, %s and %s",
+                mode, sameAs, HELM_LABELS, CONFIG_CHECKSUM, GENERATED_NAME).isEmpty();
+    }
+
+    private static String relative(Path root, String manifestsDir) {
+        return root.relativize(RenderedManifests.MANIFESTS.resolve(manifestsDir)).toString();
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new TreeSet<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    private static String key(Map<String, Object> tree) {
+        Object namespace = path(tree, "metadata", "namespace");
+        return tree.get("apiVersion") + " " + tree.get("kind") + " " + (namespace == null ? "" : namespace + "/")
+                + path(tree, "metadata", "name");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> tree(HasMetadata object) {
+        return SERIALIZATION.convertValue(object, Map.class);
+    }
+
+    /** The chart's objects without Helm's standard labels and the DaemonSet's {@link #CONFIG_CHECKSUM}. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Map<String, Object>> normalizedChart(List<HasMetadata> objects) {
+        Map<String, Map<String, Object>> byKey = new TreeMap<>();
+        for (HasMetadata object : objects) {
+            Map<String, Object> tree = tree(object);
+            Map<String, Object> metadata = (Map<String, Object>) tree.get("metadata");
+            Map<String, Object> labels = (Map<String, Object>) metadata.get("labels");
+            HELM_LABELS.forEach(labels::remove);
+            if (labels.isEmpty()) {
+                metadata.remove("labels");
+            }
+            if (object instanceof DaemonSet) {
+                Map<String, Object> pod = (Map<String, Object>) path(tree, "spec", "template", "metadata");
+                Map<String, Object> annotations = (Map<String, Object>) pod.get("annotations");
+                annotations.remove(CONFIG_CHECKSUM);
+                if (annotations.isEmpty()) {
+                    pod.remove("annotations");
+                }
+            }
+            assertThat(byKey.put(key(tree), tree)).as("twice: " + key(tree)).isNull();
+        }
+        return byKey;
+    }
+
+    /** kustomize's objects with generated names ({@link #GENERATED_NAME}) back to the generator's name. */
+    static Map<String, Map<String, Object>> normalizedKustomize(List<HasMetadata> objects) {
+        Map<String, String> generated = new HashMap<>();
+        for (HasMetadata object : objects) {
+            Matcher name = GENERATED_NAME.matcher(object.getMetadata().getName());
+            if (object instanceof ConfigMap && name.matches()) {
+                generated.put(name.group(), name.group(1));
+            }
+        }
+        Map<String, Map<String, Object>> byKey = new TreeMap<>();
+        for (HasMetadata object : objects) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> tree = (Map<String, Object>) renamed(tree(object), generated);
+            assertThat(byKey.put(key(tree), tree)).as("twice: " + key(tree)).isNull();
+        }
+        return byKey;
+    }
+
+    /** {@code value} with every string equal to a key of {@code names} replaced (the name and its references). */
+    private static Object renamed(Object value, Map<String, String> names) {
+        if (value instanceof Map<?, ?> map) {
+            Map<Object, Object> out = new LinkedHashMap<>();
+            map.forEach((k, v) -> out.put(k, renamed(v, names)));
+            return out;
+        }
+        if (value instanceof List<?> list) {
+            return list.stream().map(v -> renamed(v, names)).toList();
+        }
+        return value instanceof String s ? names.getOrDefault(s, s) : value;
+    }
+
+    /** One line per differing leaf: path, kustomize's value, the chart's value. */
+    static void diff(String path, Object kustomize, Object chart, List<String> out) {
+        if (kustomize instanceof Map<?, ?> k && chart instanceof Map<?, ?> c) {
+            Set<String> keys = new TreeSet<>();
+            k.keySet().forEach(key -> keys.add(key.toString()));
+            c.keySet().forEach(key -> keys.add(key.toString()));
+            keys.forEach(key -> diff(path + "." + key, k.get(key), c.get(key), out));
+        } else if (kustomize instanceof List<?> k && chart instanceof List<?> c) {
+            for (int i = 0; i < Math.max(k.size(), c.size()); i++) {
+                diff(path + "[" + i + "]", i < k.size() ? k.get(i) : null, i < c.size() ? c.get(i) : null, out);
+            }
+        } else if (!Objects.equals(kustomize, chart)) {
+            out.add(path + ": kustomize " + show(kustomize) + ", chart " + show(chart));
+        }
+    }
+
+    private static String show(Object value) {
+        return value == null ? "(absent)" : SERIALIZATION.asJson(value);
+    }
+
+    @Test
+    void kamajiNotesPrintTheOverlaysTenantControlPlanePatch() throws IOException {
+        GenericKubernetesResource overlay = SERIALIZATION.unmarshal(Files.readString(RenderedManifests.MANIFESTS
+                .resolve("overlays/kamaji/tenantcontrolplane-patch.yaml")), GenericKubernetesResource.class);
+        Object expected = overlay.get("spec", "addons", "konnectivity", "agent");
+        List<String> differences = new ArrayList<>();
+        diff("agent", SERIALIZATION.convertValue(expected, Map.class), kamajiAgentPatch(Mode.ci("kamaji-values.yaml")),
+                differences);
+        assertThat(differences).as("overlays/kamaji/tenantcontrolplane-patch.yaml vs the chart's NOTES").isEmpty();
+    }
+
+    // --- single features --------------------------------------------------------------------------------------
+
+    @Test
+    void certificateModesWireTheSecretTheWebhookConfigurationAndTheAgent() {
+        // cert-manager: the Certificate writes the Secret the DaemonSet mounts; the cainjector owns the caBundle.
+        List<HasMetadata> certManager = parse(template(Mode.ci("cert-manager-values.yaml")));
+        GenericKubernetesResource certificate = certManager.stream()
+                .filter(o -> o.getKind().equals("Certificate")).map(GenericKubernetesResource.class::cast)
+                .findFirst().orElseThrow();
+        assertThat(certManager).anyMatch(o -> o.getKind().equals("Issuer"));
+        assertThat(certificate.<String>get("spec", "secretName")).isEqualTo("tenant-gateway-webhook-tls");
+        assertThat(certificate.<List<String>>get("spec", "dnsNames")).contains("tenant-gateway-webhook.kube-system.svc");
+        assertThat(certificate.<String>get("spec", "issuerRef", "name")).isEqualTo("tenant-gateway-selfsigned");
+        assertThat(only(certManager, MutatingWebhookConfiguration.class).getMetadata().getAnnotations())
+                .containsEntry("cert-manager.io/inject-ca-from", "kube-system/" + certificate.getMetadata().getName());
+        var pod = only(certManager, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(pod.getVolumes()).anyMatch(v -> v.getSecret() != null
+                && v.getSecret().getSecretName().equals("tenant-gateway-webhook-tls"));
+        assertThat(pod.getContainers().get(0).getArgs()).contains("--webhook-tls-cert=/etc/tenant-gateway/webhook/tls.crt")
+                .noneMatch(a -> a.startsWith("--manage-webhook-config"));
+
+        // An existing ClusterIssuer under Kamaji: no Issuer of ours; the agent reads the Secret through the API.
+        Mode kamaji = Mode.ci("kamaji-cert-manager-values.yaml");
+        List<HasMetadata> kamajiObjects = parse(template(kamaji));
+        assertThat(kamajiObjects).noneMatch(o -> o.getKind().equals("Issuer"));
+        assertThat(kamajiObjects.stream().filter(o -> o.getKind().equals("Certificate"))
+                .map(GenericKubernetesResource.class::cast).findFirst().orElseThrow()
+                .<String>get("spec", "issuerRef", "kind")).isEqualTo("ClusterIssuer");
+        @SuppressWarnings("unchecked")
+        List<String> kamajiArgs = (List<String>) kamajiAgentPatch(kamaji).get("extraArgs");
+        assertThat(kamajiArgs).contains("--webhook-tls-secret=kube-system/tenant-gateway-webhook-tls")
+                .doesNotContain("--manage-webhook-config=true");
+
+        // self-managed: nothing mounted; the agent creates, stores and renews the certificate in the Secret.
+        List<HasMetadata> selfManaged = parse(template(Mode.ci("self-managed-certificates-values.yaml")));
+        var selfPod = only(selfManaged, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(selfPod.getVolumes()).noneMatch(v -> v.getSecret() != null);
+        assertThat(selfPod.getContainers().get(0).getArgs()).contains(
+                "--webhook-tls-secret=kube-system/tenant-gateway-webhook-tls", "--webhook-tls-renew-before=240h",
+                "--manage-webhook-config=true").noneMatch(a -> a.startsWith("--webhook-tls-cert"));
+        assertThat(selfManaged).filteredOn(o -> o.getKind().equals("Certificate") || o.getKind().equals("Issuer"))
+                .isEmpty();
+        ClusterRole secretRole = selfManaged.stream().filter(ClusterRole.class::isInstance)
+                .map(ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("tenant-gateway-webhook-tls-secret")).findFirst()
+                .orElseThrow();
+        assertThat(secretRole.getRules()).anySatisfy(rule -> {
+            assertThat(rule.getVerbs()).containsExactly("create");
+            assertThat(rule.getResourceNames()).isEmpty();
+        });
+    }
+
+    @Test
+    void valuesOfTheParallelFeaturesRenderTheirFlagsOnlyWhenSet() {
+        List<HasMetadata> objects = parse(template(Mode.ci("device-plugin-values.yaml")));
+        Container container = container(objects);
+        assertThat(container.getArgs()).contains("--device-plugin=on",
+                "--device-plugin-dir=/var/lib/kubelet/device-plugins",
+                "--device-config-map=hami-system/hami-scheduler-device",
+                "--mock-inventory=/etc/tenant-gateway/mock/inventory.yaml");
+        var pod = only(objects, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(pod.getVolumes()).anyMatch(v -> v.getHostPath() != null
+                && v.getHostPath().getPath().equals("/var/lib/kubelet/device-plugins"));
+        assertThat(container.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath())
+                .isEqualTo("/var/lib/kubelet/device-plugins"));
+        assertThat(mountedFiles(objects).get("/etc/tenant-gateway/mock/inventory.yaml"))
+                .contains("preset: L4-24GB", "count: 2");
+
+        List<String> defaults = container(parse(template(Mode.DEFAULTS))).getArgs();
+        assertThat(defaults).noneMatch(arg -> PENDING_FLAGS.stream().anyMatch(f -> arg.startsWith(f + "=")));
+    }
+
+    @Test
+    void withoutTheWebhookItsObjectsFlagsAndPermissionsGo() throws IOException {
+        List<HasMetadata> objects = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("webhook.enabled", false)));
+        assertThat(objects).noneMatch(o -> o instanceof Service || o instanceof MutatingWebhookConfiguration);
+        List<String> args = agentArgs(Mode.DEFAULTS, objects);
+        assertThat(args).noneMatch(arg -> arg.startsWith("--webhook") || arg.startsWith("--manage-webhook-config"));
+        assertThat(container(objects).getPorts()).extracting(p -> p.getName()).containsExactly("health");
+        Set<Use> uses = RenderedManifests.uses(temp, args, false, Map.of());
+        assertThat(uses).doesNotContain(Use.WEBHOOK_QUOTA, Use.MANAGED_WEBHOOK_CONFIG).contains(Use.LOCK_CONTROLLER);
+        assertThat(granted(objects, STANDALONE_ACCOUNT)).isEqualTo(declared(uses))
+                .doesNotContain("core/resourcequotas:list");
+    }
+
+    @Test
+    void dashboardConfigMapHoldsTheDashboardFileOnRequest() throws IOException {
+        assertThat(parse(template(Mode.DEFAULTS))).noneMatch(o -> o.getKind().equals("ServiceMonitor")
+                || o.getMetadata().getName().equals("tenant-gateway-dashboard"));
+        List<HasMetadata> objects = parse(template(Mode.DEFAULTS, NAMESPACE,
+                Map.of("dashboard.enabled", true, "dashboard.namespace", "monitoring")));
+        ConfigMap dashboard = objects.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+                .filter(c -> c.getMetadata().getName().equals("tenant-gateway-dashboard")).findFirst().orElseThrow();
+        assertThat(dashboard.getMetadata().getNamespace()).isEqualTo("monitoring");
+        assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+        String file = Files.readString(RenderedManifests.MANIFESTS.resolve("dashboards/tenant-gateway.json"));
+        assertThat(SERIALIZATION.unmarshal(dashboard.getData().get("tenant-gateway.json"), Map.class))
+                .isEqualTo(SERIALIZATION.unmarshal(file, Map.class));
+    }
+
+    @Test
+    void anotherNamespaceMovesEveryReference() throws IOException {
+        List<HasMetadata> objects = parse(template(Mode.DEFAULTS, "gpu-system", Map.of()));
+        assertThat(objects).filteredOn(o -> o.getMetadata().getNamespace() != null)
+                .isNotEmpty().allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("gpu-system"));
+        assertThat(only(objects, ValidatingAdmissionPolicy.class).getSpec().getMatchConditions().get(0)
+                .getExpression()).contains("'system:serviceaccount:gpu-system:tenant-gateway'");
+        var webhook = only(objects, MutatingWebhookConfiguration.class).getWebhooks().get(0);
+        assertThat(webhook.getClientConfig().getService().getNamespace()).isEqualTo("gpu-system");
+        assertThat(webhook.getNamespaceSelector().getMatchExpressions()).anySatisfy(e -> assertThat(e.getValues())
+                .containsExactly("kube-system", "gpu-system"));
+        assertThat(only(objects, Service.class).getMetadata().getNamespace()).isEqualTo("gpu-system");
+        Set<Use> uses = RenderedManifests.uses(temp, agentArgs(Mode.DEFAULTS, objects), false, Map.of());
+        assertThat(granted(objects, "system:serviceaccount:gpu-system:tenant-gateway")).isEqualTo(declared(uses));
+    }
+
+    @Test
+    void badValuesAreRefusedNamingTheValue() {
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("mode", "operator")))
+                .hasMessageContaining("mode").hasMessageContaining("standalone");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("webhook.certificates.mode", "vault")))
+                .hasMessageContaining("webhook.certificates.mode");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("webhok.enabled", false)))
+                .hasMessageContaining("webhok");
+        assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), "tenant", Map.of()))
+                .hasMessageContaining("mode=kamaji: namespace tenant (expected: kube-system");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.source", "mock")))
+                .hasMessageContaining("devices.source=mock: no GPUs (expected: devices.mock.gpus");
+        assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), NAMESPACE, Map.of("devicePlugin.enabled",
+                true))).hasMessageContaining("devicePlugin.enabled: true with mode=kamaji");
+    }
+
+    /** The chart README's values table names every value of the schema, and every ci file is a documented mode. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void readmeDocumentsEveryValueAndMode() throws IOException {
+        String readme = Files.readString(CHART.resolve("README.md"));
+        Map<String, Object> schema = SERIALIZATION.unmarshal(Files.readString(CHART.resolve("values.schema.json")),
+                Map.class);
+        List<String> leaves = new ArrayList<>();
+        leaves(schema, "", leaves);
+        assertThat(leaves).hasSizeGreaterThan(40)
+                .allSatisfy(leaf -> assertThat(readme).as("values table").contains("| `" + leaf + "` |"));
+        modes().filter(m -> m.values() != null).forEach(m -> assertThat(readme).contains("ci/" + m.name()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void leaves(Map<String, Object> schema, String prefix, List<String> out) {
+        Map<String, Object> properties = (Map<String, Object>) schema.get("properties");
+        // Free-form maps (resources, affinity, ...) and the issuer reference are documented as one value.
+        if (properties == null || prefix.endsWith("issuerRef")) {
+            out.add(prefix);
+            return;
+        }
+        properties.forEach((key, value) -> leaves((Map<String, Object>) value, prefix.isEmpty() ? key
+                : prefix + "." + key, out));
+    }
+}

@@ -1,0 +1,158 @@
+package io.tenantgateway.agent.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the manifest tests share: parsing rendered YAML (kustomize's or Helm's) into fabric8 objects, the agent's
+ * arguments as the kubelet expands them, the permissions the bound ClusterRoles grant, and the permissions the
+ * agent's flags use ({@link KubernetesPermissions}, through the real flag mapping). Stateless; any thread.
+ */
+public final class RenderedManifests {
+    /** The repository root (tests run in the agent module). */
+    public static final Path REPOSITORY = Path.of(System.getProperty("user.dir")).resolve("..").normalize();
+    public static final Path MANIFESTS = REPOSITORY.resolve("manifests");
+    public static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+    /** Kamaji's own konnectivity-agent arguments, before the TenantControlPlane's extraArgs. */
+    public static final List<String> KAMAJI_AGENT_ARGS = List.of("run", "-v=8", "--logtostderr=true",
+            "--ca-cert=/var/run/secrets/kubernetes.io/serviceaccount/ca.crt",
+            "--proxy-server-host=tenant-a.example.com", "--proxy-server-port=8132", "--admin-server-port=8133",
+            "--health-server-port=8134",
+            "--service-account-token-path=/var/run/secrets/tokens/konnectivity-agent-token");
+
+    private RenderedManifests() {
+    }
+
+    /** Every object in a multi-document YAML stream; documents holding only comments are skipped. */
+    public static List<HasMetadata> parse(String yaml) {
+        List<HasMetadata> objects = new ArrayList<>();
+        for (String document : yaml.split("(?m)^---\\s*$")) {
+            if (!document.isBlank()) {
+                HasMetadata object = SERIALIZATION.unmarshal(document);
+                if (object != null) {
+                    objects.add(object);
+                }
+            }
+        }
+        return objects;
+    }
+
+    /** The one object of {@code type}. */
+    public static <T> T only(List<HasMetadata> objects, Class<T> type) {
+        List<T> matches = objects.stream().filter(type::isInstance).map(type::cast).toList();
+        assertThat(matches).as(type.getSimpleName()).hasSize(1);
+        return matches.get(0);
+    }
+
+    /** Arguments as the kubelet passes them: $(VAR) references expanded from {@code values}. */
+    public static List<String> expandedArgs(Container container, Map<String, String> values) {
+        return container.getArgs().stream().map(arg -> {
+            String expanded = arg;
+            for (Map.Entry<String, String> value : values.entrySet()) {
+                expanded = expanded.replace("$(" + value.getKey() + ")", value.getValue());
+            }
+            return expanded;
+        }).toList();
+    }
+
+    /** The permission keys ({@code group/resource:verb}) the ClusterRoles bound to {@code account} grant. */
+    public static Set<String> granted(List<HasMetadata> objects, String account) {
+        Set<String> roles = new TreeSet<>();
+        objects.stream().filter(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
+                .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
+                        "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
+                .forEach(b -> roles.add(b.getRoleRef().getName()));
+        Set<String> granted = new TreeSet<>();
+        objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filter(role -> roles.contains(role.getMetadata().getName()))
+                .forEach(role -> role.getRules().forEach(rule -> rule.getApiGroups().forEach(group -> rule
+                        .getResources().forEach(resource -> rule.getVerbs().forEach(verb -> granted.add(
+                                (group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb))))));
+        assertThat(roles).as("ClusterRoles bound to " + account).isNotEmpty();
+        return granted;
+    }
+
+    /** The permission keys {@link KubernetesPermissions} declares for {@code uses}. */
+    public static Set<String> declared(Set<Use> uses) {
+        return KubernetesPermissions.keys(KubernetesPermissions.needed(uses));
+    }
+
+    /**
+     * What {@code run} with these arguments ({@code args.get(0)} is {@code run}) does with the API, through the real
+     * parsing and mapping ({@link AgentCommand#parse}, {@code toConfig}), with the files of {@link #withStandIns}.
+     */
+    public static Set<Use> uses(Path standIns, List<String> args, boolean nodeNameFromApi, Map<String, String> mounted)
+            throws IOException {
+        return AgentCommand.parse(withStandIns(standIns, args, mounted).toArray(String[]::new)).toConfig()
+                .apiUses(nodeNameFromApi);
+    }
+
+    /**
+     * {@code args} after {@code run}, as the agent in its pod would see its files: every absolute file argument
+     * points at a stand-in under {@code standIns} holding what {@code mounted} gives for that path (a ConfigMap the
+     * pod mounts), else an empty file, or a directory for {@code --*-dir} flags. {@code --node-name} is added: what
+     * the kubelet's {@code NODE_NAME} or the agent's own pod would give.
+     */
+    public static List<String> withStandIns(Path standIns, List<String> args, Map<String, String> mounted)
+            throws IOException {
+        assertThat(args.get(0)).isEqualTo("run");
+        List<String> withFiles = new ArrayList<>();
+        for (String arg : args.subList(1, args.size())) {
+            int equals = arg.indexOf('=');
+            if (arg.startsWith("--") && equals > 0 && arg.startsWith("/", equals + 1)) {
+                String flag = arg.substring(0, equals);
+                String path = arg.substring(equals + 1);
+                Path standIn = standIns.resolve(path.substring(1));
+                if (flag.endsWith("-dir")) {
+                    Files.createDirectories(standIn);
+                } else if (!Files.exists(standIn)) {
+                    Files.createDirectories(standIn.getParent());
+                    Files.writeString(standIn, mounted.getOrDefault(path, ""));
+                }
+                withFiles.add(flag + "=" + standIn);
+            } else {
+                withFiles.add(arg);
+            }
+        }
+        withFiles.add("--node-name=worker-1");
+        return withFiles;
+    }
+
+    /** Whether {@code run} knows {@code flag} (flags other branches add are not known until they land). */
+    public static boolean runKnows(String flag) {
+        return new picocli.CommandLine(new AgentCommand()).getCommandSpec().findOption(flag) != null;
+    }
+
+    /** Whether {@code kubectl} (which renders kustomize) is installed. */
+    public static boolean kubectl() {
+        return JarProcess.onPath("kubectl");
+    }
+
+    /** {@code kubectl kustomize DIR}. */
+    public static String kustomize(Path dir) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder("kubectl", "kustomize", dir.toString()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(output).isZero();
+        return output;
+    }
+}
