@@ -14,6 +14,9 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
@@ -203,21 +206,40 @@ class ManifestTest {
                 .anySatisfy(e -> assertThat(e.getValues()).containsExactly("kube-system"));
     }
 
-    /** The permission keys the ClusterRoles bound to {@code account} grant. */
+    /**
+     * The permission keys the ClusterRoles bound to {@code account}, and the Roles bound to it in kube-system (the
+     * Secret create of {@code components/webhook-tls-self-managed}), grant.
+     */
     private static Set<String> granted(List<HasMetadata> objects, String account) {
         Set<String> roles = new TreeSet<>();
         objects.stream().filter(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
                 .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
                         "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
                 .forEach(b -> roles.add(b.getRoleRef().getName()));
+        Set<String> namespacedRoles = new TreeSet<>();
+        objects.stream().filter(RoleBinding.class::isInstance).map(RoleBinding.class::cast)
+                .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
+                        "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
+                .forEach(b -> {
+                    assertThat(b.getMetadata().getNamespace()).isEqualTo("kube-system");
+                    assertThat(b.getRoleRef().getKind()).isEqualTo("Role");
+                    namespacedRoles.add(b.getRoleRef().getName());
+                });
         Set<String> granted = new TreeSet<>();
         objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
                 .filter(role -> roles.contains(role.getMetadata().getName()))
-                .forEach(role -> role.getRules().forEach(rule -> rule.getApiGroups().forEach(group -> rule
-                        .getResources().forEach(resource -> rule.getVerbs().forEach(verb -> granted.add(
-                                (group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb))))));
+                .forEach(role -> role.getRules().forEach(rule -> addKeys(granted, rule)));
+        objects.stream().filter(Role.class::isInstance).map(Role.class::cast)
+                .filter(role -> "kube-system".equals(role.getMetadata().getNamespace())
+                        && namespacedRoles.contains(role.getMetadata().getName()))
+                .forEach(role -> role.getRules().forEach(rule -> addKeys(granted, rule)));
         assertThat(roles).as("ClusterRoles bound to " + account).isNotEmpty();
         return granted;
+    }
+
+    private static void addKeys(Set<String> granted, PolicyRule rule) {
+        rule.getApiGroups().forEach(group -> rule.getResources().forEach(resource -> rule.getVerbs().forEach(verb ->
+                granted.add((group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb))));
     }
 
     /**
@@ -313,14 +335,22 @@ class ManifestTest {
         assertThat(kamaji).filteredOn(ClusterRoleBinding.class::isInstance).hasSize(2)
                 .allSatisfy(b -> assertThat(((ClusterRoleBinding) b).getSubjects().get(0).getName())
                         .isEqualTo("konnectivity-agent"));
+        assertThat(only(kamaji, RoleBinding.class).getSubjects().get(0).getName()).isEqualTo("konnectivity-agent");
         assertThat(only(kamaji, Service.class).getSpec().getSelector()).containsEntry("k8s-app", "konnectivity-agent");
-        assertThat(only(kamaji, ValidatingAdmissionPolicy.class).getSpec().getMatchConditions().get(0)
-                .getExpression()).contains("'" + KAMAJI_ACCOUNT + "'");
+        // Both policies (own node, the webhook's Secret) match Kamaji's agent, each with its binding.
+        assertThat(kamaji).filteredOn(ValidatingAdmissionPolicy.class::isInstance).hasSize(2)
+                .allSatisfy(p -> assertThat(((ValidatingAdmissionPolicy) p).getSpec().getMatchConditions().get(0)
+                        .getExpression()).contains("'" + KAMAJI_ACCOUNT + "'"));
+        assertThat(kamaji).filteredOn(ValidatingAdmissionPolicyBinding.class::isInstance)
+                .extracting(b -> ((ValidatingAdmissionPolicyBinding) b).getSpec().getPolicyName())
+                .containsExactlyInAnyOrder("tenant-gateway-own-node", "tenant-gateway-webhook-tls-secret");
         // Kamaji's DaemonSet: its own flags, our extraArgs, no NODE_NAME (the agent reads its pod).
         Set<Use> kamajiUses = uses(kamajiArgs(), true);
-        assertThat(kamajiUses).contains(Use.WEBHOOK_TLS_SECRET, Use.NODE_NAME_DISCOVERY, Use.LOCK_CONTROLLER)
+        assertThat(kamajiUses).contains(Use.WEBHOOK_TLS_SECRET, Use.WEBHOOK_TLS_SELF_MANAGED, Use.NODE_NAME_DISCOVERY,
+                Use.LOCK_CONTROLLER)
                 .doesNotContain(Use.COMPLETE_ALLOCATION, Use.GPU_CAPACITY);
         assertThat(granted(kamaji, KAMAJI_ACCOUNT)).isEqualTo(declared(kamajiUses))
+                .contains("core/secrets:create", "core/secrets:update")
                 .doesNotContain("core/pods:patch", "core/nodes/status:patch");
     }
 
@@ -344,6 +374,11 @@ class ManifestTest {
     void kamajiSwitchExtraArgsParseAfterKamajisOwnArguments() throws IOException {
         AgentCommand run = parseRun(kamajiArgs());
         assertThat(run.webhookTlsSecret).isEqualTo("kube-system/tenant-gateway-webhook-tls");
+        assertThat(run.webhookTlsSelfManaged).isTrue();
+        // The self-managed certificate is for the Service the webhook configuration calls.
+        Service service = only(parse(Files.readString(MANIFESTS.resolve("base/service.yaml"))), Service.class);
+        assertThat(run.webhookService).isEqualTo(service.getMetadata().getNamespace() + "/"
+                + service.getMetadata().getName());
         assertThat(run.healthServerPort).isEqualTo(8134);
     }
 }
