@@ -81,7 +81,9 @@ final class KubernetesAccess {
     }
 
     private static String nameFor(Permission permission, AgentConfig config) {
-        if (permission.resource().equals("secrets") && permission.verb().equals("get")) {
+        // get, and update with --webhook-tls-self-managed: resourceNames-restricted, so asked with the name.
+        if (permission.resource().equals("secrets") && (permission.verb().equals("get")
+                || permission.verb().equals("update"))) {
             return config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret)
                     .map(s -> s.contains("/") ? s.split("/", 2)[1] : s).orElse(null);
         }

@@ -293,8 +293,7 @@ public final class WebhookCertificateController extends Lifecycle implements Tls
         if (!ours) {
             reportProblem(secret, REASON_NOT_MANAGED, "Secret " + config.secret() + " has no label "
                     + MANAGED_BY_LABEL + "=" + MANAGED_BY + ": serving it as it is, never renewing it. To let the"
-                    + " agents manage it, delete it (they create a new one) or add the label (it then needs "
-                    + CertificateSecret.CA_KEY + ")");
+                    + " agents manage it, delete it: they create their own");
             if (stored.serving() == null) {
                 throw new IllegalStateException("Secret " + config.secret() + " (not managed by tenant-gateway): "
                         + String.join("; ", stored.problems()));
