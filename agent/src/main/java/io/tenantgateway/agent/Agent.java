@@ -18,6 +18,7 @@ import io.tenantgateway.agent.k8s.LeaseServerCounter;
 import io.tenantgateway.agent.k8s.SecretTlsMaterial;
 import io.tenantgateway.agent.k8s.WebhookConfigurationManager;
 import io.tenantgateway.agent.locks.AllocationController;
+import io.tenantgateway.agent.webhookcerts.WebhookCertificateController;
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
@@ -91,6 +92,7 @@ public final class Agent implements AutoCloseable {
     private volatile TunnelClientSet tunnel;
     private volatile WebhookServer webhook;
     private volatile WebhookConfigurationManager webhookConfigManager;
+    private volatile WebhookCertificateController webhookCertificates;
     private volatile AdminServer admin;
     private ScheduledExecutorService partsScheduler;
     /** The lease counter once built; until then (and until it listed the leases) the servers' count is used. */
@@ -290,6 +292,7 @@ public final class Agent implements AutoCloseable {
     static final String WEBHOOK_CHECK = "webhook-serving";
     static final String QUOTA_CHECK = "webhook-quota-synced";
     static final String CA_BUNDLE_CHECK = "webhook-ca-bundle";
+    static final String CERTIFICATE_CHECK = "webhook-certificate";
 
     /** The readiness checks of the enabled HAMi parts, known from the configuration before anything is built. */
     private List<String> partChecks() {
@@ -307,6 +310,9 @@ public final class Agent implements AutoCloseable {
             }
             if (config.webhookConfiguration().isPresent()) {
                 names.add(CA_BUNDLE_CHECK);
+            }
+            if (config.webhook().flatMap(AgentConfig.WebhookPart::certificates).isPresent()) {
+                names.add(CERTIFICATE_CHECK);
             }
         }
         return names;
@@ -372,6 +378,10 @@ public final class Agent implements AutoCloseable {
         if (part.config().clientAuth() != ClientAuthMode.NONE) {
             log.info("webhook requires client certificates from {}", part.clientCa().orElseThrow());
         }
+        if (part.certificates().isPresent()) {
+            startSelfManagedWebhook(part, checks, background, deviceConfig, quota);
+            return;
+        }
         if (part.tlsSecret().isPresent()) {
             SecretTlsMaterial secret = new SecretTlsMaterial(kubernetes, part.tlsSecret().get());
             started.push(secret);
@@ -398,6 +408,46 @@ public final class Agent implements AutoCloseable {
         WebhookParts server = startWebhookServer(part, files, cert.toString(), deviceConfig, quota);
         started.push(server);
         checks.get(WEBHOOK_CHECK).bind(new HealthCheck(WEBHOOK_CHECK, () -> webhookReadiness(server.server())));
+    }
+
+    /**
+     * {@code --webhook-tls-self-managed}: the webhook listens (in the background, like with a Secret) once the
+     * certificate controller serves a certificate, read from the Secret or created there; each attempt builds a new
+     * controller (a failed start leaves one closed).
+     */
+    private void startSelfManagedWebhook(AgentConfig.WebhookPart part, Map<String, DeferredCheck> checks,
+            List<RetryingStart<?>> background, DeviceConfig deviceConfig, KubernetesQuotaLookup quota) {
+        var certificates = part.certificates().orElseThrow();
+        checks.get(CERTIFICATE_CHECK).bind(new HealthCheck(CERTIFICATE_CHECK, () -> {
+            WebhookCertificateController current = webhookCertificates;
+            return current == null ? HealthCheck.Result.failed("not started yet") : current.readiness();
+        }));
+        String host = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank())
+                .orElse(config.nodeName().orElse("tenant-gateway"));
+        String source = "self-managed Secret " + certificates.secret();
+        RetryingStart<WebhookParts> start = retrying(WEBHOOK_CHECK, "webhook (TLS from " + source + ")", () -> {
+            WebhookCertificateController attempt = new WebhookCertificateController(kubernetes, certificates,
+                    registry, clock, host);
+            webhookCertificates = attempt;
+            attempt.start();
+            try {
+                WebhookParts parts = startWebhookServer(part, attempt, source, deviceConfig, quota);
+                List<AutoCloseable> owned = new ArrayList<>();
+                owned.add(attempt); // closed last, after the server
+                owned.addAll(parts.owned());
+                return new WebhookParts(parts.server(), owned);
+            } catch (RuntimeException e) {
+                attempt.close();
+                throw e;
+            }
+        }, parts -> webhookReadiness(parts.server()));
+        checks.get(WEBHOOK_CHECK).bind(start.check());
+        background.add(start);
+    }
+
+    /** The self-managed certificate controller, once started ({@code --webhook-tls-self-managed}). */
+    public Optional<WebhookCertificateController> webhookCertificates() {
+        return Optional.ofNullable(webhookCertificates);
     }
 
     private HealthCheck.Result webhookReadiness(WebhookServer server) {

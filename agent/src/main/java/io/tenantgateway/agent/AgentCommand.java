@@ -4,6 +4,7 @@ import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
 import io.tenantgateway.tunnel.TunnelConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -329,6 +330,37 @@ public final class AgentCommand implements Callable<Integer> {
                     + " certificate of --webhook-tls-cert).")
     Path webhookCaBundle;
 
+    // --- self-managed webhook certificates (io.tenantgateway.agent.webhookcerts) ---
+
+    @Option(names = "--webhook-tls-self-managed", arity = "0..1", defaultValue = "false", fallbackValue = "true",
+            order = 3, description = "Create a CA and serving certificate in --webhook-tls-secret when it is missing,"
+                    + " and renew them before they expire; every agent serves the Secret's certificate.")
+    boolean webhookTlsSelfManaged;
+
+    @Option(names = "--webhook-service", defaultValue = WebhookCertificatesConfig.DEFAULT_SERVICE, order = 3,
+            paramLabel = "NAMESPACE/NAME", description = "Service kube-apiserver calls the webhook through: the"
+                    + " self-managed certificate is for its DNS names. Default: ${DEFAULT-VALUE}.")
+    String webhookService;
+
+    @Option(names = "--webhook-tls-validity", defaultValue = WebhookCertificatesConfig.DEFAULT_VALIDITY, order = 3,
+            description = "Validity of a self-managed serving certificate. Default: ${DEFAULT-VALUE}.")
+    String webhookTlsValidity;
+
+    @Option(names = "--webhook-tls-renew-before", defaultValue = WebhookCertificatesConfig.DEFAULT_RENEW_BEFORE,
+            order = 3, description = "Renew the self-managed serving certificate once less than this is left."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String webhookTlsRenewBefore;
+
+    @Option(names = "--webhook-ca-validity", defaultValue = WebhookCertificatesConfig.DEFAULT_CA_VALIDITY, order = 3,
+            description = "Validity of a self-managed CA; it is replaced once less than one --webhook-tls-validity is"
+                    + " left. Default: ${DEFAULT-VALUE}.")
+    String webhookCaValidity;
+
+    @Option(names = "--webhook-ca-overlap", defaultValue = WebhookCertificatesConfig.DEFAULT_CA_OVERLAP, order = 3,
+            hidden = true, description = "How long a new self-managed CA is published next to the old one before it"
+                    + " signs the served certificate. Default: ${DEFAULT-VALUE}.")
+    String webhookCaOverlap;
+
     @Option(names = "--device-source", defaultValue = "none", order = 4,
             description = "mock, nvidia-smi or none (no registration). Default: ${DEFAULT-VALUE}.")
     String deviceSource;
@@ -445,6 +477,10 @@ public final class AgentCommand implements Callable<Integer> {
         if (!logToStderr && logFile.isEmpty()) {
             out.add("--logtostderr=false without --log-file: logging to stderr (klog would write files in the"
                     + " temporary directory)");
+        }
+        if (webhookTlsSelfManaged && !manageWebhookConfig) {
+            out.add("--webhook-tls-self-managed=true without --manage-webhook-config: write the Secret's ca.crt into"
+                    + " the webhook configuration's caBundle yourself, and again after each CA rotation");
         }
         Duration keepalive = GoDuration.parse("--keepalive-time", keepaliveTime);
         if (!keepalive.isNegative() && !keepalive.isZero()

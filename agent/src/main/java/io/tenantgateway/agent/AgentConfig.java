@@ -6,6 +6,7 @@ import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
@@ -98,12 +99,26 @@ public record AgentConfig(
 
     /**
      * The webhook's settings and where its TLS material and device config come from: PEM files
-     * ({@code tlsCert}/{@code tlsKey}) or a Secret read through the API ({@code tlsSecret}, NAMESPACE/NAME).
+     * ({@code tlsCert}/{@code tlsKey}) or a Secret read through the API ({@code tlsSecret}, NAMESPACE/NAME), which
+     * the agents create and rotate themselves with {@code certificates} ({@code --webhook-tls-self-managed}).
      */
     public record WebhookPart(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey,
             Optional<String> tlsSecret, Optional<Path> clientCa, Optional<Path> deviceConfig,
-            Optional<Path> upstreamCa) {
+            Optional<Path> upstreamCa, Optional<WebhookCertificatesConfig> certificates) {
+        /** Without self-managed certificates. */
+        public WebhookPart(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey,
+                Optional<String> tlsSecret, Optional<Path> clientCa, Optional<Path> deviceConfig,
+                Optional<Path> upstreamCa) {
+            this(config, tlsCert, tlsKey, tlsSecret, clientCa, deviceConfig, upstreamCa, Optional.empty());
+        }
+
         public WebhookPart {
+            requireNonNull(certificates, "certificates");
+            if (certificates.isPresent() && !tlsSecret.equals(Optional.of(certificates.get().secret()))) {
+                throw new IllegalArgumentException("--webhook-tls-self-managed: true without --webhook-tls-secret"
+                        + " (expected: --webhook-tls-secret=NAMESPACE/NAME, the Secret the agents keep the"
+                        + " certificates in)");
+            }
             requireNonNull(config, "config");
             requireNonNull(tlsCert, "tlsCert");
             requireNonNull(tlsKey, "tlsKey");
@@ -166,6 +181,9 @@ public record AgentConfig(
         if (config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret).isPresent()) {
             uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SECRET);
         }
+        if (config.webhook().flatMap(AgentConfig.WebhookPart::certificates).isPresent()) {
+            uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SELF_MANAGED);
+        }
         if (config.webhookConfiguration().isPresent()) {
             uses.add(KubernetesPermissions.Use.MANAGED_WEBHOOK_CONFIG);
         }
@@ -201,6 +219,8 @@ public record AgentConfig(
                 + GoDuration.format(d.handshakeInterval())).orElse("off"));
         out.put("lock-controller", allocation.map(a -> a.mode() + " node-lock-timeout="
                 + GoDuration.format(a.nodeLockTimeout())).orElse("off"));
+        out.put("webhook-tls-self-managed", webhook.flatMap(WebhookPart::certificates)
+                .map(WebhookCertificatesConfig::describe).orElse("off"));
         out.put("manage-webhook-config", webhookConfiguration.map(ManagedWebhookConfiguration::name).orElse("off"));
         out.put("shutdown-grace", GoDuration.format(shutdownGrace));
         out.put("enable-profiling", Boolean.toString(profiling));

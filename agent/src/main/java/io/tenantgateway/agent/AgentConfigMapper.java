@@ -5,6 +5,7 @@ import io.tenantgateway.agent.devices.MockInventory;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.agent.logging.LogSetup;
+import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.policy.DialPolicy;
@@ -35,6 +36,11 @@ final class AgentConfigMapper {
         Optional<String> nodeName = Optional.ofNullable(c.nodeName).map(String::strip).filter(s -> !s.isEmpty());
 
         Optional<AgentConfig.WebhookPart> webhook = webhook(c);
+        if (c.webhookTlsSelfManaged && webhook.isEmpty()) {
+            webhookCertificates(c); // names the missing --webhook-tls-secret
+            throw new IllegalArgumentException("--webhook-tls-self-managed: true with the webhook off (expected:"
+                    + " --enable-webhook=true, or drop --webhook-tls-self-managed)");
+        }
         Optional<DeviceRegistrationConfig> devices = devices(c, nodeName);
         boolean lockController = c.enableLockController != null ? c.enableLockController : devices.isPresent();
         Optional<AllocationConfig> allocation = Optional.empty();
@@ -224,7 +230,22 @@ final class AgentConfigMapper {
                 Optional.ofNullable(optionalFile("--webhook-tls-key", c.webhookTlsKey)),
                 Optional.ofNullable(c.webhookTlsSecret),
                 Optional.ofNullable(optionalFile("--webhook-client-ca", c.webhookClientCa)),
-                Optional.ofNullable(optionalFile("--device-config", c.deviceConfig)), upstreamCa));
+                Optional.ofNullable(optionalFile("--device-config", c.deviceConfig)), upstreamCa,
+                webhookCertificates(c)));
+    }
+
+    /** {@code --webhook-tls-self-managed} and its settings; the flags are checked only when it is on. */
+    private static Optional<WebhookCertificatesConfig> webhookCertificates(AgentCommand c) {
+        if (!c.webhookTlsSelfManaged) {
+            return Optional.empty();
+        }
+        if (c.webhookTlsSecret == null) {
+            throw new IllegalArgumentException("--webhook-tls-self-managed: true without --webhook-tls-secret"
+                    + " (expected: --webhook-tls-secret=NAMESPACE/NAME, the Secret the agents keep the certificates"
+                    + " in, e.g. kube-system/tenant-gateway-webhook-tls)");
+        }
+        return Optional.of(WebhookCertificatesConfig.parse(c.webhookTlsSecret, c.webhookService,
+                c.webhookTlsValidity, c.webhookTlsRenewBefore, c.webhookCaValidity, c.webhookCaOverlap));
     }
 
     private static Optional<DeviceRegistrationConfig> devices(AgentCommand c, Optional<String> nodeName) {

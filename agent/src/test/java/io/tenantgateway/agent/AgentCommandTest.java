@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tenantgateway.agent.main.Main;
 import io.tenantgateway.agent.cli.ExitCodes;
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.certs.testing.TestPki;
 import java.io.PrintWriter;
@@ -369,5 +370,74 @@ class AgentCommandTest {
         for (Run r : List.of(source, missingCert, cidr, keepalive, garbage)) {
             assertThat(r.err().lines()).hasSize(1);
         }
+    }
+
+    @Test
+    void selfManagedCertificatesTakeTheSecretTheServiceAndGoDurations() {
+        AgentConfig config = config("--webhook-tls-secret=tg/webhook-tls", "--webhook-tls-self-managed",
+                "--webhook-service=tg/hami-webhook", "--webhook-tls-validity=2160h", "--webhook-tls-renew-before=48h",
+                "--manage-webhook-config");
+        var certificates = config.webhook().orElseThrow().certificates().orElseThrow();
+        assertThat(certificates.secret()).isEqualTo("tg/webhook-tls");
+        assertThat(certificates.dnsNames()).containsExactly("hami-webhook", "hami-webhook.tg", "hami-webhook.tg.svc",
+                "hami-webhook.tg.svc.cluster.local");
+        assertThat(certificates.validity()).isEqualTo(Duration.ofDays(90));
+        assertThat(certificates.renewBefore()).isEqualTo(Duration.ofHours(48));
+        assertThat(certificates.caValidity()).isEqualTo(Duration.ofDays(3650));
+        assertThat(certificates.caOverlap()).isEqualTo(Duration.ofHours(1));
+        assertThat(config.apiUses(false)).contains(KubernetesPermissions.Use.WEBHOOK_TLS_SECRET,
+                KubernetesPermissions.Use.WEBHOOK_TLS_SELF_MANAGED);
+        assertThat(config.describe().get("webhook-tls-self-managed")).isEqualTo("secret=tg/webhook-tls"
+                + " service=tg/hami-webhook validity=2160h0m0s renew-before=48h0m0s ca-validity=87600h0m0s"
+                + " ca-overlap=1h0m0s");
+
+        // Defaults: the manifests' Service; off unless asked for.
+        assertThat(config("--webhook-tls-secret=kube-system/x", "--webhook-tls-self-managed=true").webhook()
+                .orElseThrow().certificates().orElseThrow().service()).isEqualTo("kube-system/tenant-gateway-webhook");
+        AgentConfig readOnly = config("--webhook-tls-secret=kube-system/x");
+        assertThat(readOnly.webhook().orElseThrow().certificates()).isEmpty();
+        assertThat(readOnly.apiUses(false)).doesNotContain(KubernetesPermissions.Use.WEBHOOK_TLS_SELF_MANAGED);
+        assertThat(readOnly.describe().get("webhook-tls-self-managed")).isEqualTo("off");
+
+        List<String> args = new ArrayList<>(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
+        args.addAll(List.of("--webhook-tls-secret=kube-system/x", "--webhook-tls-self-managed"));
+        assertThat(parse(args).warnings()).containsExactly("--webhook-tls-self-managed=true without"
+                + " --manage-webhook-config: write the Secret's ca.crt into the webhook configuration's caBundle"
+                + " yourself, and again after each CA rotation");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "--webhook-tls-self-managed | --webhook-tls-self-managed: true without --webhook-tls-secret (expected:"
+            + " --webhook-tls-secret=NAMESPACE/NAME, the Secret the agents keep the certificates in, e.g."
+            + " kube-system/tenant-gateway-webhook-tls)",
+        "--webhook-tls-secret=kube-system/x,--webhook-tls-self-managed,--webhook-service=svc | --webhook-service:"
+            + " svc (expected: NAMESPACE/NAME, e.g. kube-system/tenant-gateway-webhook)",
+        "--webhook-tls-secret=kube-system/x,--webhook-tls-self-managed,--webhook-service=ns/a.b | --webhook-service:"
+            + " ns/a.b (expected: NAMESPACE/NAME in lower-case letters, digits and '-')",
+        "--webhook-tls-secret=kube-system/x,--webhook-tls-self-managed,--webhook-tls-renew-before=9000h |"
+            + " --webhook-tls-renew-before: 9000h0m0s (expected: < --webhook-tls-validity 8760h0m0s)",
+        "--webhook-tls-secret=kube-system/x,--webhook-tls-self-managed,--webhook-tls-validity=0s |"
+            + " --webhook-tls-validity: 0s (expected: > 0)",
+        "--webhook-tls-secret=kube-system/x,--webhook-tls-self-managed,--webhook-ca-validity=8760h |"
+            + " --webhook-ca-validity: 8760h0m0s (expected: >= 2 x --webhook-tls-validity 8760h0m0s; the CA is"
+            + " replaced once less than one certificate validity is left)",
+        "--webhook-tls-secret=kube-system/x,--webhook-tls-self-managed,--webhook-tls-renew-before=soon |"
+            + " --webhook-tls-renew-before: soon (expected: a duration such as 5m, 90s, 1h30m, 250ms)",
+        "--webhook-tls-secret=x,--webhook-tls-self-managed | --webhook-tls-secret: x (expected: NAMESPACE/NAME, e.g."
+            + " kube-system/tenant-gateway-webhook-tls)",
+        "--webhook-tls-secret=kube-system/x,--webhook-tls-self-managed,--enable-webhook=false |"
+            + " --webhook-tls-self-managed: true with the webhook off (expected: --enable-webhook=true, or drop"
+            + " --webhook-tls-self-managed)"})
+    void badSelfManagedCertificateFlagsNameTheFlag(String flags, String message) {
+        assertThatThrownBy(() -> config(flags.split(","))).hasMessage(message);
+    }
+
+    @Test
+    void badSelfManagedFlagsExitTwo() {
+        Run renew = run("--webhook-tls-secret=kube-system/x", "--webhook-tls-self-managed",
+                "--webhook-tls-renew-before=0s");
+        assertThat(renew.code()).isEqualTo(ExitCodes.USAGE);
+        assertThat(renew.err()).isEqualTo("error: --webhook-tls-renew-before: 0s (expected: > 0)");
     }
 }

@@ -14,6 +14,9 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
@@ -188,7 +191,10 @@ class ManifestTest {
                 .anySatisfy(e -> assertThat(e.getValues()).containsExactly("kube-system"));
     }
 
-    /** The permission keys the ClusterRoles bound to {@code account} grant. */
+    /**
+     * The permission keys the ClusterRoles bound to {@code account}, and the Roles bound to it in kube-system (the
+     * Secret create of {@code components/webhook-tls-self-managed}), grant.
+     */
     private static Set<String> granted(List<HasMetadata> objects, String account) {
         return RenderedManifests.granted(objects, account);
     }
@@ -266,14 +272,22 @@ class ManifestTest {
         assertThat(kamaji).filteredOn(ClusterRoleBinding.class::isInstance).hasSize(2)
                 .allSatisfy(b -> assertThat(((ClusterRoleBinding) b).getSubjects().get(0).getName())
                         .isEqualTo("konnectivity-agent"));
+        assertThat(only(kamaji, RoleBinding.class).getSubjects().get(0).getName()).isEqualTo("konnectivity-agent");
         assertThat(only(kamaji, Service.class).getSpec().getSelector()).containsEntry("k8s-app", "konnectivity-agent");
-        assertThat(only(kamaji, ValidatingAdmissionPolicy.class).getSpec().getMatchConditions().get(0)
-                .getExpression()).contains("'" + KAMAJI_ACCOUNT + "'");
+        // Both policies (own node, the webhook's Secret) match Kamaji's agent, each with its binding.
+        assertThat(kamaji).filteredOn(ValidatingAdmissionPolicy.class::isInstance).hasSize(2)
+                .allSatisfy(p -> assertThat(((ValidatingAdmissionPolicy) p).getSpec().getMatchConditions().get(0)
+                        .getExpression()).contains("'" + KAMAJI_ACCOUNT + "'"));
+        assertThat(kamaji).filteredOn(ValidatingAdmissionPolicyBinding.class::isInstance)
+                .extracting(b -> ((ValidatingAdmissionPolicyBinding) b).getSpec().getPolicyName())
+                .containsExactlyInAnyOrder("tenant-gateway-own-node", "tenant-gateway-webhook-tls-secret");
         // Kamaji's DaemonSet: its own flags, our extraArgs, no NODE_NAME (the agent reads its pod).
         Set<Use> kamajiUses = uses(kamajiArgs(), true);
-        assertThat(kamajiUses).contains(Use.WEBHOOK_TLS_SECRET, Use.NODE_NAME_DISCOVERY, Use.LOCK_CONTROLLER)
+        assertThat(kamajiUses).contains(Use.WEBHOOK_TLS_SECRET, Use.WEBHOOK_TLS_SELF_MANAGED, Use.NODE_NAME_DISCOVERY,
+                Use.LOCK_CONTROLLER)
                 .doesNotContain(Use.COMPLETE_ALLOCATION, Use.GPU_CAPACITY);
         assertThat(granted(kamaji, KAMAJI_ACCOUNT)).isEqualTo(declared(kamajiUses))
+                .contains("core/secrets:create", "core/secrets:update")
                 .doesNotContain("core/pods:patch", "core/nodes/status:patch");
     }
 
@@ -293,6 +307,11 @@ class ManifestTest {
     void kamajiSwitchExtraArgsParseAfterKamajisOwnArguments() throws IOException {
         AgentCommand run = parseRun(kamajiArgs());
         assertThat(run.webhookTlsSecret).isEqualTo("kube-system/tenant-gateway-webhook-tls");
+        assertThat(run.webhookTlsSelfManaged).isTrue();
+        // The self-managed certificate is for the Service the webhook configuration calls.
+        Service service = only(parse(Files.readString(MANIFESTS.resolve("base/service.yaml"))), Service.class);
+        assertThat(run.webhookService).isEqualTo(service.getMetadata().getNamespace() + "/"
+                + service.getMetadata().getName());
         assertThat(run.healthServerPort).isEqualTo(8134);
     }
 }

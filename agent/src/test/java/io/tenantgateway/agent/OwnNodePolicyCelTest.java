@@ -182,11 +182,11 @@ class OwnNodePolicyCelTest {
     private record CompiledValidation(Expression expression, Expression messageExpression, String message) {
     }
 
-    private record CompiledPolicy(ValidatingAdmissionPolicy policy, List<Expression> matchConditions,
+    record CompiledPolicy(ValidatingAdmissionPolicy policy, List<Expression> matchConditions,
             Map<String, Expression> variables, List<CompiledValidation> validations) {
     }
 
-    private static CompiledPolicy compile(ValidatingAdmissionPolicy policy) {
+    static CompiledPolicy compile(ValidatingAdmissionPolicy policy) {
         ValidatingAdmissionPolicySpec spec = policy.getSpec();
         CelCompiler noVariables = compiler(null);
         List<Expression> matchConditions = spec.getMatchConditions().stream()
@@ -227,7 +227,7 @@ class OwnNodePolicyCelTest {
                         && rule.getResources().contains(name));
     }
 
-    private static Outcome admit(CompiledPolicy policy, AdmissionRequest request) {
+    static Outcome admit(CompiledPolicy policy, AdmissionRequest request) {
         if (!constrained(policy.policy().getSpec(), request)) {
             return new Outcome(false, List.of());
         }
@@ -260,31 +260,40 @@ class OwnNodePolicyCelTest {
 
     // ---- policies: the base file itself, and the rendered overlays
 
-    private static ValidatingAdmissionPolicy policyIn(String yaml) {
+    private static final String OWN_NODE_POLICY = "tenant-gateway-own-node";
+
+    /** The ValidatingAdmissionPolicy named {@code name} in {@code yaml} (a rendered overlay holds several). */
+    static ValidatingAdmissionPolicy policyIn(String yaml, String name) {
         KubernetesSerialization serialization = new KubernetesSerialization();
         for (String document : yaml.split("(?m)^---\\s*$")) {
             if (!document.isBlank()) {
                 HasMetadata object = serialization.unmarshal(document);
-                if (object instanceof ValidatingAdmissionPolicy policy) {
+                if (object instanceof ValidatingAdmissionPolicy policy
+                        && name.equals(policy.getMetadata().getName())) {
                     return policy;
                 }
             }
         }
-        throw new AssertionError("no ValidatingAdmissionPolicy");
+        throw new AssertionError("no ValidatingAdmissionPolicy " + name);
     }
 
     private static CompiledPolicy basePolicy() throws IOException {
-        return compile(policyIn(Files.readString(MANIFESTS.resolve("base/own-node-policy.yaml"))));
+        return compile(policyIn(Files.readString(MANIFESTS.resolve("base/own-node-policy.yaml")), OWN_NODE_POLICY));
     }
 
     private static CompiledPolicy rendered(String overlay) throws IOException, InterruptedException {
+        return rendered(overlay, OWN_NODE_POLICY);
+    }
+
+    /** The policy {@code name} as {@code kubectl kustomize} renders {@code overlay}. */
+    static CompiledPolicy rendered(String overlay, String name) throws IOException, InterruptedException {
         Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
         Process process = new ProcessBuilder("kubectl", "kustomize", MANIFESTS.resolve(overlay).toString())
                 .redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as(output).isZero();
-        return compile(policyIn(output));
+        return compile(policyIn(output, name));
     }
 
     // ---- sample admission requests

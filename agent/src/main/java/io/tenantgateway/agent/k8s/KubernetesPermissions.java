@@ -32,6 +32,8 @@ public final class KubernetesPermissions {
         WEBHOOK_QUOTA("webhook quota"),
         /** {@code --webhook-tls-secret}: the serving certificate from a Secret. */
         WEBHOOK_TLS_SECRET("webhook TLS Secret"),
+        /** {@code --webhook-tls-self-managed}: create that Secret when missing, renew its certificates. */
+        WEBHOOK_TLS_SELF_MANAGED("webhook TLS self-managed"),
         /** {@code --manage-webhook-config}: keep the webhook configuration's {@code caBundle} current. */
         MANAGED_WEBHOOK_CONFIG("webhook config"),
         /** {@code --count-server-leases}: count konnectivity-server Leases. */
@@ -104,8 +106,9 @@ public final class KubernetesPermissions {
                     "informer on this node's pods"),
             permission("", "pods", "patch", EnumSet.of(Use.COMPLETE_ALLOCATION),
                     "consume device entries, set hami.io/bind-phase"),
-            permission("", "events", "create", EnumSet.of(Use.LOCK_CONTROLLER),
-                    "NodeLockReleased; GPUAllocated, GPUAllocationFailed (complete mode)"),
+            permission("", "events", "create", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_TLS_SELF_MANAGED),
+                    "NodeLockReleased; GPUAllocated, GPUAllocationFailed (complete mode); WebhookCertificateIssued,"
+                            + " WebhookCertificateRenewed, WebhookCARotated, WebhookCertificateFailed"),
             permission("", "resourcequotas", "list", EnumSet.of(Use.WEBHOOK_QUOTA),
                     "limits.nvidia.com/gpumem|gpucores"),
             permission("", "resourcequotas", "watch", EnumSet.of(Use.WEBHOOK_QUOTA),
@@ -114,6 +117,12 @@ public final class KubernetesPermissions {
                     "--webhook-tls-secret (resourceNames-restricted)"),
             permission("", "secrets", "list", EnumSet.of(Use.WEBHOOK_TLS_SECRET), "--webhook-tls-secret informer"),
             permission("", "secrets", "watch", EnumSet.of(Use.WEBHOOK_TLS_SECRET), "--webhook-tls-secret informer"),
+            permission("", "secrets", "create", EnumSet.of(Use.WEBHOOK_TLS_SELF_MANAGED),
+                    "--webhook-tls-self-managed: create the Secret when it is missing (RBAC cannot limit create to a"
+                            + " name: a Role in the Secret's namespace, narrowed by ValidatingAdmissionPolicy"
+                            + " tenant-gateway-webhook-tls-secret)"),
+            permission("", "secrets", "update", EnumSet.of(Use.WEBHOOK_TLS_SELF_MANAGED),
+                    "--webhook-tls-self-managed: renew with the read resourceVersion (resourceNames-restricted)"),
             permission("coordination.k8s.io", "leases", "list", EnumSet.of(Use.SERVER_LEASES),
                     "--count-server-leases"),
             permission("coordination.k8s.io", "leases", "watch", EnumSet.of(Use.SERVER_LEASES),

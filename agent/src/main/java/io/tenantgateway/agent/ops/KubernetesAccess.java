@@ -81,7 +81,9 @@ final class KubernetesAccess {
     }
 
     private static String nameFor(Permission permission, AgentConfig config) {
-        if (permission.resource().equals("secrets") && permission.verb().equals("get")) {
+        // Every Secret verb but create is granted by resourceNames (list and watch carry the name as a field
+        // selector), so each is asked with the name; create cannot name a Secret.
+        if (permission.resource().equals("secrets") && !permission.verb().equals("create")) {
             return config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret)
                     .map(s -> s.contains("/") ? s.split("/", 2)[1] : s).orElse(null);
         }

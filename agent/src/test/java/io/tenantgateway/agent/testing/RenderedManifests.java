@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
@@ -74,21 +77,40 @@ public final class RenderedManifests {
         }).toList();
     }
 
-    /** The permission keys ({@code group/resource:verb}) the ClusterRoles bound to {@code account} grant. */
+    /**
+     * The permission keys ({@code group/resource:verb}) the ClusterRoles bound to {@code account} grant, and the
+     * Roles bound to it in kube-system (the Secret create of {@code components/webhook-tls-self-managed}).
+     */
     public static Set<String> granted(List<HasMetadata> objects, String account) {
         Set<String> roles = new TreeSet<>();
         objects.stream().filter(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
                 .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
                         "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
                 .forEach(b -> roles.add(b.getRoleRef().getName()));
+        Set<String> namespacedRoles = new TreeSet<>();
+        objects.stream().filter(RoleBinding.class::isInstance).map(RoleBinding.class::cast)
+                .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
+                        "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
+                .forEach(b -> {
+                    assertThat(b.getMetadata().getNamespace()).isEqualTo("kube-system");
+                    assertThat(b.getRoleRef().getKind()).isEqualTo("Role");
+                    namespacedRoles.add(b.getRoleRef().getName());
+                });
         Set<String> granted = new TreeSet<>();
         objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
                 .filter(role -> roles.contains(role.getMetadata().getName()))
-                .forEach(role -> role.getRules().forEach(rule -> rule.getApiGroups().forEach(group -> rule
-                        .getResources().forEach(resource -> rule.getVerbs().forEach(verb -> granted.add(
-                                (group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb))))));
+                .forEach(role -> role.getRules().forEach(rule -> addKeys(granted, rule)));
+        objects.stream().filter(Role.class::isInstance).map(Role.class::cast)
+                .filter(role -> "kube-system".equals(role.getMetadata().getNamespace())
+                        && namespacedRoles.contains(role.getMetadata().getName()))
+                .forEach(role -> role.getRules().forEach(rule -> addKeys(granted, rule)));
         assertThat(roles).as("ClusterRoles bound to " + account).isNotEmpty();
         return granted;
+    }
+
+    private static void addKeys(Set<String> granted, PolicyRule rule) {
+        rule.getApiGroups().forEach(group -> rule.getResources().forEach(resource -> rule.getVerbs().forEach(verb ->
+                granted.add((group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb))));
     }
 
     /** The permission keys {@link KubernetesPermissions} declares for {@code uses}. */
