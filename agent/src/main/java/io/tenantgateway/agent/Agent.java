@@ -431,7 +431,7 @@ public final class Agent implements AutoCloseable {
                     + watch.configMap() + ")", () -> {
                         watch.start();
                         return watch;
-                    }, DeviceConfigWatch::readiness);
+                    }, w -> new HealthCheck.Result(w.readiness().ready(), w.readiness().detail()));
             checks.get(DEVICE_CONFIG_CHECK).bind(start.check());
             background.add(start);
         } else {

@@ -11,7 +11,6 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.controller.WorkQueue;
-import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import java.time.Duration;
@@ -269,21 +268,30 @@ public final class DeviceConfigWatch implements AutoCloseable {
      * would decide with defaults the cluster did not configure); ready, with the error as detail, while a newer
      * version is rejected and the last good one is in use.
      */
-    public HealthCheck.Result readiness() {
+    public Readiness readiness() {
         if (!reconciled) {
-            return HealthCheck.Result.failed("ConfigMap " + configMap()
+            return Readiness.failed("ConfigMap " + configMap()
                     + " not read yet");
         }
         String error = lastError;
         if (error == null) {
-            return HealthCheck.Result.OK;
+            return Readiness.OK;
         }
         if (!fromConfigMap) {
-            return HealthCheck.Result.failed(error + "; no valid version yet (fix the"
+            return Readiness.failed(error + "; no valid version yet (fix the"
                     + " ConfigMap; HAMi's defaults meanwhile)");
         }
-        return new HealthCheck.Result(true, "newest version rejected: " + error
+        return new Readiness(true, "newest version rejected: " + error
                 + "; using " + currentSource);
+    }
+
+    /** Ready or not, and why ({@code ok}, or a detail also when ready); the agent's readiness check shows it. */
+    public record Readiness(boolean ready, String detail) {
+        static final Readiness OK = new Readiness(true, "ok");
+
+        static Readiness failed(String detail) {
+            return new Readiness(false, detail);
+        }
     }
 
     @Override

@@ -156,7 +156,7 @@ class WebhookCommandTest {
                 "GPU_CORE_UTILIZATION_POLICY");
         assertThat(out.toString()).contains("webhook listening on https://127.0.0.1:" + server.port()
                 + "/webhook (HAMi v2.9, scheduler hami-scheduler)",
-                "quota check: off (standalone mode has no ResourceQuota lookup");
+                "quota check: off (no --kubeconfig and not in a pod: no ResourceQuota lookup)");
 
         command.stop();
         assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();
