@@ -431,7 +431,10 @@ public final class Agent implements AutoCloseable {
                     + watch.configMap() + ")", () -> {
                         watch.start();
                         return watch;
-                    }, w -> new HealthCheck.Result(w.readiness().ready(), w.readiness().detail()));
+                    }, w -> {
+                        DeviceConfigWatch.Readiness readiness = w.readiness();
+                        return new HealthCheck.Result(readiness.ready(), readiness.detail());
+                    });
             checks.get(DEVICE_CONFIG_CHECK).bind(start.check());
             background.add(start);
         } else {
