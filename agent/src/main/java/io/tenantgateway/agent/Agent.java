@@ -12,6 +12,9 @@ import io.tenantgateway.agent.devices.DeviceRegistrar;
 import io.tenantgateway.agent.health.DeferredCheck;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.HealthServer;
+import io.tenantgateway.agent.k8s.DeviceConfigWatch;
+import io.tenantgateway.agent.k8s.EventRecorder;
+import io.tenantgateway.agent.k8s.HamiWebhookCoexistence;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.k8s.KubernetesQuotaLookup;
 import io.tenantgateway.agent.k8s.LeaseServerCounter;
@@ -94,6 +97,10 @@ public final class Agent implements AutoCloseable {
     private volatile WebhookConfigurationManager webhookConfigManager;
     private volatile WebhookCertificateController webhookCertificates;
     private volatile AdminServer admin;
+    /** HAMi's device ConfigMap watch, when the webhook reads its config through the API. */
+    private volatile DeviceConfigWatch deviceConfigWatch;
+    /** {@code source.host} of the agent's Events: the node name once known, else the agent id. */
+    private volatile String eventHost;
     private ScheduledExecutorService partsScheduler;
     /** The lease counter once built; until then (and until it listed the leases) the servers' count is used. */
     private final AtomicReference<ServerCounter> leaseCounter = new AtomicReference<>();
@@ -239,6 +246,7 @@ public final class Agent implements AutoCloseable {
      * @param parts the configuration with the node name known
      */
     private void startHamiParts(AgentConfig parts, Map<String, DeferredCheck> checks) {
+        eventHost = parts.nodeName().orElse(config.tunnel().agentId());
         List<RetryingStart<?>> background = new ArrayList<>();
         if (config.tunnel().countServerLeases()) {
             LeaseServerCounter leases = new LeaseServerCounter(kubernetes, config.tunnel().leaseNamespace(),
@@ -293,6 +301,7 @@ public final class Agent implements AutoCloseable {
     static final String QUOTA_CHECK = "webhook-quota-synced";
     static final String CA_BUNDLE_CHECK = "webhook-ca-bundle";
     static final String CERTIFICATE_CHECK = "webhook-certificate";
+    static final String DEVICE_CONFIG_CHECK = "webhook-device-config";
 
     /** The readiness checks of the enabled HAMi parts, known from the configuration before anything is built. */
     private List<String> partChecks() {
@@ -313,6 +322,9 @@ public final class Agent implements AutoCloseable {
             }
             if (config.webhook().flatMap(AgentConfig.WebhookPart::certificates).isPresent()) {
                 names.add(CERTIFICATE_CHECK);
+            }
+            if (config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap).isPresent()) {
+                names.add(DEVICE_CONFIG_CHECK);
             }
         }
         return names;
@@ -375,6 +387,7 @@ public final class Agent implements AutoCloseable {
                                     + " not synced yet");
                 })));
         DeviceConfig deviceConfig = part.deviceConfig().map(DeviceConfig::load).orElse(DeviceConfig.defaults());
+        startDeviceConfigSources(part, checks, background);
         if (part.config().clientAuth() != ClientAuthMode.NONE) {
             log.info("webhook requires client certificates from {}", part.clientCa().orElseThrow());
         }
@@ -450,6 +463,48 @@ public final class Agent implements AutoCloseable {
         return Optional.ofNullable(webhookCertificates);
     }
 
+    /**
+     * Where the webhook's device config comes from (the file wins; else HAMi's ConfigMap, watched in the
+     * background) and, with API access, the check for HAMi's own webhook next to ours (no readiness check: it
+     * warns, it does not stop serving).
+     */
+    private void startDeviceConfigSources(AgentConfig.WebhookPart part, Map<String, DeferredCheck> checks,
+            List<RetryingStart<?>> background) {
+        if (part.deviceConfig().isPresent()) {
+            log.info("webhook device config from {} (--device-config wins: HAMi's ConfigMap is not watched)",
+                    part.deviceConfig().get());
+        } else if (part.deviceConfigMap().isPresent()) {
+            DeviceConfigWatch watch = new DeviceConfigWatch(kubernetes, part.deviceConfigMap().get(), events(),
+                    registry);
+            deviceConfigWatch = watch;
+            RetryingStart<DeviceConfigWatch> start = retrying(DEVICE_CONFIG_CHECK, "webhook device config (ConfigMap "
+                    + watch.configMap() + ")", () -> {
+                        watch.start();
+                        return watch;
+                    }, w -> {
+                        DeviceConfigWatch.Readiness readiness = w.readiness();
+                        return new HealthCheck.Result(readiness.ready(), readiness.detail());
+                    });
+            checks.get(DEVICE_CONFIG_CHECK).bind(start.check());
+            background.add(start);
+        } else {
+            log.info("webhook device config: HAMi's defaults (no --device-config, --device-config-map=\"\")");
+        }
+        if (kubernetes != null) {
+            String own = config.webhookConfiguration().map(AgentConfig.ManagedWebhookConfiguration::name)
+                    .orElse(AgentCommand.DEFAULT_WEBHOOK_CONFIG_NAME);
+            HamiWebhookCoexistence coexistence = new HamiWebhookCoexistence(kubernetes, own, events(), registry);
+            background.add(retrying("hami-webhook-check", "HAMi webhook check", () -> {
+                coexistence.start();
+                return coexistence;
+            }, c -> HealthCheck.Result.OK));
+        }
+    }
+
+    private EventRecorder events() {
+        return new EventRecorder(kubernetes, "tenant-gateway-agent", eventHost, clock);
+    }
+
     private HealthCheck.Result webhookReadiness(WebhookServer server) {
         return draining ? HealthCheck.Result.failed("draining")
                 : server.isListening() ? HealthCheck.Result.OK : HealthCheck.Result.failed("not listening");
@@ -479,6 +534,10 @@ public final class Agent implements AutoCloseable {
                 throw new PortInUseException("--webhook-listen", e.address(), e);
             }
             owned.add(server);
+            DeviceConfigWatch watch = deviceConfigWatch;
+            if (watch != null) {
+                watch.subscribe(server::updateDeviceConfig); // the current config now, every change after
+            }
             config.webhookConfiguration().ifPresent(managed -> {
                 TlsMaterial ca = serving;
                 String caSource = servingSource;

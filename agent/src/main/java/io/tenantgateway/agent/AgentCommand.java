@@ -36,6 +36,8 @@ public final class AgentCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
     /** Name of the MutatingWebhookConfiguration in manifests/base. */
     public static final String DEFAULT_WEBHOOK_CONFIG_NAME = "tenant-gateway-hami-webhook";
+    /** Where HAMi's chart puts its device configuration. */
+    public static final String DEFAULT_DEVICE_CONFIG_MAP = "kube-system/hami-scheduler-device";
     /** Node name the flags are validated with while the real one is read from the API (a valid DNS label). */
     static final String PENDING_NODE_NAME = "node-name-pending";
 
@@ -289,6 +291,12 @@ public final class AgentCommand implements Callable<Integer> {
     @Option(names = "--device-config", order = 3, paramLabel = "FILE",
             description = "HAMi's device-config.yaml (ConfigMap hami-scheduler-device); HAMi's defaults otherwise.")
     Path deviceConfig;
+
+    @Option(names = "--device-config-map", defaultValue = DEFAULT_DEVICE_CONFIG_MAP, order = 3,
+            paramLabel = "NAMESPACE/NAME",
+            description = "HAMi's device ConfigMap (key device-config.yaml), watched through the API; changes apply"
+                    + " live. --device-config wins; \"\" turns the watch off. Default: ${DEFAULT-VALUE}.")
+    String deviceConfigMap;
 
     @Option(names = "--scheduler-name", defaultValue = "hami-scheduler", order = 3,
             description = "Scheduler GPU pods are sent to. Default: ${DEFAULT-VALUE}.")

@@ -100,12 +100,23 @@ public record AgentConfig(
     /**
      * The webhook's settings and where its TLS material and device config come from: PEM files
      * ({@code tlsCert}/{@code tlsKey}) or a Secret read through the API ({@code tlsSecret}, NAMESPACE/NAME), which
-     * the agents create and rotate themselves with {@code certificates} ({@code --webhook-tls-self-managed}).
+     * the agents create and rotate themselves with {@code certificates} ({@code --webhook-tls-self-managed}); HAMi's
+     * device config from a file ({@code deviceConfig}, which wins) or its ConfigMap watched through the API
+     * ({@code deviceConfigMap}, NAMESPACE/NAME).
      */
     public record WebhookPart(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey,
             Optional<String> tlsSecret, Optional<Path> clientCa, Optional<Path> deviceConfig,
-            Optional<Path> upstreamCa, Optional<WebhookCertificatesConfig> certificates) {
+            Optional<Path> upstreamCa, Optional<String> deviceConfigMap,
+            Optional<WebhookCertificatesConfig> certificates) {
         /** Without self-managed certificates. */
+        public WebhookPart(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey,
+                Optional<String> tlsSecret, Optional<Path> clientCa, Optional<Path> deviceConfig,
+                Optional<Path> upstreamCa, Optional<String> deviceConfigMap) {
+            this(config, tlsCert, tlsKey, tlsSecret, clientCa, deviceConfig, upstreamCa, deviceConfigMap,
+                    Optional.empty());
+        }
+
+        /** Without self-managed certificates or a device ConfigMap. */
         public WebhookPart(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey,
                 Optional<String> tlsSecret, Optional<Path> clientCa, Optional<Path> deviceConfig,
                 Optional<Path> upstreamCa) {
@@ -133,6 +144,11 @@ public record AgentConfig(
             if (tlsCert.isPresent() != tlsKey.isPresent()) {
                 throw new IllegalArgumentException("--webhook-tls-cert/--webhook-tls-key: only one given (expected:"
                         + " both)");
+            }
+            requireNonNull(deviceConfigMap, "deviceConfigMap");
+            if (deviceConfigMap.isPresent() && deviceConfig.isPresent()) {
+                throw new IllegalArgumentException("--device-config and --device-config-map: both in effect"
+                        + " (expected: the file, which wins, or the ConfigMap)");
             }
         }
     }
@@ -174,9 +190,14 @@ public record AgentConfig(
         if (nodeNameFromApi) {
             uses.add(KubernetesPermissions.Use.NODE_NAME_DISCOVERY);
         }
-        // The webhook looks up ResourceQuotas whenever the agent has an API client at all.
+        // The webhook looks up ResourceQuotas, and looks for HAMi's own webhook, whenever the agent has an API
+        // client at all.
         if (config.webhook().isPresent() && config.needsKubernetes()) {
             uses.add(KubernetesPermissions.Use.WEBHOOK_QUOTA);
+            uses.add(KubernetesPermissions.Use.HAMI_WEBHOOK_CHECK);
+        }
+        if (config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap).isPresent()) {
+            uses.add(KubernetesPermissions.Use.DEVICE_CONFIG_MAP);
         }
         if (config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret).isPresent()) {
             uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SECRET);
@@ -199,7 +220,8 @@ public record AgentConfig(
     /** Whether the agent talks to the Kubernetes API at all (a pure tunnel does not). */
     public boolean needsKubernetes() {
         return devices.isPresent() || allocation.isPresent() || webhookConfiguration.isPresent()
-                || tunnel.countServerLeases() || webhook.flatMap(WebhookPart::tlsSecret).isPresent();
+                || tunnel.countServerLeases() || webhook.flatMap(WebhookPart::tlsSecret).isPresent()
+                || webhook.flatMap(WebhookPart::deviceConfigMap).isPresent();
     }
 
     /** The effective configuration for the startup log: no secrets, only paths. */
@@ -213,6 +235,8 @@ public record AgentConfig(
         out.put("v", Integer.toString(verbosity));
         out.put("webhook", webhook.map(w -> w.config().host() + ":" + w.config().port() + w.config().path()
                 + " compat=" + w.config().policy().compat() + " scheduler=" + w.config().policy().schedulerName()
+                + " device-config=" + w.deviceConfig().map(Path::toString)
+                        .orElse(w.deviceConfigMap().map(m -> "ConfigMap " + m).orElse("HAMi's defaults"))
                 + w.config().upstream().map(u -> " upstream=" + u.url() + " policy=" + u.failurePolicy()).orElse(""))
                 .orElse("off"));
         out.put("devices", devices.map(d -> d.source().flagValue() + " split=" + d.splitCount() + " handshake="

@@ -225,12 +225,19 @@ final class AgentConfigMapper {
                     GoDuration.parse("--upstream-timeout", c.upstreamTimeout),
                     FailurePolicy.parse(c.upstreamFailurePolicy)));
         }
+        // --device-config FILE wins over the ConfigMap; "" turns the watch off.
+        Optional<String> deviceConfigMap = Optional.empty();
+        if (c.deviceConfig == null && c.deviceConfigMap != null && !c.deviceConfigMap.isBlank()) {
+            String value = c.deviceConfigMap.strip();
+            io.tenantgateway.agent.k8s.DeviceConfigWatch.splitName(value);
+            deviceConfigMap = Optional.of(value);
+        }
         return Optional.of(new AgentConfig.WebhookPart(config.build(),
                 Optional.ofNullable(optionalFile("--webhook-tls-cert", c.webhookTlsCert)),
                 Optional.ofNullable(optionalFile("--webhook-tls-key", c.webhookTlsKey)),
                 Optional.ofNullable(c.webhookTlsSecret),
                 Optional.ofNullable(optionalFile("--webhook-client-ca", c.webhookClientCa)),
-                Optional.ofNullable(optionalFile("--device-config", c.deviceConfig)), upstreamCa,
+                Optional.ofNullable(optionalFile("--device-config", c.deviceConfig)), upstreamCa, deviceConfigMap,
                 webhookCertificates(c)));
     }
 

@@ -88,7 +88,8 @@ class AgentReadinessIT {
         });
         assertThat(readyz("?verbose").body().lines().toList()).containsExactly("[+]shutdown ok",
                 "[+]server-connected ok", "[+]devices-registered ok", "[+]lock-controller-synced ok",
-                "[+]webhook-serving ok", "[+]webhook-quota-synced ok", "readyz check passed");
+                "[+]webhook-serving ok", "[+]webhook-quota-synced ok", "[+]webhook-device-config ok",
+                "readyz check passed");
 
         assertThat(agent.drain(Instant.now().plusSeconds(5))).isTrue();
         HttpResponse<String> draining = readyz("");

@@ -69,7 +69,8 @@ class UpstreamFlagsIT extends AgentProcessTestBase {
         try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             List<String> args = offlineArgs();
             args.addAll(List.of("--webhook-tls-cert=" + webhookPki.serverCert(),
-                    "--webhook-tls-key=" + webhookPki.serverKey(), "--webhook-listen=127.0.0.1:" + busy.getLocalPort()));
+                    "--webhook-tls-key=" + webhookPki.serverKey(), "--webhook-listen=127.0.0.1:" + busy.getLocalPort(),
+                    "--device-config-map=")); // no API here: HAMi's defaults, no ConfigMap watch
             assertPortInUse(JarProcess.run(args.toArray(String[]::new)),
                     "error: --webhook-listen: 127.0.0.1:" + busy.getLocalPort() + " is in use");
         }

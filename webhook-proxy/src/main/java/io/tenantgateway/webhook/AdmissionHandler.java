@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Locale;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -47,7 +48,7 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
     private static final int DISCARD_FACTOR = 4;
 
     private final WebhookConfig config;
-    private final AdmissionPolicy policy;
+    private final Supplier<AdmissionPolicy> policy;
     private final ReverseProxyHandler proxy;
     private final WebhookMetrics metrics;
     private final RecentAdmissions recent;
@@ -56,7 +57,11 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
-    AdmissionHandler(WebhookConfig config, AdmissionPolicy policy, ReverseProxyHandler proxyOrNull,
+    /**
+     * @param policy the current policy, read once per decision: the device configuration can change at run time
+     *     ({@link WebhookServer#updateDeviceConfig}) and a decision uses whichever was current when it started
+     */
+    AdmissionHandler(WebhookConfig config, Supplier<AdmissionPolicy> policy, ReverseProxyHandler proxyOrNull,
             WebhookMetrics metrics, RecentAdmissions recent, Clock clock) {
         this.config = requireNonNull(config, "config");
         this.policy = requireNonNull(policy, "policy");
@@ -157,7 +162,7 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         if (!review.podCreate()) {
             return Decision.allowedUnchanged(""); // HAMi's webhook is registered for pod CREATE only
         }
-        return policy.admit(review.object(), review.namespace());
+        return policy.get().admit(review.object(), review.namespace());
     }
 
     private void forward(HttpServerRequest request, Instant arrived, AdmissionReviews.Request review, Buffer body) {

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +56,11 @@ public final class WebhookServer implements AutoCloseable {
     private final WebhookConfig config;
     private final TlsMaterial serverTls;
     private final TlsMaterial upstreamTls;
-    private final DeviceConfig devices;
+    /** The policy for the current device configuration; swapped whole, read once per decision. */
+    private final AtomicReference<AdmissionPolicy> policy = new AtomicReference<>();
+    /** The other vendors last named in the "only NVIDIA" log line (guarded by {@code saidLock}). */
+    private List<String> otherVendorsSaid = List.of();
+    private final Object saidLock = new Object();
     private final QuotaLookup quota;
     private final boolean quotaConfigured;
     private final Clock clock;
@@ -75,9 +80,9 @@ public final class WebhookServer implements AutoCloseable {
         this.config = builder.config;
         this.serverTls = requireNonNull(builder.serverTls, "serverTls");
         this.upstreamTls = builder.upstreamTls;
-        this.devices = builder.devices;
         this.quotaConfigured = builder.quota != null;
         this.quota = builder.quota == null ? QuotaLookup.NONE : builder.quota;
+        this.policy.set(new AdmissionPolicy(config.policy(), builder.devices, quota));
         this.clock = builder.clock;
         this.sharedVertx = builder.vertx;
         this.metrics = new WebhookMetrics(builder.registry == null ? new PrometheusRegistry() : builder.registry);
@@ -116,7 +121,6 @@ public final class WebhookServer implements AutoCloseable {
                         .setInternalBlockingPoolSize(1));
                 ownsVertx = true;
             }
-            AdmissionPolicy policy = new AdmissionPolicy(config.policy(), devices, quota);
             if (config.upstream().isPresent()) {
                 proxy = new ReverseProxyHandler(vertx, config.upstream().get(), upstreamTls, clock);
             }
@@ -127,7 +131,7 @@ public final class WebhookServer implements AutoCloseable {
                     .setUseAlpn(true)
                     .setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1)));
             VertxTls.configureServer(options, serverTls, config.clientAuth(), clock);
-            AdmissionHandler handler = new AdmissionHandler(config, policy, proxy, metrics, recent, clock);
+            AdmissionHandler handler = new AdmissionHandler(config, policy::get, proxy, metrics, recent, clock);
             try {
                 io.vertx.core.http.HttpServer created = vertx.createHttpServer(options);
                 guard = new ConnectionGuard(vertx, "webhook", config.limits());
@@ -153,8 +157,45 @@ public final class WebhookServer implements AutoCloseable {
         return java.util.Optional.ofNullable(guard);
     }
 
+    /**
+     * Makes every decision that starts from now on use {@code devices} (HAMi's ConfigMap changed): the policy is
+     * replaced whole with one atomic swap, so a decision sees either the old or the new configuration, never a
+     * mix, and nothing restarts. Callable from any thread, before or after {@link #start()}.
+     */
+    public void updateDeviceConfig(DeviceConfig devices) {
+        requireNonNull(devices, "devices");
+        AdmissionPolicy previous = policy.getAndSet(new AdmissionPolicy(config.policy(), devices, quota));
+        if (!previous.devices().equals(devices)) {
+            NvidiaConfig nvidia = devices.nvidia();
+            log.info("webhook device config now in use: nvidia.resourceCountName={} nvidia.resourceMemoryName={}"
+                    + " nvidia.resourceCoreName={} nvidia.defaultGPUNum={} nvidia.overwriteEnv={}"
+                    + " nvidia.gpuCorePolicy={} nvidia.runtimeClassName='{}'", nvidia.resourceCountName(),
+                    nvidia.resourceMemoryName(), nvidia.resourceCoreName(), nvidia.defaultGpuNum(),
+                    nvidia.overwriteEnv(), nvidia.gpuCorePolicy(), nvidia.runtimeClassName());
+        }
+        sayOtherVendorsOnce(devices);
+    }
+
+    /** The device configuration decisions use now. */
+    public DeviceConfig deviceConfig() {
+        return policy.get().devices();
+    }
+
+    /** Logs once per distinct set that the configured blocks of other vendors are read but not implemented. */
+    private void sayOtherVendorsOnce(DeviceConfig devices) {
+        List<String> others = devices.otherVendors();
+        synchronized (saidLock) {
+            if (!others.isEmpty() && !others.equals(otherVendorsSaid)) {
+                log.warn("device config has blocks for {}: read, not implemented (NVIDIA is the only vendor this"
+                        + " webhook mutates; pods asking only for those devices get no HAMi mutation)",
+                        String.join(", ", others));
+            }
+            otherVendorsSaid = others;
+        }
+    }
+
     private void logStarted() {
-        NvidiaConfig nvidia = devices.nvidia();
+        NvidiaConfig nvidia = deviceConfig().nvidia();
         log.info("webhook listening on https://{}:{}{} maxConnections={} clientAuth={} schedulerName={} forceOverwriteDefaultScheduler={}"
                 + " hamiCompat={} nvidia.resourceCountName={} nvidia.defaultGPUNum={} nvidia.overwriteEnv={}"
                 + " nvidia.gpuCorePolicy={} nvidia.runtimeClassName='{}' upstream={}",
@@ -164,6 +205,7 @@ public final class WebhookServer implements AutoCloseable {
                 nvidia.resourceCountName(), nvidia.defaultGpuNum(), nvidia.overwriteEnv(), nvidia.gpuCorePolicy(),
                 nvidia.runtimeClassName(), config.upstream().map(u -> u.url() + " path=" + u.path() + " timeout="
                         + u.timeout() + " failurePolicy=" + u.failurePolicy()).orElse("none"));
+        sayOtherVendorsOnce(deviceConfig());
         if (!quotaConfigured) {
             log.info("quota check disabled: no ResourceQuota lookup configured, pods are not checked against"
                     + " limits.{} / limits.{}", nvidia.resourceMemoryName(), nvidia.resourceCoreName());

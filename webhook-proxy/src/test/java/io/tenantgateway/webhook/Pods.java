@@ -80,6 +80,12 @@ final class Pods {
             return this;
         }
 
+        /** A {@code resources.requests} entry (HAMi reads some resources from requests when limits lack them). */
+        ContainerBuilder request(String resource, String quantity) {
+            node.withObjectProperty("resources").withObjectProperty("requests").put(resource, quantity);
+            return this;
+        }
+
         ContainerBuilder gpu(String count) {
             return limit("nvidia.com/gpu", count);
         }

@@ -1,6 +1,14 @@
 package io.tenantgateway.agent.cli;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.k8s.DeviceConfigWatch;
+import io.tenantgateway.agent.k8s.EventRecorder;
+import io.tenantgateway.agent.k8s.KubernetesClients;
+import io.tenantgateway.agent.k8s.KubernetesQuotaLookup;
 import io.tenantgateway.certs.ClientAuthMode;
+import io.tenantgateway.common.concurrent.DaemonThreads;
+import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.common.net.AddressInUseException;
@@ -16,12 +24,16 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -29,8 +41,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code tenant-gateway webhook}: the HAMi-compatible mutating webhook (and optional upstream proxy) on its own, for
- * operators and black-box tests. Runs until SIGTERM/SIGINT. There is no Kubernetes client here, so the quota check
- * is off; the running agent plugs a ResourceQuota lookup in.
+ * operators and black-box tests. Runs until SIGTERM/SIGINT. With API access ({@code --kubeconfig}, or in a pod) it
+ * checks ResourceQuotas as {@code run} does and follows HAMi's device ConfigMap; both start in the background and
+ * retry, so the webhook serves at once (without the quota check and with HAMi's defaults until they are read).
+ * Without API access the quota check is off.
  */
 @Command(name = "webhook", mixinStandardHelpOptions = true,
         description = "Serve the HAMi-compatible mutating webhook (and optional upstream proxy) standalone.")
@@ -65,6 +79,17 @@ public final class WebhookCommand implements Callable<Integer> {
             description = "HAMi's device-config.yaml (key of ConfigMap hami-scheduler-device), or that ConfigMap."
                     + " Default: HAMi's defaults.")
     Path deviceConfig;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE",
+            description = "Kubernetes API access (default: in-cluster when run in a pod; none otherwise): enables the"
+                    + " ResourceQuota check and the --device-config-map watch.")
+    Path kubeconfig;
+
+    @Option(names = "--device-config-map", defaultValue = "kube-system/hami-scheduler-device",
+            paramLabel = "NAMESPACE/NAME",
+            description = "With API access: HAMi's device ConfigMap, watched; changes apply live. --device-config"
+                    + " wins; \"\" turns the watch off. Default: ${DEFAULT-VALUE}.")
+    String deviceConfigMap;
 
     @Option(names = "--scheduler-name", defaultValue = PolicyConfig.DEFAULT_SCHEDULER_NAME,
             description = "Scheduler set on pods that ask for GPUs. Default: ${DEFAULT-VALUE}.")
@@ -101,6 +126,9 @@ public final class WebhookCommand implements Callable<Integer> {
                     + " fallback (built-in mutator). Default: ${DEFAULT-VALUE}.")
     String upstreamFailurePolicy;
 
+    /** The service-account token a pod gets; with {@code KUBERNETES_SERVICE_HOST} it means in-cluster access. */
+    static final Path IN_CLUSTER_TOKEN = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token");
+
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CompletableFuture<WebhookServer> started = new CompletableFuture<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -116,7 +144,10 @@ public final class WebhookCommand implements Callable<Integer> {
                     : TlsFiles.identityAndTrust(existing("--tls-cert", tlsCert), existing("--tls-key", tlsKey),
                             existing("--client-ca", clientCa)), TLS_POLL);
             resources.add(serverTls);
-            WebhookServer.Builder builder = WebhookServer.builder(config).serverTls(serverTls).deviceConfig(devices);
+            PrometheusRegistry registry = new PrometheusRegistry();
+            WebhookServer.Builder builder = WebhookServer.builder(config).serverTls(serverTls).deviceConfig(devices)
+                    .registry(registry);
+            List<Runnable> background = kubernetesParts(builder, registry);
             if (config.upstream().isPresent()) {
                 ReloadingTlsMaterial upstreamTls = ReloadingTlsMaterial.load(
                         TlsFiles.trustOnly(existing("--upstream-ca", upstreamCa)), TLS_POLL);
@@ -129,6 +160,7 @@ public final class WebhookCommand implements Callable<Integer> {
             resources.add(server);
             server.start();
             printStarted(server);
+            background.forEach(Runnable::run);
             started.complete(server);
         } catch (AddressInUseException e) {
             started.completeExceptionally(e);
@@ -194,9 +226,91 @@ public final class WebhookCommand implements Callable<Integer> {
         config.upstream().ifPresent(u -> out.println("upstream: " + u.path() + " -> " + u.url() + " (timeout "
                 + Durations.format(u.timeout()) + ", " + u.failurePolicy() + ")"));
         if (!server.quotaCheckEnabled()) {
-            out.println("quota check: off (standalone mode has no ResourceQuota lookup; the agent provides one)");
+            out.println("quota check: off (no --kubeconfig and not in a pod: no ResourceQuota lookup)");
         }
         out.flush();
+    }
+
+    /**
+     * With API access: the ResourceQuota lookup (plugged into {@code builder}) and, unless {@code --device-config}
+     * is given, the device ConfigMap watch. Returns what starts them in the background once the server listens.
+     */
+    private List<Runnable> kubernetesParts(WebhookServer.Builder builder, PrometheusRegistry registry) {
+        boolean inCluster = System.getenv("KUBERNETES_SERVICE_HOST") != null && Files.isReadable(IN_CLUSTER_TOKEN);
+        if (kubeconfig == null && !inCluster) {
+            return List.of();
+        }
+        String watched = deviceConfig != null || deviceConfigMap == null || deviceConfigMap.isBlank() ? null
+                : deviceConfigMap.strip();
+        if (watched != null) {
+            DeviceConfigWatch.splitName(watched); // a bad value is a usage error before anything starts
+        }
+        KubernetesClient client = KubernetesClients.create(kubeconfig == null ? null
+                : existing("--kubeconfig", kubeconfig));
+        resources.add(client);
+        String api = client.getConfiguration().getMasterUrl();
+        ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(
+                DaemonThreads.named("webhook-api-parts"));
+        resources.add(retries::shutdownNow);
+        KubernetesQuotaLookup quota = new KubernetesQuotaLookup(client);
+        resources.add(quota);
+        builder.quotaLookup(quota);
+        List<Runnable> parts = new ArrayList<>();
+        parts.add(() -> retrying(retries, client, "quota check", quota::start,
+                "quota check: on (ResourceQuotas from " + api + ")"));
+        if (watched != null) {
+            DeviceConfigWatch watch = new DeviceConfigWatch(client, watched, new EventRecorder(client,
+                    "tenant-gateway-webhook", hostName(), Clock.systemUTC()), registry);
+            resources.add(watch);
+            parts.add(() -> {
+                started.thenAccept(server -> watch.subscribe(server::updateDeviceConfig));
+                retrying(retries, client, "device config watch", watch::start,
+                        "device config: ConfigMap " + watched + " (changes apply live)");
+            });
+        }
+        return parts;
+    }
+
+    /** Runs {@code start} on {@code retries} until it succeeds, with the agent's backoff; says what happens. */
+    private void retrying(ScheduledExecutorService retries, KubernetesClient client, String what, Runnable start,
+            String done) {
+        Backoff.Execution backoff = Backoff.agentSync(Duration.ofSeconds(1), Duration.ofSeconds(30))
+                .start(new java.util.Random());
+        Runnable attempt = new Runnable() {
+            private String lastFailure;
+
+            @Override
+            public void run() {
+                try {
+                    start.run();
+                    spec.commandLine().getOut().println(done);
+                    spec.commandLine().getOut().flush();
+                } catch (RuntimeException e) {
+                    String reason = KubernetesClients.describeFailure(client, e);
+                    Duration wait = backoff.failure();
+                    if (!reason.equals(lastFailure)) {
+                        spec.commandLine().getErr().println("warning: " + what + " not started: " + reason
+                                + "; retrying (the webhook serves meanwhile)");
+                        spec.commandLine().getErr().flush();
+                    }
+                    lastFailure = reason;
+                    try {
+                        retries.schedule(this, wait.toMillis(), TimeUnit.MILLISECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException closing) {
+                        // stopping
+                    }
+                }
+            }
+        };
+        retries.execute(attempt);
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "tenant-gateway-webhook";
+        }
     }
 
     /** Asks a running {@link #call()} to close the server and return (the shutdown hook does the same). */

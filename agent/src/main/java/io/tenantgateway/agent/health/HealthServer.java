@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The agent's health port (upstream {@code --health-server-port}, 8093; Kamaji probes 8134): {@code /healthz}
  * (liveness, always {@code ok} while the process serves HTTP), {@code /readyz} (every registered check, in the
- * Kubernetes {@code [+]name ok} / {@code [-]name failed: reason} format) and {@code /metrics} (Prometheus text).
+ * Kubernetes {@code [+]name ok} / {@code [-]name failed: reason} format; a passing check with something to say shows
+ * {@code [+]name ok (detail)}) and {@code /metrics} (Prometheus text).
  */
 public final class HealthServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HealthServer.class);
@@ -92,8 +93,9 @@ public final class HealthServer implements AutoCloseable {
         for (HealthCheck check : checks) {
             HealthCheck.Result result = check.run();
             allOk &= result.ok();
-            body.append(result.ok() ? "[+]" + check.name() + " ok" : "[-]" + check.name() + " failed: "
-                    + result.reason()).append('\n');
+            body.append(result.ok() ? "[+]" + check.name() + " ok" + (result.reason().equals("ok") ? ""
+                    : " (" + result.reason() + ")") : "[-]" + check.name() + " failed: " + result.reason())
+                    .append('\n');
         }
         String text;
         if (allOk) {

@@ -30,6 +30,10 @@ public final class KubernetesPermissions {
         NODE_NAME_DISCOVERY("node-name discovery"),
         /** The webhook, whenever the agent has an API client: GPU quota checks at admission. */
         WEBHOOK_QUOTA("webhook quota"),
+        /** The webhook without {@code --device-config} FILE: HAMi's device ConfigMap ({@code --device-config-map}). */
+        DEVICE_CONFIG_MAP("webhook device config"),
+        /** The webhook, whenever the agent has an API client: report HAMi's own webhook installed next to ours. */
+        HAMI_WEBHOOK_CHECK("HAMi webhook check"),
         /** {@code --webhook-tls-secret}: the serving certificate from a Secret. */
         WEBHOOK_TLS_SECRET("webhook TLS Secret"),
         /** {@code --webhook-tls-self-managed}: create that Secret when missing, renew its certificates. */
@@ -106,9 +110,16 @@ public final class KubernetesPermissions {
                     "informer on this node's pods"),
             permission("", "pods", "patch", EnumSet.of(Use.COMPLETE_ALLOCATION),
                     "consume device entries, set hami.io/bind-phase"),
-            permission("", "events", "create", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_TLS_SELF_MANAGED),
-                    "NodeLockReleased; GPUAllocated, GPUAllocationFailed (complete mode); WebhookCertificateIssued,"
-                            + " WebhookCertificateRenewed, WebhookCARotated, WebhookCertificateFailed"),
+            permission("", "events", "create", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_TLS_SELF_MANAGED,
+                    Use.DEVICE_CONFIG_MAP, Use.HAMI_WEBHOOK_CHECK), "NodeLockReleased; GPUAllocated,"
+                            + " GPUAllocationFailed (complete mode); WebhookCertificateIssued, WebhookCertificateRenewed,"
+                            + " WebhookCARotated, WebhookCertificateFailed; DeviceConfigRejected; HamiWebhookConflict"),
+            permission("", "configmaps", "get", EnumSet.of(Use.DEVICE_CONFIG_MAP),
+                    "HAMi's device-config.yaml (--device-config-map, resourceNames-restricted): doctor reads it"),
+            permission("", "configmaps", "list", EnumSet.of(Use.DEVICE_CONFIG_MAP),
+                    "--device-config-map informer (field selector by name)"),
+            permission("", "configmaps", "watch", EnumSet.of(Use.DEVICE_CONFIG_MAP),
+                    "--device-config-map informer: changes apply live"),
             permission("", "resourcequotas", "list", EnumSet.of(Use.WEBHOOK_QUOTA),
                     "limits.nvidia.com/gpumem|gpucores"),
             permission("", "resourcequotas", "watch", EnumSet.of(Use.WEBHOOK_QUOTA),
@@ -131,6 +142,10 @@ public final class KubernetesPermissions {
                     EnumSet.of(Use.MANAGED_WEBHOOK_CONFIG), "--manage-webhook-config: read the CA bundle"),
             permission("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch",
                     EnumSet.of(Use.MANAGED_WEBHOOK_CONFIG), "--manage-webhook-config: write the CA bundle"),
+            permission("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "list",
+                    EnumSet.of(Use.HAMI_WEBHOOK_CHECK), "find HAMi's own webhook (vgpu.hami.io) next to ours"),
+            permission("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "watch",
+                    EnumSet.of(Use.HAMI_WEBHOOK_CHECK), "report HAMi's webhook when it appears"),
             permission("authorization.k8s.io", "selfsubjectaccessreviews", "create", EnumSet.of(Use.DOCTOR),
                     "check these permissions"));
 

@@ -9,7 +9,14 @@ import io.grpc.Status;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.NetUtil;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.AgentConfig;
+import io.tenantgateway.agent.k8s.DeviceConfigWatch;
+import io.tenantgateway.agent.k8s.HamiWebhookCoexistence;
+import io.tenantgateway.hami.HamiWebhookConfiguration;
+import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.agent.devices.DeviceDiscoveryException;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Permission;
@@ -64,6 +71,7 @@ final class Doctor implements AutoCloseable {
     private List<InetAddress> addresses = List.of();
     private Channel connection;
     private boolean tlsOk;
+    private boolean apiOk;
 
     Doctor(AgentConfig config, Clock clock, Duration timeout) {
         this.config = requireNonNull(config, "config");
@@ -82,6 +90,8 @@ final class Doctor implements AutoCloseable {
         checks.add(tls());
         checks.add(connect());
         checks.add(kubernetes());
+        checks.add(hamiWebhook());
+        checks.add(deviceConfigMap());
         checks.add(devices());
         return List.copyOf(checks);
     }
@@ -425,15 +435,11 @@ final class Doctor implements AutoCloseable {
         List<Permission> needed = KubernetesAccess.needed(config);
         Config clientConfig;
         try {
-            clientConfig = config.servers().kubeconfig() == null ? Config.autoConfigure(null)
-                    : Config.fromKubeconfig(Files.readString(config.servers().kubeconfig()));
+            clientConfig = clientConfig();
         } catch (IOException | RuntimeException e) {
             return DoctorCheck.fail("kubernetes", "--kubeconfig " + config.servers().kubeconfig() + ": " + e.getMessage(),
                     "pass a readable kubeconfig, or run in the pod (in-cluster service account)");
         }
-        int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
-        clientConfig.setConnectionTimeout(millis);
-        clientConfig.setRequestTimeout(millis);
         List<KubernetesAccess.Answer> answers;
         try (KubernetesClient client = KubernetesClients.create(clientConfig)) {
             answers = KubernetesAccess.review(client, config, needed);
@@ -447,6 +453,7 @@ final class Doctor implements AutoCloseable {
             return DoctorCheck.fail("kubernetes", "API " + clientConfig.getMasterUrl() + ": "
                     + Optional.ofNullable(e.getStatus()).map(s -> s.getMessage()).orElse(e.getMessage()), fix);
         }
+        apiOk = true;
         List<KubernetesAccess.Answer> denied = answers.stream().filter(a -> !a.allowed()).toList();
         if (denied.isEmpty()) {
             return DoctorCheck.pass("kubernetes", "API " + clientConfig.getMasterUrl() + ": all " + answers.size()
@@ -461,6 +468,91 @@ final class Doctor implements AutoCloseable {
                 + " for nodes/status patch, components/webhook-tls-secret for the Secret; table in manifests/README.md),"
                 + " or add the verbs listed to a ClusterRole bound to it; check with kubectl auth can-i <verb>"
                 + " <resource> --as=system:serviceaccount:<ns>:<sa>", lines);
+    }
+
+    private Config clientConfig() throws IOException {
+        Config clientConfig = config.servers().kubeconfig() == null ? Config.autoConfigure(null)
+                : Config.fromKubeconfig(Files.readString(config.servers().kubeconfig()));
+        int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
+        clientConfig.setConnectionTimeout(millis);
+        clientConfig.setRequestTimeout(millis);
+        return clientConfig;
+    }
+
+    // ---- HAMi next to us ----
+
+    /** HAMi's own webhook installed next to ours: both mutate every GPU pod. */
+    private DoctorCheck hamiWebhook() {
+        if (config.webhook().isEmpty()) {
+            return DoctorCheck.skip("hami-webhook", "the webhook is off");
+        }
+        if (!config.needsKubernetes()) {
+            return DoctorCheck.skip("hami-webhook", "no enabled part uses the Kubernetes API");
+        }
+        if (!apiOk) {
+            return DoctorCheck.skip("hami-webhook", "the Kubernetes API check failed");
+        }
+        String own = config.webhookConfiguration().map(AgentConfig.ManagedWebhookConfiguration::name)
+                .orElse(AgentCommand.DEFAULT_WEBHOOK_CONFIG_NAME);
+        List<MutatingWebhookConfiguration> all;
+        try (KubernetesClient client = KubernetesClients.create(clientConfig())) {
+            all = client.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems();
+        } catch (IOException | RuntimeException e) {
+            return DoctorCheck.fail("hami-webhook", "cannot list MutatingWebhookConfigurations: " + e.getMessage(),
+                    "grant list on mutatingwebhookconfigurations (manifests/base ClusterRole)");
+        }
+        List<HamiWebhookCoexistence.Conflict> conflicts = HamiWebhookCoexistence.find(all, own);
+        if (conflicts.isEmpty()) {
+            return DoctorCheck.pass("hami-webhook", "no MutatingWebhookConfiguration other than " + own
+                    + " serves HAMi's webhook (" + all.size() + " checked)");
+        }
+        HamiWebhookCoexistence.Conflict first = conflicts.get(0);
+        return new DoctorCheck("hami-webhook", Outcome.FAIL, conflicts.size() == 1 ? first.describe()
+                : conflicts.size() + " MutatingWebhookConfigurations serve HAMi's webhook next to tenant-gateway's",
+                conflicts.size() == 1 ? first.fix() : HamiWebhookConfiguration.fix("<name>") + " for each",
+                conflicts.size() == 1 ? List.of() : conflicts.stream().map(HamiWebhookCoexistence.Conflict::describe)
+                        .toList());
+    }
+
+    /** HAMi's device ConfigMap, read and parsed as the webhook will. */
+    private DoctorCheck deviceConfigMap() {
+        Optional<String> name = config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap);
+        if (name.isEmpty()) {
+            return DoctorCheck.skip("device-config", config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfig)
+                    .map(file -> "--device-config " + file + " (read at start)").orElse(config.webhook().isEmpty()
+                            ? "the webhook is off" : "--device-config-map=\"\": HAMi's defaults"));
+        }
+        if (!apiOk) {
+            return DoctorCheck.skip("device-config", "the Kubernetes API check failed");
+        }
+        String[] parts = DeviceConfigWatch.splitName(name.get());
+        ConfigMap configMap;
+        try (KubernetesClient client = KubernetesClients.create(clientConfig())) {
+            configMap = client.configMaps().inNamespace(parts[0]).withName(parts[1]).get();
+        } catch (IOException | RuntimeException e) {
+            return DoctorCheck.fail("device-config", "cannot read ConfigMap " + name.get() + ": " + e.getMessage(),
+                    "grant get/list/watch on that ConfigMap (manifests/base ClusterRole)");
+        }
+        if (configMap == null) {
+            return DoctorCheck.warn("device-config", "ConfigMap " + name.get() + " not found: the webhook uses"
+                    + " HAMi's defaults", "install HAMi's chart (it creates hami-scheduler-device), or point"
+                    + " --device-config-map at the ConfigMap HAMi's scheduler reads");
+        }
+        String yaml = configMap.getData() == null ? null : configMap.getData().get(DeviceConfig.CONFIG_MAP_KEY);
+        try {
+            if (yaml == null) {
+                throw new IllegalArgumentException("ConfigMap " + name.get() + " has no data."
+                        + DeviceConfig.CONFIG_MAP_KEY);
+            }
+            DeviceConfig parsed = DeviceConfig.parse(yaml, "ConfigMap " + name.get() + " data."
+                    + DeviceConfig.CONFIG_MAP_KEY);
+            return DoctorCheck.pass("device-config", "ConfigMap " + name.get() + ": nvidia.resourceCountName="
+                    + parsed.nvidia().resourceCountName() + (parsed.otherVendors().isEmpty() ? ""
+                    : "; read, not implemented: " + String.join(", ", parsed.otherVendors())));
+        } catch (IllegalArgumentException e) {
+            return DoctorCheck.fail("device-config", e.getMessage(), "correct device-config.yaml in the ConfigMap:"
+                    + " the webhook keeps its last good config (and is not ready without one)");
+        }
     }
 
     // ---- devices ----

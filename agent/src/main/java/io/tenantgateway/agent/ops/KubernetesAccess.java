@@ -77,6 +77,10 @@ final class KubernetesAccess {
         if (permission.resource().equals("leases")) {
             return config.tunnel().leaseNamespace();
         }
+        if (permission.resource().equals("configmaps")) {
+            return config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap).map(s -> s.split("/", 2)[0])
+                    .orElse("");
+        }
         return "";
     }
 
@@ -86,6 +90,11 @@ final class KubernetesAccess {
         if (permission.resource().equals("secrets") && !permission.verb().equals("create")) {
             return config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret)
                     .map(s -> s.contains("/") ? s.split("/", 2)[1] : s).orElse(null);
+        }
+        if (permission.resource().equals("configmaps")) {
+            // resourceNames-restricted for every verb: list/watch carry the name as a field selector.
+            return config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap).map(s -> s.split("/", 2)[1])
+                    .orElse(null);
         }
         if (permission.resource().startsWith("nodes") && (permission.verb().equals("get")
                 || permission.verb().equals("patch"))) {

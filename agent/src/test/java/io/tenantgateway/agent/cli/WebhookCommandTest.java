@@ -102,7 +102,8 @@ class WebhookCommandTest {
         assertUsageError(webhook("--hami-compat", "v3", "--tls-cert", cert, "--tls-key", key),
                 "error: --hami-compat: 'v3' (expected: one of v2.10, v2.9)");
         assertUsageError(webhook("--scheduler-name", "Bad Name", "--tls-cert", cert, "--tls-key", key),
-                "error: --scheduler-name: 'Bad Name' (expected: a DNS subdomain such as hami-scheduler)");
+                "error: --scheduler-name: 'Bad Name' (expected: a DNS subdomain such as hami-scheduler, or \"\" to"
+                        + " leave schedulerName alone)");
         assertUsageError(webhook("--upstream", "https://hami-scheduler.kube-system.svc/webhook", "--tls-cert", cert,
                 "--tls-key", key), "error: --upstream-ca: missing (expected: the CA file that signs the certificate"
                 + " of https://hami-scheduler.kube-system.svc/webhook)");
@@ -155,7 +156,7 @@ class WebhookCommandTest {
                 "GPU_CORE_UTILIZATION_POLICY");
         assertThat(out.toString()).contains("webhook listening on https://127.0.0.1:" + server.port()
                 + "/webhook (HAMi v2.9, scheduler hami-scheduler)",
-                "quota check: off (standalone mode has no ResourceQuota lookup");
+                "quota check: off (no --kubeconfig and not in a pod: no ResourceQuota lookup)");
 
         command.stop();
         assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();

@@ -2,6 +2,9 @@ package io.tenantgateway.agent.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -84,6 +87,32 @@ class DoctorIT {
                                     : "no RBAC policy matched").build());
                     return review;
                 }).always();
+        client.configMaps().inNamespace("kube-system").resource(new ConfigMapBuilder().withNewMetadata()
+                .withName("hami-scheduler-device").endMetadata()
+                .addToData("device-config.yaml", "nvidia:\n  resourceCountName: nvidia.com/gpu\n").build()).create();
+    }
+
+    @Test
+    void hamisWebhookNextToOursFailsWithTheFix() {
+        MutatingWebhookConfiguration hami = new MutatingWebhookConfigurationBuilder().withNewMetadata()
+                .withName("hami-webhook").endMetadata().addNewWebhook().withName("vgpu.hami.io").withNewClientConfig()
+                .withNewService().withName("hami-scheduler").withNamespace("kube-system").withPath("/webhook")
+                .endService().endClientConfig().addNewRule().withApiGroups("").withApiVersions("v1")
+                .withOperations("CREATE").withResources("pods").endRule().endWebhook().build();
+        client.admissionRegistration().v1().mutatingWebhookConfigurations().resource(hami).create();
+        try {
+            Cli result = doctor(goodFlags());
+
+            assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+            assertThat(result.out()).containsPattern("FAIL  hami-webhook +MutatingWebhookConfiguration hami-webhook"
+                            + " serves HAMi's webhook \\(entry vgpu.hami.io\\) next to tenant-gateway's")
+                    .contains("fix: turn HAMi's webhook off: helm upgrade <release> hami-charts/hami --reuse-values"
+                            + " --set scheduler.admissionWebhook.enabled=false (HAMi's chart), or kubectl delete"
+                            + " mutatingwebhookconfiguration hami-webhook")
+                    .contains("-> FAILED (exit 1)");
+        } finally {
+            client.admissionRegistration().v1().mutatingWebhookConfigurations().withName("hami-webhook").delete();
+        }
     }
 
     @BeforeEach
@@ -155,10 +184,14 @@ class DoctorIT {
                 .containsPattern("PASS  tls +TLSv1\\.3 ALPN h2, chain verified against --ca-cert, names include"
                         + " 127\\.0\\.0\\.1")
                 .containsPattern("PASS  grpc-connect +/AgentService/Connect accepted: serverid=kas-0 servercount=1")
-                .containsPattern("PASS  kubernetes +API http://.*: all 1[0-9] permissions the enabled parts use are"
+                .containsPattern("PASS  kubernetes +API http://.*: all [0-9]+ permissions the enabled parts use are"
                         + " allowed")
+                .containsPattern("PASS  hami-webhook +no MutatingWebhookConfiguration other than"
+                        + " tenant-gateway-hami-webhook serves HAMi's webhook \\([0-9]+ checked\\)")
+                .containsPattern("PASS  device-config +ConfigMap kube-system/hami-scheduler-device:"
+                        + " nvidia.resourceCountName=nvidia.com/gpu")
                 .containsPattern("PASS  devices +mock: 1 GPU\\(s\\)")
-                .contains("11 checks: 10 passed, 0 warnings, 0 failed, 1 skipped -> OK")
+                .contains("13 checks: 12 passed, 0 warnings, 0 failed, 1 skipped -> OK")
                 .doesNotContain("fix:");
     }
 
@@ -173,7 +206,8 @@ class DoctorIT {
         assertThat(report.get("ok").asBoolean()).isTrue();
         assertThat(report.get("checks")).extracting(c -> c.get("name").asString() + "=" + c.get("outcome").asString())
                 .containsExactly("config=pass", "ca-cert=pass", "agent-cert=skip", "token=pass", "webhook-cert=pass",
-                        "dns=pass", "tcp=pass", "tls=pass", "grpc-connect=pass", "kubernetes=pass", "devices=pass");
+                        "dns=pass", "tcp=pass", "tls=pass", "grpc-connect=pass", "kubernetes=pass", "hami-webhook=pass",
+                        "device-config=pass", "devices=pass");
     }
 
     @Test
@@ -275,7 +309,7 @@ class DoctorIT {
         Cli result = doctor(goodFlags());
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
-        assertThat(result.out()).containsPattern("FAIL  kubernetes +2 of 1[0-9] permissions denied")
+        assertThat(result.out()).containsPattern("FAIL  kubernetes +2 of [0-9]+ permissions denied")
                 .contains("denied: core/nodes/status:patch (mock capacity: advertise nvidia.com/gpu capacity (mock"
                         + " mode)) - no RBAC policy matched")
                 .contains("denied: core/pods:patch (complete allocation: consume device entries, set"

@@ -54,7 +54,8 @@ class ProbeIT {
         testbed = new TunnelTestbed(dir);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.addAll(List.of("--webhook-tls-cert=" + testbed.files.serverCert(),
-                "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0"));
+                "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",
+                "--device-config-map=")); // no API here: the webhook with HAMi's defaults
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
         agent.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> testbed.server.agentCount() == 1);

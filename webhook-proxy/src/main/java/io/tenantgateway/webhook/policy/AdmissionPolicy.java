@@ -21,8 +21,9 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>each container (v2.10: init containers first) through every vendor: validation (v2.10, errored 500),
  *       then mutation; privileged containers are skipped (v2.9) or, when the pod asks for a HAMi resource,
  *       deny it "container &lt;name&gt; is privileged" (v2.10);</li>
- *   <li>a HAMi resource anywhere: {@code spec.schedulerName} set to ours; {@code spec.nodeName} set: denied
- *       "pod has node assigned";</li>
+ *   <li>a HAMi resource anywhere and a scheduler name configured: {@code spec.schedulerName} set to ours, and
+ *       with {@code spec.nodeName} set: denied "pod has node assigned" (with {@code --scheduler-name=""} neither
+ *       happens, as in HAMi);</li>
  *   <li>quota: denied "exceeding resource quota";</li>
  *   <li>allowed with the mutated object (the caller turns it into a JSON patch).</li>
  * </ol>
@@ -34,13 +35,25 @@ public final class AdmissionPolicy {
     static final String OTHER_SCHEDULER = "pod already has different scheduler assigned";
     static final String NODE_ASSIGNED = "pod has node assigned";
     static final String QUOTA_EXCEEDED = "exceeding resource quota";
+    /** controller-runtime's decoder on an AdmissionReview whose {@code request.object} is absent or {@code null}. */
+    static final String NO_CONTENT = "there is no content to decode";
 
     private final PolicyConfig config;
+    private final DeviceConfig devices;
     private final List<Vendor> vendors;
     private final QuotaLookup quota;
 
     public AdmissionPolicy(PolicyConfig config, List<Vendor> vendors, QuotaLookup quota) {
+        this(config, null, vendors, quota);
+    }
+
+    public AdmissionPolicy(PolicyConfig config, DeviceConfig devices, QuotaLookup quota) {
+        this(config, requireNonNull(devices, "devices"), devices.vendors(), quota);
+    }
+
+    private AdmissionPolicy(PolicyConfig config, DeviceConfig devices, List<Vendor> vendors, QuotaLookup quota) {
         this.config = requireNonNull(config, "config");
+        this.devices = devices;
         this.vendors = List.copyOf(requireNonNull(vendors, "vendors"));
         this.quota = requireNonNull(quota, "quota");
         if (this.vendors.isEmpty()) {
@@ -48,23 +61,27 @@ public final class AdmissionPolicy {
         }
     }
 
-    public AdmissionPolicy(PolicyConfig config, DeviceConfig devices, QuotaLookup quota) {
-        this(config, requireNonNull(devices, "devices").vendors(), quota);
-    }
-
     public PolicyConfig config() {
         return config;
+    }
+
+    /** The device configuration the vendors were built from ({@code null} when built from vendors directly). */
+    public DeviceConfig devices() {
+        return devices;
     }
 
     /**
      * Decides on a pod being created.
      *
-     * @param object the {@code request.object} of the AdmissionReview (not modified)
+     * @param object the {@code request.object} of the AdmissionReview (not modified); {@code null} when absent
      * @param requestNamespace the {@code request.namespace}; the pod's own {@code metadata.namespace} is used when
      *     this is empty
      */
     public Decision admit(JsonNode object, String requestNamespace) {
-        if (object == null || !object.isObject()) {
+        if (object == null || object.isNull() || object.isMissingNode()) {
+            return Decision.errored(400, NO_CONTENT);
+        }
+        if (!object.isObject()) {
             return Decision.errored(400, "undecodable pod: request.object is " + JsonTypes.describe(object)
                     + " (expected: the Pod being created)");
         }
@@ -114,7 +131,7 @@ public final class AdmissionPolicy {
                 return Decision.denied("container " + privileged.get() + " is privileged");
             }
         }
-        if (hasResource) {
+        if (hasResource && config.setsSchedulerName()) {
             pod.setSchedulerName(config.schedulerName());
             if (!pod.nodeName().isEmpty()) {
                 return Decision.denied(NODE_ASSIGNED);

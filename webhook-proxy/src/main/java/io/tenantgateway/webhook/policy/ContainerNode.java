@@ -6,9 +6,9 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * One container of the pod being admitted, as a view over the JSON tree: vendors read and write
- * {@code resources.limits} and {@code env} through it, so every vendor mutates the same way HAMi's
- * {@code MutateAdmission} does on the decoded Pod.
+ * One container of the pod being admitted, as a view over the JSON tree: vendors read {@code resources.limits}
+ * (and {@code resources.requests} where HAMi does), write {@code resources.limits} and {@code env} through it, so
+ * every vendor mutates the same way HAMi's {@code MutateAdmission} does on the decoded Pod.
  *
  * <p>Not thread-safe; lives for one admission.
  */
@@ -53,21 +53,40 @@ public final class ContainerNode {
         return privileged.booleanValue();
     }
 
-    /** Whether {@code resources.limits} names the resource (HAMi reads only limits). */
+    /** Whether {@code resources.limits} names the resource. */
     public boolean hasLimit(String resource) {
         return limit(resource).isPresent();
     }
 
     /** The parsed limit for a resource, if set. */
     public Optional<Quantity> limit(String resource) {
-        if (resource == null || resource.isEmpty()) {
+        return quantity(limits(false), "limits", resource);
+    }
+
+    /** The parsed request for a resource ({@code resources.requests}), if set. */
+    public Optional<Quantity> request(String resource) {
+        return quantity(requests(), "requests", resource);
+    }
+
+    /**
+     * The limit, else the request, for a resource: how HAMi's {@code resourceValue}/{@code resourcePresent} and its
+     * quota's {@code getRequest} read a container (a container may declare a GPU under {@code requests} only).
+     */
+    public Optional<Quantity> limitOrRequest(String resource) {
+        Optional<Quantity> limit = limit(resource);
+        return limit.isPresent() ? limit : request(resource);
+    }
+
+    /** Whether {@code resources.limits} or {@code resources.requests} names the resource. */
+    public boolean declares(String resource) {
+        return limitOrRequest(resource).isPresent();
+    }
+
+    private Optional<Quantity> quantity(ObjectNode list, String listName, String resource) {
+        if (resource == null || resource.isEmpty() || list == null) {
             return Optional.empty();
         }
-        ObjectNode limits = limits(false);
-        if (limits == null) {
-            return Optional.empty();
-        }
-        JsonNode value = limits.get(resource);
+        JsonNode value = list.get(resource);
         if (value == null || value.isNull()) {
             return Optional.empty();
         }
@@ -77,11 +96,11 @@ public final class ContainerNode {
         } else if (value.isNumber()) {
             text = value.numberValue().toString();
         } else {
-            throw new UndecodablePodException(path + ".resources.limits[" + resource + "]: expected a quantity,"
-                    + " got " + JsonTypes.describe(value));
+            throw new UndecodablePodException(path + ".resources." + listName + "[" + resource + "]: expected a"
+                    + " quantity, got " + JsonTypes.describe(value));
         }
         return Optional.of(Quantity.parse(text).orElseThrow(() -> new UndecodablePodException(path
-                + ".resources.limits[" + resource + "]: '" + text + "' is not a quantity (expected: a value"
+                + ".resources." + listName + "[" + resource + "]: '" + text + "' is not a quantity (expected: a value"
                 + " matching " + Quantity.FORMAT + ", e.g. 1, 3000, 2Gi)")));
     }
 
@@ -104,6 +123,11 @@ public final class ContainerNode {
         ObjectNode variable = array.addObject();
         variable.put("name", name);
         variable.put("value", value);
+    }
+
+    private ObjectNode requests() {
+        ObjectNode resources = JsonTypes.object(node, "resources", path, false);
+        return resources == null ? null : JsonTypes.object(resources, "requests", path + ".resources", false);
     }
 
     private ObjectNode limits(boolean create) {

@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
@@ -17,15 +19,29 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * from the same YAML HAMi reads (or from the whole ConfigMap manifest); a vendor block or key that is missing gets
  * HAMi's documented default. Unknown keys are ignored, as HAMi's YAML decoder ignores them.
  *
+ * <p>Other vendors' blocks ({@code cambricon:}, {@code hygon:}, {@code vnpus:}, … as HAMi's chart writes them) are
+ * read without failing and named in {@link #otherVendors()}: NVIDIA is the one vendor implemented, and the
+ * caller says so once.
+ *
  * <p>To add a vendor: a record for its block, a field here, and one {@link Vendor} class in {@link #vendors()}.
+ *
+ * @param nvidia the {@code nvidia:} block
+ * @param otherVendors the other top-level blocks present (non-empty), in file order: configured but not implemented
  */
-public record DeviceConfig(NvidiaConfig nvidia) {
+public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
 
     /** The ConfigMap key HAMi reads. */
     public static final String CONFIG_MAP_KEY = "device-config.yaml";
+    /** The top-level key of the one implemented vendor. */
+    public static final String NVIDIA_BLOCK = "nvidia";
 
     public DeviceConfig {
         requireNonNull(nvidia, "nvidia");
+        otherVendors = List.copyOf(requireNonNull(otherVendors, "otherVendors"));
+    }
+
+    public DeviceConfig(NvidiaConfig nvidia) {
+        this(nvidia, List.of());
     }
 
     public static DeviceConfig defaults() {
@@ -76,8 +92,16 @@ public record DeviceConfig(NvidiaConfig nvidia) {
             throw new IllegalArgumentException(source + ": top level is " + JsonTypes.describe(root)
                     + " (expected: a mapping with an nvidia: block)");
         }
+        List<String> others = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> block : root.properties()) {
+            JsonNode value = block.getValue();
+            boolean empty = value.isNull() || (value.isContainer() && value.isEmpty());
+            if (!block.getKey().equals(NVIDIA_BLOCK) && !empty) {
+                others.add(block.getKey());
+            }
+        }
         try {
-            return new DeviceConfig(parseNvidia(new Block(root.get("nvidia"), source + ": nvidia")));
+            return new DeviceConfig(parseNvidia(new Block(root.get(NVIDIA_BLOCK), source + ": nvidia")), others);
         } catch (IllegalArgumentException e) {
             throw e.getMessage().startsWith(source) ? e : new IllegalArgumentException(source + ": " + e.getMessage(), e);
         }

@@ -32,7 +32,8 @@ public final class NvidiaVendor implements Vendor {
 
     @Override
     public Optional<String> validate(ContainerNode container) {
-        Optional<Quantity> percentage = container.limit(config.resourceMemoryPercentageName());
+        // HAMi's validateMemoryPercentage reads the limit, else the request.
+        Optional<Quantity> percentage = container.limitOrRequest(config.resourceMemoryPercentageName());
         if (percentage.isPresent()) {
             long value = percentage.get().value();
             if (value < 0 || value > 100) {
@@ -80,20 +81,23 @@ public final class NvidiaVendor implements Vendor {
     }
 
     /**
-     * A GPU without a core limit whose memory is exclusive (no memory limit, or 100 percent) gets
-     * {@code gpucores: 100}, so the scheduler never packs another task onto a card this one expects to own.
+     * A GPU without cores whose memory is exclusive (no memory asked for, or 100 percent) gets {@code gpucores: 100}
+     * in its limits, so the scheduler never packs another task onto a card this one expects to own. As HAMi's
+     * {@code defaultExclusiveCoreIfNeeded}, every input is read from the limits, else the requests: a container
+     * declaring {@code nvidia.com/gpu} only under {@code requests} gets the cores (and with them the scheduler),
+     * while cores or memory declared under {@code requests} count as given.
      */
     private boolean addExclusiveCores(ContainerNode container) {
-        if (!container.hasLimit(config.resourceCountName()) || config.resourceCoreName().isEmpty()
-                || container.hasLimit(config.resourceCoreName())) {
+        if (!container.declares(config.resourceCountName()) || config.resourceCoreName().isEmpty()
+                || container.declares(config.resourceCoreName())) {
             return false;
         }
-        Optional<Quantity> percentage = container.limit(config.resourceMemoryPercentageName());
+        Optional<Quantity> percentage = container.limitOrRequest(config.resourceMemoryPercentageName());
         boolean exclusive;
         if (percentage.isPresent()) {
             exclusive = percentage.get().value() == 100;
         } else {
-            exclusive = config.resourceMemoryName().isEmpty() || !container.hasLimit(config.resourceMemoryName());
+            exclusive = config.resourceMemoryName().isEmpty() || !container.declares(config.resourceMemoryName());
         }
         if (!exclusive) {
             return false;
@@ -118,8 +122,9 @@ public final class NvidiaVendor implements Vendor {
                 wholeLimit(container, config.resourceCoreName()));
     }
 
+    /** HAMi's quota {@code getRequest}: the limit, else the request, when it is a whole number. */
     private static long wholeLimit(ContainerNode container, String resource) {
-        return container.limit(resource).flatMap(Quantity::exactLong).orElse(0L);
+        return container.limitOrRequest(resource).flatMap(Quantity::exactLong).orElse(0L);
     }
 
     private static String blankToNull(String value) {

@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
  * The webhook-level settings of HAMi's admission policy (its scheduler flags).
  *
  * @param schedulerName written into {@code spec.schedulerName} of pods that ask for a HAMi resource
- *     (HAMi {@code --scheduler-name}, {@code hami-scheduler} in its chart)
+ *     (HAMi {@code --scheduler-name}, {@code hami-scheduler} in its chart); {@code ""} is HAMi's "unset": GPU pods
+ *     are still mutated but keep the scheduler they name, and {@code spec.nodeName} is not checked
  * @param forceOverwriteDefaultScheduler whether a pod naming {@code default-scheduler} is taken over
  *     (HAMi {@code --force-overwrite-default-scheduler}, default true)
  * @param compat which HAMi release's decisions to reproduce
@@ -22,15 +23,24 @@ public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultSc
     public PolicyConfig {
         requireNonNull(schedulerName, "schedulerName");
         requireNonNull(compat, "compat");
-        if (!DNS_SUBDOMAIN.matcher(schedulerName).matches()) {
+        if (!schedulerName.isEmpty() && !DNS_SUBDOMAIN.matcher(schedulerName).matches()) {
             throw new IllegalArgumentException("--scheduler-name: '" + schedulerName
-                    + "' (expected: a DNS subdomain such as hami-scheduler)");
+                    + "' (expected: a DNS subdomain such as hami-scheduler, or \"\" to leave schedulerName alone)");
         }
     }
 
     /** {@code hami-scheduler}, force-overwrite on, v2.10: what HAMi's chart deploys. */
     public static PolicyConfig defaults() {
         return new PolicyConfig(DEFAULT_SCHEDULER_NAME, true, HamiCompat.V2_10);
+    }
+
+    /** Whether a scheduler name is configured ({@code --scheduler-name=""} is HAMi's "unset"). */
+    public boolean setsSchedulerName() {
+        return !schedulerName.isEmpty();
+    }
+
+    public PolicyConfig withSchedulerName(String name) {
+        return new PolicyConfig(name, forceOverwriteDefaultScheduler, compat);
     }
 
     public PolicyConfig withCompat(HamiCompat newCompat) {

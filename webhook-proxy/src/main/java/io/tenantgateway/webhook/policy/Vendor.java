@@ -32,7 +32,7 @@ public interface Vendor {
     /** The resources a namespace's ResourceQuota limits ({@code limits.<name>}) and the memory factor. */
     QuotaResources quotaResources();
 
-    /** What a (mutated) container asks for, read from its limits, for the quota check. */
+    /** What a (mutated) container asks for, read from its limits, else its requests, for the quota check. */
     DeviceRequest request(ContainerNode container);
 
     /**

@@ -117,12 +117,16 @@ class AdmissionPolicyTest {
                 .isEqualTo("undecodable pod: spec.containers[0].securityContext.privileged: expected a boolean, got a"
                         + " string");
         assertThat(policy.admit(JSON.readTree("[]"), "ns").code()).isEqualTo(400);
+        assertThat(policy.admit(null, "ns").message()).isEqualTo("there is no content to decode");
+        assertThat(policy.admit(JSON.readTree("null"), "ns").message()).isEqualTo("there is no content to decode");
     }
 
     @Test
     void configsValidateTheirValues() {
         assertThatThrownBy(() -> new PolicyConfig("Hami Scheduler", true, HamiCompat.V2_10))
-                .hasMessage("--scheduler-name: 'Hami Scheduler' (expected: a DNS subdomain such as hami-scheduler)");
+                .hasMessage("--scheduler-name: 'Hami Scheduler' (expected: a DNS subdomain such as hami-scheduler,"
+                        + " or \"\" to leave schedulerName alone)");
+        assertThat(new PolicyConfig("", true, HamiCompat.V2_10).setsSchedulerName()).as("HAMi's unset").isFalse();
         assertThatThrownBy(() -> HamiCompat.parse("v3"))
                 .hasMessage("--hami-compat: 'v3' (expected: one of v2.10, v2.9)");
         assertThat(HamiCompat.parse("2.9.0")).isEqualTo(HamiCompat.V2_9);

@@ -23,7 +23,39 @@ class DeviceConfigTest {
     void readsTheChartsConfigMapAndIgnoresOtherVendorsAndUnknownKeys() throws IOException {
         DeviceConfig config = DeviceConfig.parse(chartConfigMap(), "hami-scheduler-device.yaml");
 
-        assertThat(config).isEqualTo(DeviceConfig.defaults());
+        assertThat(config.nvidia()).isEqualTo(NvidiaConfig.defaults());
+        assertThat(config.otherVendors()).as("read, named, not implemented").containsExactly("cambricon", "hygon",
+                "vnpus");
+    }
+
+    @Test
+    void everyVendorBlockOfHamisChartReadsWithoutFailing() {
+        // The shapes HAMi's chart writes for its other vendors: mappings, lists of mappings, nested lists.
+        DeviceConfig config = DeviceConfig.parse("""
+                nvidia:
+                  resourceCountName: nvidia.com/vgpu
+                  knownMigGeometries: [{models: ["A30"], allowedGeometries: [[{name: 1g.6gb, memory: 6144, count: 4}]]}]
+                  libCudaLogLevel: 1
+                metax:
+                  resourceCountName: "metax-tech.com/gpu"
+                  sgpuTopologyAware: true
+                mthreads:
+                  memoryPerCard: [96]
+                iluvatars:
+                - chipName: MR-V100
+                  resourceCountName: iluvatar.ai/MR-V100-vgpu
+                kunlun: {}
+                vnpus:
+                  hamiVnpuCore: false
+                  configs:
+                  - chipName: 910B4
+                    templates: [{name: vir05_1c_8g, memory: 8192, aiCore: 5}]
+                """, "device-config.yaml");
+
+        assertThat(config.nvidia().resourceCountName()).isEqualTo("nvidia.com/vgpu");
+        assertThat(config.otherVendors()).as("empty blocks configure nothing").containsExactly("metax", "mthreads",
+                "iluvatars", "vnpus");
+        assertThat(DeviceConfig.parse("nvidia: {}\n", "x").otherVendors()).isEmpty();
     }
 
     @Test
@@ -54,6 +86,8 @@ class DeviceConfigTest {
     void emptyFileMeansDefaults() {
         assertThat(DeviceConfig.parse("", "empty")).isEqualTo(DeviceConfig.defaults());
         assertThat(DeviceConfig.parse("cambricon: {}\n", "no-nvidia")).isEqualTo(DeviceConfig.defaults());
+        assertThat(DeviceConfig.parse("cambricon: {resourceCountName: x}\n", "no-nvidia").nvidia())
+                .isEqualTo(NvidiaConfig.defaults());
     }
 
     @Test

@@ -1,0 +1,237 @@
+package io.tenantgateway.webhook;
+
+import static io.tenantgateway.webhook.Pods.container;
+import static io.tenantgateway.webhook.Pods.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.webhook.AdmissionClient.Admission;
+import io.tenantgateway.webhook.policy.DeviceConfig;
+import io.tenantgateway.webhook.policy.HamiCompat;
+import io.tenantgateway.webhook.policy.PolicyConfig;
+import io.tenantgateway.webhook.quota.InMemoryQuotaLookup;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The three behaviours issue 19 found different from HAMi, each stated as HAMi's own outcome in both compat modes,
+ * through a running webhook over HTTPS. HAMi's code paths (v2.9.0 and v2.10.0 alike):
+ *
+ * <ul>
+ *   <li>{@code pkg/device/nvidia/device.go}: {@code mutateContainerResource} reads only {@code limits}, but
+ *       {@code defaultExclusiveCoreIfNeeded} asks {@code resourcePresent}/{@code resourceValue} (limits, else
+ *       requests) for the GPU count, cores, memory and percentage and writes {@code gpucores: 100} into limits;
+ *       v2.10's {@code validateMemoryPercentage} reads limits, else requests. The quota ({@code fitResourceQuota}'s
+ *       {@code getRequest}) reads limits, else requests.</li>
+ *   <li>{@code pkg/scheduler/webhook.go}: {@code else if len(config.SchedulerName) > 0 { set schedulerName; if
+ *       nodeName != "" deny }}: with an empty scheduler name nothing of that happens, the rest does.</li>
+ *   <li>controller-runtime's decoder answers an absent or {@code null} {@code request.object} with
+ *       {@code Errored(400, "there is no content to decode")}.</li>
+ * </ul>
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HamiParityIT {
+    static final String GPU = "nvidia.com/gpu";
+    static final String GPUMEM = "nvidia.com/gpumem";
+    static final String GPUMEM_PERCENTAGE = "nvidia.com/gpumem-percentage";
+    static final String GPUCORES = "nvidia.com/gpucores";
+
+    static WebhookFixture fixture;
+    static final Map<HamiCompat, Integer> hamiScheduler = new EnumMap<>(HamiCompat.class);
+    static final Map<HamiCompat, Integer> unsetScheduler = new EnumMap<>(HamiCompat.class);
+
+    @BeforeAll
+    static void startServers() {
+        fixture = new WebhookFixture();
+        InMemoryQuotaLookup quota = new InMemoryQuotaLookup().put("team-quota", GPUMEM, 4000, 2000);
+        for (HamiCompat compat : HamiCompat.values()) {
+            hamiScheduler.put(compat, fixture.start(WebhookFixture.loopback()
+                    .policy(PolicyConfig.defaults().withCompat(compat)).build(), DeviceConfig.defaults(), quota,
+                    new PrometheusRegistry()).port());
+            unsetScheduler.put(compat, fixture.start(WebhookFixture.loopback()
+                    .policy(PolicyConfig.defaults().withCompat(compat).withSchedulerName("")).build()).port());
+        }
+    }
+
+    @AfterAll
+    static void stopServers() {
+        fixture.close();
+    }
+
+    static Admission admit(int port, ObjectNode pod) {
+        return fixture.client.admit(port, Reviews.podCreate(pod));
+    }
+
+    static JsonNode resources(JsonNode pod, int index) {
+        return pod.path("spec").path("containers").path(index).path("resources");
+    }
+
+    static void assertAllowedUnchanged(Admission admission) {
+        assertThat(admission.allowed()).isTrue();
+        assertThat(admission.code()).isEqualTo(200);
+        assertThat(admission.patch()).as("no patch").isNull();
+    }
+
+    // ---- 1. GPU resources declared under requests only ----------------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void requestsOnlyGpuGetsExclusiveCoresInLimitsAndOurScheduler(HamiCompat compat) {
+        Admission admission = admit(hamiScheduler.get(compat), pod("req").container(container("main")
+                .request(GPU, "1")).build());
+
+        assertThat(admission.allowed()).isTrue();
+        JsonNode patched = admission.patchedPod();
+        assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
+        assertThat(resources(patched, 0).path("limits").properties()).as("limits created with the cores only")
+                .extracting(Map.Entry::getKey).containsExactly(GPUCORES);
+        assertThat(resources(patched, 0).path("limits").path(GPUCORES).asString()).isEqualTo("100");
+        assertThat(resources(patched, 0).path("requests").path(GPU).asString()).as("requests untouched")
+                .isEqualTo("1");
+        assertThat(resources(patched, 0).path("limits").has(GPU)).as("the count is not copied to limits")
+                .isFalse();
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void requestsOnlyFullMemoryPercentageIsExclusiveToo(HamiCompat compat) {
+        JsonNode patched = admit(hamiScheduler.get(compat), pod("pct").container(container("main")
+                .request(GPU, "1").request(GPUMEM_PERCENTAGE, "100")).build()).patchedPod();
+
+        assertThat(resources(patched, 0).path("limits").path(GPUCORES).asString()).isEqualTo("100");
+        assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void requestsOnlySharedGpuIsLeftAlone(HamiCompat compat) {
+        int port = hamiScheduler.get(compat);
+        // Memory or cores under requests make the GPU shared (no exclusive cores), and without a count in limits
+        // HAMi finds no resource: no scheduler, no patch.
+        assertAllowedUnchanged(admit(port, pod("mem").container(container("main").request(GPU, "1")
+                .request(GPUMEM, "3000")).build()));
+        assertAllowedUnchanged(admit(port, pod("cores").container(container("main").request(GPU, "1")
+                .request(GPUCORES, "30")).build()));
+        assertAllowedUnchanged(admit(port, pod("half").container(container("main").request(GPU, "1")
+                .request(GPUMEM_PERCENTAGE, "50")).build()));
+        // A share under requests without any count: defaultGPUNum applies to limits only.
+        assertAllowedUnchanged(admit(port, pod("share").container(container("main").request(GPUMEM, "3000"))
+                .build()));
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void memoryOrCoresUnderRequestsCountNextToACountInLimits(HamiCompat compat) {
+        int port = hamiScheduler.get(compat);
+        JsonNode memory = admit(port, pod("mixed-mem").container(container("main").gpu("1")
+                .request(GPUMEM, "3000")).build()).patchedPod();
+        assertThat(memory.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
+        assertThat(resources(memory, 0).path("limits").has(GPUCORES)).as("memory in requests: not exclusive")
+                .isFalse();
+
+        JsonNode cores = admit(port, pod("mixed-cores").container(container("main").gpu("1")
+                .request(GPUCORES, "30")).build()).patchedPod();
+        assertThat(resources(cores, 0).path("limits").has(GPUCORES)).as("cores in requests are given").isFalse();
+        assertThat(cores.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void memoryPercentageUnderRequestsIsValidatedInV210Only(HamiCompat compat) {
+        Admission admission = admit(hamiScheduler.get(compat), pod("bad-pct").container(container("main")
+                .request(GPU, "1").request(GPUMEM_PERCENTAGE, "150")).build());
+
+        if (compat == HamiCompat.V2_10) {
+            assertThat(admission.allowed()).isFalse();
+            assertThat(admission.code()).isEqualTo(500);
+            assertThat(admission.message()).isEqualTo("invalid nvidia.com/gpumem-percentage value 150 in container"
+                    + " main: must be an integer between 0 and 100");
+        } else {
+            assertAllowedUnchanged(admission); // 150 is not 100: not exclusive, and no count in limits
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void quotaReadsRequestsWhenLimitsLackThem(HamiCompat compat) {
+        // team-quota: limits.nvidia.com/gpumem 4000, 2000 used. HAMi checks the quota whether or not the pod was
+        // mutated, reading each value from limits, else requests.
+        Admission admission = admit(hamiScheduler.get(compat), pod("big").namespace("team-quota")
+                .container(container("main").request(GPU, "1").request(GPUMEM, "3000")).build());
+
+        assertThat(admission.allowed()).isFalse();
+        assertThat(admission.code()).isEqualTo(403);
+        assertThat(admission.message()).isEqualTo("exceeding resource quota");
+        assertAllowedUnchanged(admit(hamiScheduler.get(compat), pod("small").namespace("team-quota")
+                .container(container("main").request(GPU, "1").request(GPUMEM, "2000")).build()));
+    }
+
+    // ---- 2. --scheduler-name="" -------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void unsetSchedulerNameMutatesGpuPodsButKeepsTheirScheduler(HamiCompat compat) {
+        int port = unsetScheduler.get(compat);
+        JsonNode defaultScheduler = admit(port, pod("default").schedulerName("default-scheduler")
+                .container(container("main").gpu("1")).build()).patchedPod();
+        assertThat(defaultScheduler.path("spec").path("schedulerName").asString()).isEqualTo("default-scheduler");
+        assertThat(resources(defaultScheduler, 0).path("limits").path(GPUCORES).asString()).isEqualTo("100");
+
+        JsonNode noScheduler = admit(port, pod("none").container(container("main").limit(GPUMEM, "2000")).build())
+                .patchedPod();
+        assertThat(noScheduler.path("spec").has("schedulerName")).as("no scheduler name written").isFalse();
+        assertThat(resources(noScheduler, 0).path("limits").path(GPU).asString()).isEqualTo("1");
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void unsetSchedulerNameDoesNotCheckTheNodeName(HamiCompat compat) {
+        Admission admission = admit(unsetScheduler.get(compat), pod("pinned").nodeName("worker-1")
+                .container(container("main").gpu("1")).build());
+
+        assertThat(admission.allowed()).as("HAMi denies 'pod has node assigned' only when it sets the scheduler")
+                .isTrue();
+        assertThat(admission.patchedPod().path("spec").path("nodeName").asString()).isEqualTo("worker-1");
+        assertThat(resources(admission.patchedPod(), 0).path("limits").path(GPUCORES).asString()).isEqualTo("100");
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void unsetSchedulerNameStillLeavesPodsOfOtherSchedulersAlone(HamiCompat compat) {
+        Admission admission = admit(unsetScheduler.get(compat), pod("volcano").schedulerName("volcano")
+                .container(container("main").gpu("1")).build());
+
+        assertAllowedUnchanged(admission);
+        assertThat(admission.message()).isEqualTo("pod already has different scheduler assigned");
+    }
+
+    // ---- 3. request.object absent or null ---------------------------------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void absentOrNullObjectIsControllerRuntimesNoContent(HamiCompat compat) {
+        int port = hamiScheduler.get(compat);
+        for (String version : new String[] {Reviews.V1, Reviews.V1BETA1}) {
+            ObjectNode absent = Reviews.review(version, "", "Pod", "CREATE", null);
+            ObjectNode explicitNull = Reviews.review(version, "", "Pod", "CREATE", null);
+            ((ObjectNode) explicitNull.get("request")).putNull("object");
+            for (ObjectNode review : new ObjectNode[] {absent, explicitNull}) {
+                Admission admission = fixture.client.admit(port, review);
+                assertThat(admission.reply().status()).as("HTTP status").isEqualTo(200);
+                assertThat(admission.answer().path("apiVersion").asString()).isEqualTo(version);
+                assertThat(admission.allowed()).isFalse();
+                assertThat(admission.code()).isEqualTo(400);
+                assertThat(admission.message()).isEqualTo("there is no content to decode");
+                assertThat(admission.patch()).isNull();
+            }
+        }
+    }
+}
