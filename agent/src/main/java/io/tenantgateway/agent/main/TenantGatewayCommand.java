@@ -1,6 +1,7 @@
 package io.tenantgateway.agent.main;
 
 import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.agent.CdsTrainingCommand;
 import io.tenantgateway.agent.Version;
 import io.tenantgateway.agent.cli.CertsCommand;
 import io.tenantgateway.agent.cli.WebhookCommand;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Command;
         versionProvider = Version.class,
         description = "Konnectivity agent and HAMi GPU-sharing gateway for Kamaji tenant clusters.",
         subcommands = {AgentCommand.class, CertsCommand.class, WebhookCommand.class, ProbeCommand.class,
-            DoctorCommand.class},
+            DoctorCommand.class, CdsTrainingCommand.class},
         // The image ships this jar alone; lab and bench need a mock API server and a scheduler simulator.
         footer = {"", "lab, bench: in the tools jar (tools/target/tenant-gateway-tools.jar in a checkout, not in the"
             + " image); bin/tenant-gateway runs them from there."})

@@ -59,7 +59,8 @@ final class Bench {
                     case ISOLATION -> throughput.isolation();
                     case ADMISSION -> new AdmissionScenario(rig, sizes).run();
                     case SCALE -> new ScaleScenario(rig, sizes).run();
-                    case FOOTPRINT -> new FootprintScenario(rig, sizes, config.launcher()).run();
+                    case FOOTPRINT -> new FootprintScenario(rig, sizes, config.launcher(),
+                            config.footprintJavaOptions()).run();
                 };
                 log.info("bench: {} done in {} ms", scenario.cliName(), (System.nanoTime() - scenarioStart) / 1_000_000);
                 results.add(result);

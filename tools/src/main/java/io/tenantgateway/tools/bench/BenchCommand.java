@@ -90,6 +90,10 @@ public final class BenchCommand implements Callable<Integer> {
                     + " of this checkout (or image).")
     Path launcher;
 
+    @Option(names = "--footprint-java-opts", paramLabel = "OPTIONS", defaultValue = "", hidden = true,
+            description = "Tuning experiments: JVM options the footprint scenario adds to the agent's (JAVA_OPTS).")
+    String footprintJavaOpts;
+
     @Option(names = "--agent-max-data-size", paramLabel = "BYTES", defaultValue = "0", hidden = true,
             description = "Tuning experiments: the agent's largest DATA (target read size). Default: the agent's.")
     int agentMaxDataSize;
@@ -134,7 +138,8 @@ public final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--launcher: " + footprintLauncher + " (expected: an executable"
                     + " bin/proxy-agent; the footprint scenario starts the agent through it)");
         }
-        return new BenchConfig(selected, quick, sizes, external, agentMaxDataSize, footprintLauncher);
+        return new BenchConfig(selected, quick, sizes, external, agentMaxDataSize, footprintLauncher,
+                footprintJavaOpts);
     }
 
     /** {@code host:port}, IPv6 hosts in brackets. */

@@ -16,9 +16,11 @@ import java.util.Set;
  * @param agentMaxDataSize the agent's largest DATA (its target read size), or 0 for the agent's default; a knob
  *     for tuning experiments
  * @param launcher the launcher the footprint scenario starts the agent with ({@code bin/proxy-agent})
+ * @param footprintJavaOptions JVM options the footprint scenario adds to the agent's (JAVA_OPTS); a knob for
+ *     tuning experiments, "" otherwise
  */
 public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes sizes, ExternalServer external,
-        int agentMaxDataSize, Path launcher) {
+        int agentMaxDataSize, Path launcher, String footprintJavaOptions) {
 
     public BenchConfig {
         requireNonNull(scenarios, "scenarios");
@@ -28,6 +30,7 @@ public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes siz
         scenarios = Set.copyOf(EnumSet.copyOf(scenarios));
         requireNonNull(sizes, "sizes");
         requireNonNull(launcher, "launcher");
+        requireNonNull(footprintJavaOptions, "footprintJavaOptions");
         if (agentMaxDataSize < 0) {
             throw new IllegalArgumentException("--agent-max-data-size: " + agentMaxDataSize
                     + " (expected: > 0, or 0 for the default)");
@@ -36,7 +39,7 @@ public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes siz
 
     public BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes sizes, ExternalServer external,
             int agentMaxDataSize) {
-        this(scenarios, quick, sizes, external, agentMaxDataSize, FootprintScenario.defaultLauncher());
+        this(scenarios, quick, sizes, external, agentMaxDataSize, FootprintScenario.defaultLauncher(), "");
     }
 
     public boolean runs(Scenario scenario) {

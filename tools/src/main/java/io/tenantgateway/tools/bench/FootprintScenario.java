@@ -63,16 +63,18 @@ final class FootprintScenario {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final long USER_HZ = 100;
     private static final String NMT = "-XX:NativeMemoryTracking=summary";
-    static final String EXTRA_OPTIONS_PROPERTY = "tenant-gateway.bench.footprint-java-opts";
 
     private final BenchRig rig;
     private final BenchSizes sizes;
     private final Path launcher;
+    private final String javaOptions;
 
-    FootprintScenario(BenchRig rig, BenchSizes sizes, Path launcher) {
+    /** @param javaOptions JVM options added to the agent's (JAVA_OPTS), for tuning experiments; usually "" */
+    FootprintScenario(BenchRig rig, BenchSizes sizes, Path launcher, String javaOptions) {
         this.rig = requireNonNull(rig, "rig");
         this.sizes = requireNonNull(sizes, "sizes");
         this.launcher = requireNonNull(launcher, "launcher");
+        this.javaOptions = requireNonNull(javaOptions, "javaOptions");
     }
 
     /** Which parts the child runs. */
@@ -299,7 +301,7 @@ final class FootprintScenario {
                     "--webhook-listen=127.0.0.1:" + freePort()));
         }
         String name = "agent (" + mode.label + (nmt ? ", NMT" : "") + ")";
-        Child child = Child.start(name, command, nmt, rig.workDir.resolve("footprint-" + mode.name()
+        Child child = Child.start(name, command, nmt, javaOptions, rig.workDir.resolve("footprint-" + mode.name()
                 .toLowerCase(Locale.ROOT) + (nmt ? "-nmt" : "") + ".log"), null);
         child.afterClose = this::awaitGone;
         try {
@@ -340,13 +342,14 @@ final class FootprintScenario {
     private Child startFloor(List<String> jvmOptions, boolean nmt) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmOptions);
+        // A class-data archive belongs to the agent's jar; the floor runs on the JDK's own archive.
+        jvmOptions.stream().filter(o -> !o.startsWith("-XX:SharedArchiveFile=")).forEach(command::add);
         if (nmt) {
             command.add(NMT);
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), FootprintFloor.class.getName()));
         String name = "bare JVM + Netty" + (nmt ? " (NMT)" : "");
-        Child floor = Child.start(name, command, false, rig.workDir.resolve("footprint-floor" + (nmt ? "-nmt" : "")
+        Child floor = Child.start(name, command, false, "", rig.workDir.resolve("footprint-floor" + (nmt ? "-nmt" : "")
                 + ".log"), FootprintFloor.READY);
         try {
             floor.checkAlive();
@@ -449,19 +452,16 @@ final class FootprintScenario {
             this.startedAt = startedAt;
         }
 
-        static Child start(String name, List<String> command, boolean nmtThroughLauncher, Path log, String ready)
-                throws IOException {
+        static Child start(String name, List<String> command, boolean nmtThroughLauncher, String extraOptions,
+                Path log, String ready) throws IOException {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
             // Exactly the image's options: the launcher's defaults, nothing inherited from this process.
             builder.environment().remove("TENANT_GATEWAY_JVM_OPTS");
             builder.environment().remove("JAVA_OPTS");
             builder.environment().remove("JAVA_TOOL_OPTIONS");
             builder.environment().remove("MALLOC_ARENA_MAX");
-            builder.environment().remove("TG_EXP");
-            if (System.getenv("TG_CHILD_EXP") != null) { builder.environment().put("TG_EXP", System.getenv("TG_CHILD_EXP")); }
             // Tuning experiments only: options added after the image's (bench's hidden --footprint-java-opts).
-            String extra = System.getProperty(EXTRA_OPTIONS_PROPERTY, "");
-            String javaOpts = ((nmtThroughLauncher ? NMT : "") + " " + extra).strip();
+            String javaOpts = ((nmtThroughLauncher ? NMT : "") + " " + extraOptions).strip();
             if (!javaOpts.isEmpty()) {
                 builder.environment().put("JAVA_OPTS", javaOpts);
             }
@@ -520,8 +520,6 @@ final class FootprintScenario {
                 }
             }
             options.remove(NMT);
-            // A class-data archive belongs to the agent's class path; the floor's is another.
-            options.removeIf(o -> o.startsWith("-XX:SharedArchiveFile=") || o.startsWith("-XX:ArchiveClassesAtExit="));
             return options;
         }
 
