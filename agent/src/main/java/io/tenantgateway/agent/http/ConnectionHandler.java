@@ -66,7 +66,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         deadline = ctx.executor().schedule(() -> {
             deadline = null;
             if (state != State.RESPONDING && ctx.channel().isActive()) {
-                endpoint.timedOut(ctx.channel());
+                endpoint.timedOut(ctx.channel(), state != State.IDLE);
                 ctx.close();
             }
         }, millis, TimeUnit.MILLISECONDS);

@@ -158,11 +158,16 @@ public final class HttpEndpoint implements AutoCloseable {
         return handler;
     }
 
-    /** A request did not arrive in full in time: counted, logged (throttled); the caller closes. */
-    void timedOut(Channel channel) {
+    /**
+     * A request did not arrive in full in time: counted, logged (throttled); the caller closes.
+     *
+     * @param started whether the request had begun to arrive (else none came at all)
+     */
+    void timedOut(Channel channel, boolean started) {
         timedOut.incrementAndGet();
-        warn(lastTimeoutWarn, "{}: request from {} not received in full within {} ms; closing the connection", name,
-                channel.remoteAddress(), limits.requestTimeout().toMillis());
+        warn(lastTimeoutWarn, started ? "{}: request from {} not received in full within {} ms; closing the connection"
+                : "{}: no request from {} within {} ms; closing the connection", name, channel.remoteAddress(),
+                limits.requestTimeout().toMillis());
     }
 
     private void warn(AtomicLong lastWarn, String format, Object... args) {

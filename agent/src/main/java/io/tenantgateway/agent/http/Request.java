@@ -19,7 +19,8 @@ import java.util.Map;
  * @param path the path, not percent-decoded ({@code /readyz}); from an absolute-form target its path part
  * @param query the raw query after {@code ?}, or {@code null} when the target has no {@code ?}
  * @param params the query's parameters, decoded; a name without {@code =} has the value {@code ""}
- * @param host the {@code Host} header's host, without port or IPv6 brackets; {@code null} without the header
+ * @param host the host the client addressed (an absolute-form target's, else the {@code Host} header's), without port or
+ *     IPv6 brackets; {@code null} when it named none
  */
 public record Request(String method, String path, String query, Map<String, List<String>> params, String host) {
     public Request {
@@ -33,12 +34,16 @@ public record Request(String method, String path, String query, Map<String, List
     /** Built from what Netty decoded. */
     static Request of(HttpRequest request) {
         String target = request.uri();
+        String host = host(request.headers().get(HttpHeaderNames.HOST));
         if (target.startsWith("http://") || target.startsWith("https://")) {
-            // Absolute form (RFC 9112 3.2.2): the path and query are the request's, the authority is the URI's.
+            // Absolute form (RFC 9112 3.2.2): path and query from the URI, and its authority wins over Host.
             try {
                 URI uri = URI.create(target);
                 target = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
                         + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+                if (uri.getHost() != null) {
+                    host = host(uri.getHost());
+                }
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("request target: '" + request.uri() + "' (expected: a URI)", e);
             }
@@ -48,8 +53,7 @@ public record Request(String method, String path, String query, Map<String, List
         String query = question < 0 ? null : target.substring(question + 1);
         Map<String, List<String>> params = query == null ? Map.of()
                 : new QueryStringDecoder(query, StandardCharsets.UTF_8, false).parameters();
-        return new Request(request.method().name(), path, query, params,
-                host(request.headers().get(HttpHeaderNames.HOST)));
+        return new Request(request.method().name(), path, query, params, host);
     }
 
     /** {@code example.com:8094} → {@code example.com}; {@code [::1]:8094} → {@code ::1}. */
