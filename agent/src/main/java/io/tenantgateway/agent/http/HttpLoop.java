@@ -16,7 +16,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The threads of the agent's own HTTP ports (health and admin): one Netty event loop ({@code tg-http}, epoll where it
+ * The threads of the agent's own HTTP ports (health and admin): one Netty event loop ({@code tg-http-…}, epoll where it
  * loads, as the tunnel's) that every {@link HttpEndpoint} on it shares, and a small bounded executor
  * ({@code tg-http-blocking-N}, {@value #BLOCKING_THREADS} threads, started on demand, {@value #BLOCKING_QUEUE}
  * queued tasks) for the few handlers that block (JFR recordings, diagnostic commands, file work). Its own loop,

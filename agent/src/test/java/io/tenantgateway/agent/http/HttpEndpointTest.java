@@ -341,7 +341,7 @@ class HttpEndpointTest {
         int port = endpoint.boundPort();
         Socket socket = connect(endpoint);
         send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
-        parked.get(10, TimeUnit.SECONDS);
+        parked.join();
         endpoint.close();
         endpoint.close();
         assertThat(socket.getInputStream().read()).isEqualTo(-1);
@@ -354,16 +354,16 @@ class HttpEndpointTest {
     @Test
     void aFullBlockingExecutorRefusesWithRejectedExecution() throws Exception {
         CompletableFuture<Void> release = new CompletableFuture<>();
-        List<CompletableFuture<Object>> tasks = new ArrayList<>();
+        List<CompletableFuture<?>> tasks = new ArrayList<>();
         for (int i = 0; i < HttpLoop.BLOCKING_THREADS + HttpLoop.BLOCKING_QUEUE; i++) {
-            tasks.add(loop.blocking(() -> release.get(30, TimeUnit.SECONDS)));
+            tasks.add(loop.blocking(release::join));
         }
         CompletableFuture<Object> refused = loop.blocking(() -> "never");
         assertThat(refused).isCompletedExceptionally();
         assertThatThrownBy(refused::join).hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class)
                 .hasMessageContaining("busy: 2 blocking tasks running and 16 queued");
         release.complete(null);
-        CompletableFuture.allOf(tasks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-        assertThat(loop.blocking(() -> "again").get(30, TimeUnit.SECONDS)).isEqualTo("again");
+        CompletableFuture.allOf(tasks.toArray(CompletableFuture[]::new)).join();
+        assertThat(loop.blocking(() -> "again").join()).isEqualTo("again");
     }
 }
