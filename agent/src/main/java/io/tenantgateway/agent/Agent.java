@@ -15,6 +15,7 @@ import io.tenantgateway.agent.health.HealthServer;
 import io.tenantgateway.agent.k8s.DeviceConfigWatch;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.HamiWebhookCoexistence;
+import io.tenantgateway.agent.http.HttpLoop;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.k8s.KubernetesQuotaLookup;
 import io.tenantgateway.agent.k8s.LeaseServerCounter;
@@ -87,7 +88,11 @@ public final class Agent implements AutoCloseable {
     private final CompletableFuture<RuntimeException> fatal = new CompletableFuture<>();
 
     // Set during start; read by the health server's event loop and the admin server, hence volatile.
-    private volatile Vertx vertx;
+    /** Only for the parts that run on Vert.x (the webhook and its upstream proxy); see {@link #vertx()}. */
+    private Vertx vertx;
+    private boolean vertxClosed;
+    private final Object vertxLock = new Object();
+    private volatile HttpLoop http;
     private volatile HealthServer health;
     private volatile KubernetesClient kubernetes;
     private volatile DeviceRegistrar devices;
@@ -173,13 +178,18 @@ public final class Agent implements AutoCloseable {
         // management beans, which the first connection should not wait for.
         JvmMetrics.builder().register(registry);
 
-        vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
-        started.push(() -> vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+        // Vert.x is made on first use by a part that runs on it (the webhook); it closes here in the order, after
+        // every part. A tunnel-only agent never loads it (DESIGN.md "Footprint").
+        started.push(this::closeVertx);
+        // The health and admin ports: plain Netty on one event loop of their own.
+        http = new HttpLoop();
+        http.start();
+        started.push(http);
 
         // Every enabled part's readiness check exists before the health port accepts a connection (a part that has
         // not started yet is "not ready" with its name), so /readyz is never 200 early. The checks come from the
         // configuration alone: no HAMi part is built yet.
-        health = new HealthServer(vertx, config.servers().healthServerHost(), config.servers().healthServerPort(),
+        health = new HealthServer(http, config.servers().healthServerHost(), config.servers().healthServerPort(),
                 registry);
         health.addCheck(new HealthCheck("shutdown", () -> draining ? HealthCheck.Result.failed("draining")
                 : HealthCheck.Result.OK));
@@ -197,7 +207,7 @@ public final class Agent implements AutoCloseable {
         health.start();
         started.push(health);
 
-        admin = new AdminServer(vertx, config.servers().adminBindAddress(), config.servers().adminServerPort(),
+        admin = new AdminServer(http, config.servers().adminBindAddress(), config.servers().adminServerPort(),
                 new AgentAdminStatus(this), Version.version(), clock, new AdminServer.Options(health.boundPort(),
                         config.profiling(), config.contentionProfiling()));
         admin.start();
@@ -336,6 +346,34 @@ public final class Agent implements AutoCloseable {
         return new RetryingStart<>(checkName, partName, attempt, readiness,
                 failure -> KubernetesClients.describeFailure(api, failure), partsScheduler(),
                 Backoff.agentSync(RetryingStart.FIRST_RETRY, RetryingStart.RETRY_CAP).start(new Random()), this::fatal);
+    }
+
+    /**
+     * The shared Vert.x (2 event loops, 4 workers), made on the first call: only the parts that run on it call this,
+     * so a tunnel-only agent loads no Vert.x class. Any thread (the webhook with Secret TLS starts in the
+     * background); after {@link #closeVertx} it throws.
+     */
+    private Vertx vertx() {
+        synchronized (vertxLock) {
+            if (vertxClosed) {
+                throw new IllegalStateException("agent closed");
+            }
+            if (vertx == null) {
+                vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
+            }
+            return vertx;
+        }
+    }
+
+    private void closeVertx() throws Exception {
+        Vertx created;
+        synchronized (vertxLock) {
+            vertxClosed = true;
+            created = vertx;
+        }
+        if (created != null) {
+            created.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
     }
 
     private ScheduledExecutorService partsScheduler() {
@@ -514,7 +552,7 @@ public final class Agent implements AutoCloseable {
     private WebhookParts startWebhookServer(AgentConfig.WebhookPart part, TlsMaterial serving, String servingSource,
             DeviceConfig deviceConfig, KubernetesQuotaLookup quota) {
         WebhookServer.Builder builder = WebhookServer.builder(part.config()).serverTls(serving).registry(registry)
-                .clock(clock).vertx(vertx).deviceConfig(deviceConfig);
+                .clock(clock).vertx(vertx()).deviceConfig(deviceConfig);
         List<AutoCloseable> owned = new ArrayList<>();
         try {
             if (part.upstreamCa().isPresent()) {
@@ -525,7 +563,9 @@ public final class Agent implements AutoCloseable {
                 builder.upstreamTls(upstreamTrust);
             }
             if (quota != null) {
-                builder.quotaLookup(quota);
+                // A method reference, not the object: passing a KubernetesQuotaLookup where a QuotaLookup is taken
+                // makes the verifier load QuotaLookup with Agent, a webhook class a tunnel-only agent must not load.
+                builder.quotaLookup(quota::find);
             }
             WebhookServer server = builder.build();
             try {

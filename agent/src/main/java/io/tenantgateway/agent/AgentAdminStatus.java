@@ -16,7 +16,11 @@ import io.tenantgateway.webhook.WebhookServer;
 import java.util.Map;
 import java.util.Optional;
 
-/** The {@link Agent} as the admin server sees it: a read-only view that takes a fresh snapshot on each call. */
+/**
+ * The {@link Agent} as the admin server sees it: a read-only view that takes a fresh snapshot on each call. The
+ * optional parts are read with plain code, not method references: a reference to {@code WebhookServer::…} loads
+ * the class (and what its verification needs: Vert.x) even when the part is off, which a tunnel-only agent must not.
+ */
 final class AgentAdminStatus implements AgentStatus {
     private final Agent agent;
 
@@ -51,16 +55,19 @@ final class AgentAdminStatus implements AgentStatus {
 
     @Override
     public Optional<DeviceRegistrationSnapshot> devices() {
-        return agent.devices().map(DeviceRegistrar::snapshot);
+        Optional<DeviceRegistrar> devices = agent.devices();
+        return devices.isPresent() ? Optional.of(devices.get().snapshot()) : Optional.empty();
     }
 
     @Override
     public Optional<LockSnapshot> locks() {
-        return agent.allocation().map(AllocationController::snapshot);
+        Optional<AllocationController> allocation = agent.allocation();
+        return allocation.isPresent() ? Optional.of(allocation.get().snapshot()) : Optional.empty();
     }
 
     @Override
     public Optional<RecentAdmissions> admissions() {
-        return agent.webhook().map(WebhookServer::recentAdmissions);
+        Optional<WebhookServer> webhook = agent.webhook();
+        return webhook.isPresent() ? Optional.of(webhook.get().recentAdmissions()) : Optional.empty();
     }
 }

@@ -2,14 +2,13 @@ package io.tenantgateway.agent.admin;
 
 import static java.util.Objects.requireNonNull;
 
-import io.tenantgateway.agent.health.HttpEndpoint;
+import io.tenantgateway.agent.http.HttpEndpoint;
+import io.tenantgateway.agent.http.HttpLoop;
+import io.tenantgateway.agent.http.Request;
+import io.tenantgateway.agent.http.Response;
+import io.tenantgateway.certs.vertx.ServerLimits;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.RecentAdmissions;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
-import io.tenantgateway.certs.vertx.ServerLimits;
 import java.time.Duration;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -26,9 +25,12 @@ import tools.jackson.databind.json.JsonMapper;
  * The admin port (upstream {@code --admin-server-port}, 8094; Kamaji 8133), bound to {@code --admin-bind-address}
  * (127.0.0.1 by default): what the agent is doing right now, as JSON under {@code /debug/*} and as a status page at
  * {@code /ui}. Every answer is built from snapshots (immutable records), read without locks shared with the data
- * path, on the Vert.x event loop: nothing here blocks. {@code /metrics} answers 301 to the health port's
+ * path, on the {@link HttpLoop}'s event loop: nothing here blocks. {@code /metrics} answers 301 to the health port's
  * {@code /metrics}, as upstream's admin port does. With {@code --enable-profiling} it also serves
- * {@link Profiling}'s paths (their blocking work runs on worker threads).
+ * {@link Profiling}'s paths (their blocking work runs on the loop's blocking threads).
+ *
+ * <p>Webhook types ({@code RecentAdmissions}, {@code AdmissionRecord}) are touched only when the webhook is on:
+ * no method reference or lambda names them on a path a tunnel-only agent takes, so such an agent never loads them.
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
@@ -51,27 +53,27 @@ public final class AdminServer implements AutoCloseable {
      * @param agent what the pages show, read on the event loop
      * @param version the build's version string, shown on the status page
      */
-    public AdminServer(Vertx vertx, String host, int port, AgentStatus agent, String version) {
-        this(vertx, host, port, agent, version, Clock.systemUTC());
+    public AdminServer(HttpLoop loop, String host, int port, AgentStatus agent, String version) {
+        this(loop, host, port, agent, version, Clock.systemUTC());
     }
 
-    public AdminServer(Vertx vertx, String host, int port, AgentStatus agent, String version, Clock clock) {
-        this(vertx, host, port, agent, version, clock, Options.NONE);
+    public AdminServer(HttpLoop loop, String host, int port, AgentStatus agent, String version, Clock clock) {
+        this(loop, host, port, agent, version, clock, Options.NONE);
     }
 
-    public AdminServer(Vertx vertx, String host, int port, AgentStatus agent, String version, Clock clock,
+    public AdminServer(HttpLoop loop, String host, int port, AgentStatus agent, String version, Clock clock,
             Options options) {
         this.options = requireNonNull(options, "options");
         // A JFR download is silent for up to its N seconds: the idle timeout must outlast the longest one.
         ServerLimits limits = options.profiling() ? new ServerLimits(
                 ServerLimits.DEFAULTS.maxConnections(), ServerLimits.DEFAULTS.tlsHandshakeTimeout(),
                 ServerLimits.DEFAULTS.requestTimeout(), Duration.ofSeconds(Profiling.MAX_SECONDS + 30)) : ServerLimits.DEFAULTS;
-        this.endpoint = new HttpEndpoint(vertx, "admin server", "--admin-server-port",
+        this.endpoint = new HttpEndpoint(loop, "admin server", "--admin-server-port",
                 host == null || host.isEmpty() ? "127.0.0.1" : host, port, this::handle, limits);
         this.agent = requireNonNull(agent, "agent");
         this.version = requireNonNull(version, "version");
         this.clock = requireNonNull(clock, "clock");
-        this.profiling = options.profiling() ? new Profiling(vertx, options.contentionProfiling()) : null;
+        this.profiling = options.profiling() ? new Profiling(loop, options.contentionProfiling()) : null;
     }
 
     /**
@@ -99,25 +101,23 @@ public final class AdminServer implements AutoCloseable {
         return new InetSocketAddress(endpoint.host(), boundPort());
     }
 
-    private void handle(HttpServerRequest request) {
-        HttpServerResponse response = request.response();
-        if (request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD) {
-            response.setStatusCode(405).putHeader("allow", "GET, HEAD")
-                    .putHeader("content-type", "text/plain; charset=utf-8").end("405 method not allowed\n");
+    private void handle(Request request, Response response) {
+        if (!request.isGetOrHead()) {
+            response.status(405).header("allow", "GET, HEAD")
+                    .header("content-type", "text/plain; charset=utf-8").end("405 method not allowed\n");
             return;
         }
         String path = request.path();
         try {
             switch (path) {
-                case "/", "/ui/" -> response.setStatusCode(302).putHeader("location", "/ui").end();
-                case "/ui" -> page(request);
-                case "/metrics" -> metricsRedirect(request);
+                case "/", "/ui/" -> response.status(302).header("location", "/ui").end();
+                case "/ui" -> page(request, response);
+                case "/metrics" -> metricsRedirect(request, response);
                 case "/debug", "/debug/" -> json(response, Map.of("paths", debugPaths(), "statusPage", "/ui"));
-                default -> debug(request, path);
+                default -> debug(request, response, path);
             }
         } catch (IllegalArgumentException e) {
-            response.setStatusCode(400).putHeader("content-type", "text/plain; charset=utf-8")
-                    .end(e.getMessage() + "\n");
+            response.status(400).header("content-type", "text/plain; charset=utf-8").end(e.getMessage() + "\n");
         }
     }
 
@@ -125,21 +125,21 @@ public final class AdminServer implements AutoCloseable {
      * Upstream's redirect: the host the client used for this port (its {@code Host} header; the admin bind address
      * when there is none) with the health port, path and query kept.
      */
-    private void metricsRedirect(HttpServerRequest request) {
+    private void metricsRedirect(Request request, Response response) {
         if (options.healthPort() < 0) {
-            notFound(request, "/metrics");
+            notFound(response, "/metrics");
             return;
         }
-        String host = request.authority() != null ? request.authority().host() : endpoint.host();
+        String host = request.host() != null ? request.host() : endpoint.host();
         String location = "http://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
                 + options.healthPort() + "/metrics" + (request.query() == null ? "" : "?" + request.query());
-        request.response().setStatusCode(301).putHeader("location", location)
-                .putHeader("content-type", "text/html; charset=utf-8")
+        response.status(301).header("location", location)
+                .header("content-type", "text/html; charset=utf-8")
                 .end("<a href=\"" + Html.text(location) + "\">Moved Permanently</a>.\n");
     }
 
-    private void notFound(HttpServerRequest request, String path) {
-        request.response().setStatusCode(404).putHeader("content-type", "text/plain; charset=utf-8")
+    private void notFound(Response response, String path) {
+        response.status(404).header("content-type", "text/plain; charset=utf-8")
                 .end("404 page not found: " + path + " (paths: /ui, /metrics, " + String.join(", ", debugPaths())
                         + ")\n");
     }
@@ -153,8 +153,8 @@ public final class AdminServer implements AutoCloseable {
         return paths;
     }
 
-    private void debug(HttpServerRequest request, String path) {
-        if (profiling != null && profiling.handle(request, path)) {
+    private void debug(Request request, Response response, String path) {
+        if (profiling != null && profiling.handle(request, response, path)) {
             return;
         }
         Object body = switch (path) {
@@ -166,19 +166,28 @@ public final class AdminServer implements AutoCloseable {
                     .orElse(off("device registration"));
             case "/debug/locks" -> agent.locks().map(a -> (Object) DebugViews.locks(a))
                     .orElse(off("lock controller"));
-            case "/debug/admissions" -> agent.admissions().map(r -> (Object) DebugViews.admissions(
-                    r.snapshot(), r.total(), r.capacity(), limit(request))).orElse(off("webhook"));
+            case "/debug/admissions" -> admissions(request);
             default -> null;
         };
         if (body == null) {
-            notFound(request, path);
+            notFound(response, path);
             return;
         }
-        json(request.response(), body);
+        json(response, body);
     }
 
-    private void json(HttpServerResponse response, Object body) {
-        response.putHeader("content-type", "application/json").putHeader("cache-control", "no-store")
+    /** Plain code, no lambda over {@code RecentAdmissions}: without the webhook the class is never loaded. */
+    private Object admissions(Request request) {
+        Optional<RecentAdmissions> admissions = agent.admissions();
+        if (admissions.isEmpty()) {
+            return off("webhook");
+        }
+        RecentAdmissions recent = admissions.get();
+        return DebugViews.admissions(recent.snapshot(), recent.total(), recent.capacity(), limit(request));
+    }
+
+    private void json(Response response, Object body) {
+        response.header("content-type", "application/json").header("cache-control", "no-store")
                 .end(json.writeValueAsString(body));
     }
 
@@ -190,8 +199,8 @@ public final class AdminServer implements AutoCloseable {
     }
 
     /** {@code ?limit=N}: the newest N admissions (default: all kept). */
-    private static int limit(HttpServerRequest request) {
-        String value = request.getParam("limit");
+    private static int limit(Request request) {
+        String value = request.param("limit");
         if (value == null) {
             return Integer.MAX_VALUE;
         }
@@ -206,9 +215,9 @@ public final class AdminServer implements AutoCloseable {
         throw new IllegalArgumentException("limit: '" + value + "' (expected: a number >= 0)");
     }
 
-    private void page(HttpServerRequest request) {
+    private void page(Request request, Response response) {
         int refresh = DEFAULT_REFRESH_SECONDS;
-        String value = request.getParam("refresh");
+        String value = request.param("refresh");
         if (value != null) {
             try {
                 refresh = Integer.parseInt(value);
@@ -219,19 +228,21 @@ public final class AdminServer implements AutoCloseable {
                 throw new IllegalArgumentException("refresh: '" + value + "' (expected: seconds 0..3600, 0 = off)");
             }
         }
+        // Plain code, no method reference to RecentAdmissions: without the webhook the class is never loaded.
         Optional<RecentAdmissions> admissions = agent.admissions();
+        RecentAdmissions recent = admissions.isPresent() ? admissions.get() : null;
         StatusPage.Model model = new StatusPage.Model(clock.instant(), version, agent.tunnelConfig().agentId(),
                 agent.nodeName().orElse(""), proxyServer(), agent.readiness(),
                 agent.tunnel(),
                 agent.devices(),
                 agent.locks(),
-                admissions.map(RecentAdmissions::snapshot),
-                admissions.map(RecentAdmissions::total).orElse(0L));
-        request.response().putHeader("content-type", "text/html; charset=utf-8")
-                .putHeader("cache-control", "no-store")
-                .putHeader("content-security-policy", PAGE_POLICY)
-                .putHeader("x-content-type-options", "nosniff")
-                .putHeader("referrer-policy", "no-referrer")
+                recent == null ? Optional.empty() : Optional.of(recent.snapshot()),
+                recent == null ? 0L : recent.total());
+        response.header("content-type", "text/html; charset=utf-8")
+                .header("cache-control", "no-store")
+                .header("content-security-policy", PAGE_POLICY)
+                .header("x-content-type-options", "nosniff")
+                .header("referrer-policy", "no-referrer")
                 .end(StatusPage.render(model, refresh));
     }
 

@@ -2,16 +2,19 @@ package io.tenantgateway.agent.admin;
 
 import static java.util.Objects.requireNonNull;
 
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
+import io.tenantgateway.agent.http.HttpLoop;
+import io.tenantgateway.agent.http.Request;
+import io.tenantgateway.agent.http.Response;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.text.ParseException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.management.JMException;
 import javax.management.ObjectName;
@@ -34,8 +37,10 @@ import org.slf4j.LoggerFactory;
  * ({@code jdk.JavaMonitorEnter}, {@code jdk.JavaMonitorWait}, {@code jdk.ThreadPark}; upstream: the block profile).
  * </ul>
  *
- * <p>Diagnostic commands and JFR block, so they run on a Vert.x worker thread, never on the event loop; the
- * recording's N seconds are a timer, not a sleeping thread.
+ * <p>Threading: {@link #handle} runs on the admin port's event loop. Diagnostic commands, JFR and file work block,
+ * so they run on the {@link HttpLoop}'s blocking threads, never on the event loop; the recording's N seconds are a
+ * timer on the loop, not a sleeping thread; the file goes out with {@code sendfile}. A full blocking executor is
+ * answered 503.
  */
 final class Profiling {
     private static final Logger log = LoggerFactory.getLogger(Profiling.class);
@@ -45,21 +50,21 @@ final class Profiling {
     static final Duration CONTENTION_THRESHOLD = Duration.ofMillis(1);
     private static final String[] STRING_ARRAY = {String[].class.getName()};
 
-    private final Vertx vertx;
+    private final HttpLoop loop;
     private final boolean contention;
     private final AtomicBoolean recording = new AtomicBoolean();
 
-    Profiling(Vertx vertx, boolean contention) {
-        this.vertx = requireNonNull(vertx, "vertx");
+    Profiling(HttpLoop loop, boolean contention) {
+        this.loop = requireNonNull(loop, "loop");
         this.contention = contention;
     }
 
-    /** Answers {@code request} when {@code path} is a profiling path; returns whether it did. */
-    boolean handle(HttpServerRequest request, String path) {
+    /** Answers the request when {@code path} is a profiling path; returns whether it did. */
+    boolean handle(Request request, Response response, String path) {
         switch (path) {
-            case "/debug/threads" -> text(request, "threadPrint", "-l");
-            case "/debug/heap-histogram" -> text(request, "gcClassHistogram");
-            case "/debug/jfr" -> jfr(request);
+            case "/debug/threads" -> text(response, "threadPrint", "-l");
+            case "/debug/heap-histogram" -> text(response, "gcClassHistogram");
+            case "/debug/jfr" -> jfr(request, response);
             default -> {
                 return false;
             }
@@ -67,18 +72,25 @@ final class Profiling {
         return true;
     }
 
-    private void text(HttpServerRequest request, String command, String... args) {
-        vertx.<String>executeBlocking(() -> diagnosticCommand(command, args), false).onComplete(result -> {
-            HttpServerResponse response = request.response();
-            if (result.succeeded()) {
-                response.putHeader("content-type", "text/plain; charset=utf-8").putHeader("cache-control", "no-store")
-                        .end(result.result());
+    private void text(Response response, String command, String... args) {
+        loop.blocking(() -> diagnosticCommand(command, args)).whenComplete((text, failure) -> {
+            if (failure == null) {
+                response.header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store")
+                        .end(text);
+            } else if (failure instanceof RejectedExecutionException) {
+                busy(response, failure);
             } else {
-                log.warn("diagnostic command {} failed: {}", command, result.cause().toString());
-                response.setStatusCode(500).putHeader("content-type", "text/plain; charset=utf-8")
-                        .end(command + " failed: " + result.cause().getMessage() + "\n");
+                log.warn("diagnostic command {} failed: {}", command, failure.toString());
+                response.status(500).header("content-type", "text/plain; charset=utf-8")
+                        .end(command + " failed: " + failure.getMessage() + "\n");
             }
         });
+    }
+
+    /** The blocking threads are all taken: 503, try again. */
+    private static void busy(Response response, Throwable failure) {
+        response.status(503).header("retry-after", "5").header("content-type", "text/plain; charset=utf-8")
+                .end(failure.getMessage() + "\n");
     }
 
     /** The {@code com.sun.management:type=DiagnosticCommand} MBean: jcmd's commands, in process. */
@@ -88,29 +100,35 @@ final class Profiling {
                 STRING_ARRAY);
     }
 
-    private void jfr(HttpServerRequest request) {
-        int seconds = seconds(request.getParam("seconds"));
-        HttpServerResponse response = request.response();
+    private void jfr(Request request, Response response) {
+        int seconds = seconds(request.param("seconds"));
         if (!recording.compareAndSet(false, true)) {
-            response.setStatusCode(409).putHeader("content-type", "text/plain; charset=utf-8")
+            response.status(409).header("content-type", "text/plain; charset=utf-8")
                     .end("a JFR recording is already running; try again when it is done\n");
             return;
         }
-        vertx.<Recording>executeBlocking(this::startRecording, false).onComplete(started -> {
-            if (started.failed()) {
-                recordingFailed(response, "JFR recording failed to start", started.cause());
+        loop.blocking(this::startRecording).whenComplete((jfr, failure) -> {
+            if (failure != null) {
+                recordingFailed(response, "JFR recording failed to start", failure);
                 return;
             }
-            Recording jfr = started.result();
             log.info("JFR recording started seconds={} contention={}", seconds, contention);
-            vertx.setTimer(seconds * 1000L, id -> vertx.<Path>executeBlocking(() -> dump(jfr), false)
-                    .onComplete(dumped -> {
-                        if (dumped.failed()) {
-                            recordingFailed(response, "JFR recording failed", dumped.cause());
-                            return;
-                        }
-                        send(response, dumped.result(), seconds);
-                    }));
+            try {
+                loop.schedule(Duration.ofSeconds(seconds), () -> loop.blocking(() -> dump(jfr))
+                        .whenComplete((file, dumpFailure) -> {
+                            if (dumpFailure != null) {
+                                if (dumpFailure instanceof RejectedExecutionException) {
+                                    jfr.close(); // dump never ran (every blocking thread busy): release it here
+                                }
+                                recordingFailed(response, "JFR recording failed", dumpFailure);
+                                return;
+                            }
+                            send(response, file, seconds);
+                        }));
+            } catch (RuntimeException e) { // the loop is closing: the agent stops
+                jfr.close();
+                recordingFailed(response, "JFR recording stopped", e);
+            }
         });
     }
 
@@ -127,35 +145,46 @@ final class Profiling {
         return jfr;
     }
 
-    /** Stops the recording and writes it to a temporary file; the recording is closed either way. */
-    private static Path dump(Recording jfr) throws IOException {
+    /** A recording written to a temporary file, opened for sending. */
+    private record Dumped(Path path, FileChannel channel, long size) {
+    }
+
+    /**
+     * Stops the recording, writes it to a temporary file and opens that for sending; the recording is closed either
+     * way, the file deleted when this fails.
+     */
+    private static Dumped dump(Recording jfr) throws IOException {
         try {
             jfr.stop();
             Path file = Files.createTempFile("tenant-gateway-", ".jfr");
             try {
                 jfr.dump(file);
+                FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+                return new Dumped(file, channel, channel.size());
             } catch (IOException | RuntimeException e) {
                 Files.deleteIfExists(file);
                 throw e;
             }
-            return file;
         } finally {
             jfr.close();
         }
     }
 
-    private void send(HttpServerResponse response, Path file, int seconds) {
-        response.putHeader("content-type", "application/octet-stream")
-                .putHeader("content-disposition", "attachment; filename=\"tenant-gateway-" + seconds + "s.jfr\"")
-                .putHeader("cache-control", "no-store");
-        // Streamed from the file (sendfile where the platform has it), deleted once sent or failed.
-        response.sendFile(file.toString()).onComplete(sent -> {
+    private void send(Response response, Dumped file, int seconds) {
+        response.header("content-type", "application/octet-stream")
+                .header("content-disposition", "attachment; filename=\"tenant-gateway-" + seconds + "s.jfr\"")
+                .header("cache-control", "no-store");
+        // Streamed from the file (sendfile), deleted once sent or failed.
+        response.sendFile(file.channel(), file.size()).whenComplete((ignored, failure) -> {
             recording.set(false);
-            if (sent.failed()) {
-                log.warn("JFR download failed (client gone?): {}", sent.cause().toString());
+            if (failure != null) {
+                log.warn("JFR download failed (client gone?): {}", failure.toString());
             }
-            vertx.executeBlocking(() -> Files.deleteIfExists(file), false).onFailure(e ->
-                    log.warn("cannot delete JFR file {}: {}", file, e.toString()));
+            loop.blocking(() -> Files.deleteIfExists(file.path())).whenComplete((deleted, e) -> {
+                if (e != null) {
+                    log.warn("cannot delete JFR file {}: {}", file.path(), e.toString());
+                }
+            });
         });
     }
 
@@ -176,10 +205,14 @@ final class Profiling {
     }
 
     /** The recording could not be made: free the slot, say why in the log and to the caller (500). */
-    private void recordingFailed(io.vertx.core.http.HttpServerResponse response, String what, Throwable cause) {
+    private void recordingFailed(Response response, String what, Throwable cause) {
         recording.set(false);
+        if (cause instanceof RejectedExecutionException) {
+            busy(response, cause);
+            return;
+        }
         log.warn("{}: {}", what, cause.toString());
-        response.setStatusCode(500).putHeader("content-type", "text/plain; charset=utf-8")
+        response.status(500).header("content-type", "text/plain; charset=utf-8")
                 .end(what + ": " + cause.getMessage() + "\n");
     }
 }

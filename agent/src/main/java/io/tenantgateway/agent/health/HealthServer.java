@@ -4,9 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpServerRequest;
+import io.tenantgateway.agent.http.HttpEndpoint;
+import io.tenantgateway.agent.http.HttpLoop;
+import io.tenantgateway.agent.http.Request;
+import io.tenantgateway.agent.http.Response;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,6 +21,9 @@ import org.slf4j.LoggerFactory;
  * (liveness, always {@code ok} while the process serves HTTP), {@code /readyz} (every registered check, in the
  * Kubernetes {@code [+]name ok} / {@code [-]name failed: reason} format; a passing check with something to say shows
  * {@code [+]name ok (detail)}) and {@code /metrics} (Prometheus text).
+ *
+ * <p>Threading: every answer is built on the {@link HttpLoop}'s event loop (checks only read state, the scrape
+ * reads the registry's thread-safe collectors); {@link #addCheck} before {@link #start}, from the starting thread.
  */
 public final class HealthServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HealthServer.class);
@@ -33,11 +37,11 @@ public final class HealthServer implements AutoCloseable {
      * @param host bind address; empty means all interfaces (upstream {@code --health-server-host ""})
      * @param port bind port, 0 for an ephemeral one (tests)
      */
-    public HealthServer(Vertx vertx, String host, int port, PrometheusRegistry registry) {
+    public HealthServer(HttpLoop loop, String host, int port, PrometheusRegistry registry) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--health-server-port: " + port + " (expected: 0..65535)");
         }
-        this.endpoint = new HttpEndpoint(vertx, "health server", "--health-server-port",
+        this.endpoint = new HttpEndpoint(loop, "health server", "--health-server-port",
                 host == null || host.isEmpty() ? "0.0.0.0" : host, port, this::handle);
         this.registry = requireNonNull(registry, "registry");
     }
@@ -74,20 +78,19 @@ public final class HealthServer implements AutoCloseable {
         return checks.stream().allMatch(check -> check.run().ok());
     }
 
-    private void handle(HttpServerRequest request) {
+    private void handle(Request request, Response response) {
         switch (request.path()) {
-            case "/healthz", "/livez" -> request.response().putHeader("content-type", "text/plain; charset=utf-8")
-                    .end("ok");
+            case "/healthz", "/livez" -> response.header("content-type", "text/plain; charset=utf-8").end("ok");
             // /ready: upstream's deprecated alias, same answer.
-            case "/readyz", "/ready" -> readyz(request);
-            case "/metrics" -> metrics(request);
-            default -> request.response().setStatusCode(404).putHeader("content-type", "text/plain; charset=utf-8")
+            case "/readyz", "/ready" -> readyz(request, response);
+            case "/metrics" -> metrics(response);
+            default -> response.status(404).header("content-type", "text/plain; charset=utf-8")
                     .end("404 page not found: " + request.path() + " (paths: /healthz, /readyz, /ready, /metrics)\n");
         }
     }
 
-    private void readyz(HttpServerRequest request) {
-        boolean verbose = request.params().contains("verbose");
+    private void readyz(Request request, Response response) {
+        boolean verbose = request.hasParam("verbose");
         StringBuilder body = new StringBuilder();
         boolean allOk = true;
         for (HealthCheck check : checks) {
@@ -103,20 +106,20 @@ public final class HealthServer implements AutoCloseable {
         } else {
             text = body + "readyz check failed\n";
         }
-        request.response().setStatusCode(allOk ? 200 : 503).putHeader("content-type", "text/plain; charset=utf-8")
-                .putHeader("x-content-type-options", "nosniff").end(text);
+        response.status(allOk ? 200 : 503).header("content-type", "text/plain; charset=utf-8")
+                .header("x-content-type-options", "nosniff").end(text);
     }
 
-    private void metrics(HttpServerRequest request) {
+    private void metrics(Response response) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
         try {
             metricsWriter.write(out, registry.scrape());
         } catch (IOException e) {
             log.error("metrics scrape failed", e);
-            request.response().setStatusCode(500).end("metrics scrape failed: " + e.getMessage());
+            response.status(500).end("metrics scrape failed: " + e.getMessage());
             return;
         }
-        request.response().putHeader("content-type", metricsWriter.getContentType()).end(Buffer.buffer(out.toByteArray()));
+        response.header("content-type", metricsWriter.getContentType()).end(out.toByteArray());
     }
 
     @Override

@@ -5,12 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vertx.core.Vertx;
+import io.tenantgateway.agent.http.HttpLoop;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class HealthServerTest {
-    private final Vertx vertx = Vertx.vertx();
+    private final HttpLoop loop = new HttpLoop();
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final AtomicBoolean connected = new AtomicBoolean();
     private final HttpClient http = HttpClient.newHttpClient();
@@ -27,7 +26,8 @@ class HealthServerTest {
 
     @BeforeEach
     void start() {
-        server = new HealthServer(vertx, "127.0.0.1", 0, registry)
+        loop.start();
+        server = new HealthServer(loop, "127.0.0.1", 0, registry)
                 .addCheck(new HealthCheck("server-connected", () -> connected.get() ? HealthCheck.Result.OK
                         : HealthCheck.Result.failed("no servers connected")))
                 .addCheck(new HealthCheck("webhook-serving", () -> HealthCheck.Result.OK));
@@ -37,7 +37,7 @@ class HealthServerTest {
     @AfterEach
     void stop() throws Exception {
         server.close();
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        loop.close();
     }
 
     private HttpResponse<String> get(String path) throws Exception {
@@ -111,7 +111,7 @@ class HealthServerTest {
 
     @Test
     void rejectsBadPortsAndCheckNames() {
-        assertThatThrownBy(() -> new HealthServer(vertx, "", 70000, registry))
+        assertThatThrownBy(() -> new HealthServer(loop, "", 70000, registry))
                 .hasMessage("--health-server-port: 70000 (expected: 0..65535)");
         assertThatThrownBy(() -> new HealthCheck("Server Connected", () -> HealthCheck.Result.OK))
                 .hasMessageContaining("expected: lower-case words joined by '-'");

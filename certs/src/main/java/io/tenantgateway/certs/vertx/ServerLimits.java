@@ -8,7 +8,8 @@ import java.time.Duration;
  * What one HTTP server of the agent holds at most, and for how long: a cap on concurrent connections, a deadline for
  * the TLS handshake, a deadline for each request to arrive in full (headers and body: a client that sends a byte a
  * second is cut when it runs out), a deadline for the next request on an open connection, and an idle timeout.
- * Applied with {@link ConnectionGuard} and {@link #applyTo}.
+ * Applied with {@link ConnectionGuard} and {@link #applyTo} on Vert.x; the agent's plain-Netty health and admin ports
+ * apply the same values themselves (a plain record: using it loads no Vert.x class).
  *
  * @param maxConnections connections served at once; more are closed at once (after the TLS handshake)
  * @param tlsHandshakeTimeout longest TLS handshake

@@ -216,9 +216,13 @@ public final class TunnelClientSet implements AutoCloseable {
             }
         }
         // Connections that ended gracefully shut their channel down with shutdown(): let the GOAWAY and the TCP
-        // close go out before the event loops stop (bounded, so a stuck peer cannot hold the exit).
+        // close go out before the event loops stop (bounded, so a stuck peer cannot hold the exit). The cut ones
+        // too: a channel closed during its first connect may still be registering a transport on the loops (from
+        // gRPC's resolver thread), which fails noisily once they are gone.
         long terminationDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        for (TunnelClient client : closedGracefully) {
+        List<TunnelClient> terminating = new ArrayList<>(closedGracefully);
+        all.stream().filter(client -> !terminating.contains(client)).forEach(terminating::add);
+        for (TunnelClient client : terminating) {
             Duration left = Duration.ofNanos(Math.max(0, terminationDeadline - System.nanoTime()));
             if (!client.awaitTermination(left)) {
                 log.warn("server connection did not terminate within 5s serverID={}", client.serverId());

@@ -1,0 +1,369 @@
+package io.tenantgateway.agent.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.tenantgateway.agent.cli.PortInUseException;
+import io.tenantgateway.certs.vertx.ServerLimits;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The plain-Netty endpoint the health and admin ports run on, over real loopback sockets: what a handler sees and
+ * sends, keep-alive and pipelining, HEAD, files, and the limits (connection cap, request deadline against a client
+ * that trickles bytes, idle timeout, size limits) and the typed port-in-use error.
+ */
+@Timeout(60)
+class HttpEndpointTest {
+    @TempDir
+    Path dir;
+
+    private final HttpLoop loop = new HttpLoop("test-http");
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @BeforeEach
+    void startLoop() {
+        loop.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+        loop.close();
+    }
+
+    private HttpEndpoint start(HttpHandler handler, ServerLimits limits) {
+        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0, handler, limits);
+        endpoint.start();
+        closeables.add(endpoint);
+        return endpoint;
+    }
+
+    /** Echoes what the handler saw, as text. */
+    private HttpEndpoint echo() {
+        return start((request, response) -> response.header("content-type", "text/plain; charset=utf-8")
+                .header("x-thread", Thread.currentThread().getName())
+                .end(request.method() + " " + request.path() + " query=" + request.query() + " verbose="
+                        + request.hasParam("verbose") + " limit=" + request.param("limit") + " host="
+                        + request.host()), ServerLimits.DEFAULTS);
+    }
+
+    private Socket connect(HttpEndpoint endpoint) throws IOException {
+        Socket socket = new Socket(InetAddress.getLoopbackAddress(), endpoint.boundPort());
+        closeables.add(socket);
+        return socket;
+    }
+
+    private static void send(Socket socket, String text) throws IOException {
+        OutputStream out = socket.getOutputStream();
+        out.write(text.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+    }
+
+    /** Everything the server sends until it closes the connection. */
+    private static String readToClose(Socket socket) throws IOException {
+        return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+    }
+
+    /** One response (headers and a content-length body) off a kept-alive connection. */
+    private static String readResponse(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        int matched = 0;
+        while (matched < 4) {
+            int b = in.read();
+            assertThat(b).as("response headers so far: %s", head).isNotNegative();
+            head.write(b);
+            matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
+        }
+        String headers = head.toString(StandardCharsets.ISO_8859_1);
+        int length = headers.lines().filter(l -> l.toLowerCase().startsWith("content-length:"))
+                .mapToInt(l -> Integer.parseInt(l.substring(l.indexOf(':') + 1).strip())).findFirst().orElse(0);
+        return headers + new String(in.readNBytes(length), StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void handlerSeesMethodPathQueryParamsAndHostOnTheLoop() throws Exception {
+        HttpEndpoint endpoint = echo();
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + endpoint.boundPort() + "/readyz?verbose&limit=3")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("GET /readyz query=verbose&limit=3 verbose=true limit=3 host=127.0.0.1");
+        assertThat(response.headers().firstValue("content-type")).hasValue("text/plain; charset=utf-8");
+        assertThat(response.headers().firstValue("x-thread")).hasValueSatisfying(t -> assertThat(t)
+                .startsWith("test-http"));
+
+        Socket socket = connect(endpoint);
+        send(socket, "GET http://example.com:8094/metrics?x=1 HTTP/1.1\r\nHost: [::1]:8094\r\nConnection: close\r\n\r\n");
+        // Absolute form: the target's authority wins over Host (RFC 9112 3.2.2).
+        assertThat(readToClose(socket)).startsWith("HTTP/1.1 200 OK").endsWith("GET /metrics query=x=1"
+                + " verbose=false limit=null host=example.com");
+        Socket v6 = connect(endpoint);
+        send(v6, "GET /m HTTP/1.1\r\nHost: [::1]:8094\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(v6)).endsWith("GET /m query=null verbose=false limit=null host=::1");
+    }
+
+    @Test
+    void keepAliveAndPipelinedRequestsAreAnsweredInOrderOnOneConnection() throws Exception {
+        HttpEndpoint endpoint = echo();
+        Socket socket = connect(endpoint);
+        send(socket, "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\nGET /c HTTP/1.1\r\nHost: h\r\n\r\n");
+        InputStream in = socket.getInputStream();
+        assertThat(readResponse(in)).endsWith("GET /a query=null verbose=false limit=null host=h");
+        assertThat(readResponse(in)).endsWith("GET /b query=null verbose=false limit=null host=h");
+        assertThat(readResponse(in)).endsWith("GET /c query=null verbose=false limit=null host=h");
+        send(socket, "GET /d HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assertThat(readResponse(in)).contains("connection: close").endsWith("GET /d query=null verbose=false"
+                + " limit=null host=h");
+        assertThat(in.read()).as("closed after Connection: close").isEqualTo(-1);
+        assertThat(endpoint.openConnections()).isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void http10WithoutKeepAliveIsClosedAfterTheResponse() throws Exception {
+        HttpEndpoint endpoint = echo();
+        Socket socket = connect(endpoint);
+        send(socket, "GET /old HTTP/1.0\r\n\r\n");
+        assertThat(readToClose(socket)).startsWith("HTTP/1.0 200 OK").endsWith("GET /old query=null verbose=false"
+                + " limit=null host=null");
+    }
+
+    @Test
+    void headGetsTheHeadersOfGetAndNoBody() throws Exception {
+        HttpEndpoint endpoint = echo();
+        Socket socket = connect(endpoint);
+        send(socket, "HEAD /x HTTP/1.1\r\nHost: h\r\n\r\nGET /y HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        String both = readToClose(socket);
+        String get = "GET /y query=null verbose=false limit=null host=h";
+        // The HEAD answer announces its body's length but carries none: the next bytes are the GET's answer.
+        assertThat(both).startsWith("HTTP/1.1 200 OK").contains("content-length: "
+                + "HEAD /x query=null verbose=false limit=null host=h".length() + "\r\n").endsWith(get);
+        assertThat(both.split("HTTP/1.1 200 OK", -1)).hasSize(3);
+        assertThat(both).doesNotContain("HEAD /x query");
+    }
+
+    @Test
+    void answersFromAnotherThreadAndSendsFiles() throws Exception {
+        byte[] content = new byte[300_000];
+        for (int i = 0; i < content.length; i++) {
+            content[i] = (byte) (i * 31);
+        }
+        Path file = Files.write(dir.resolve("data.bin"), content);
+        HttpEndpoint endpoint = start((request, response) -> loop.blocking(() -> {
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+            return channel;
+        }).thenAccept(channel -> {
+            try {
+                response.header("content-type", "application/octet-stream").sendFile(channel, channel.size());
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }), ServerLimits.DEFAULTS);
+        for (int i = 0; i < 3; i++) { // one connection, kept alive across file responses
+            HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + endpoint.boundPort() + "/file")).build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("content-length")).hasValue(Integer.toString(content.length));
+            assertThat(response.body()).isEqualTo(content);
+        }
+    }
+
+    @Test
+    void aThrowingHandlerAnswers500AndTheConnectionServesOn() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        HttpEndpoint endpoint = start((request, response) -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new IllegalStateException("boom");
+            }
+            response.end("fine");
+        }, ServerLimits.DEFAULTS);
+        Socket socket = connect(endpoint);
+        send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        InputStream in = socket.getInputStream();
+        assertThat(readResponse(in)).startsWith("HTTP/1.1 500 Internal Server Error")
+                .endsWith("internal error: java.lang.IllegalStateException: boom\n");
+        assertThat(readResponse(in)).startsWith("HTTP/1.1 200 OK").endsWith("fine");
+    }
+
+    @Test
+    void connectionsOverTheCapAreClosedAsTheyArrive() throws Exception {
+        HttpEndpoint endpoint = start((request, response) -> response.end("ok"),
+                ServerLimits.DEFAULTS.withMaxConnections(2));
+        Socket first = connect(endpoint);
+        Socket second = connect(endpoint);
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 2);
+        Socket third = connect(endpoint);
+        assertThat(third.getInputStream().read()).as("the third connection is closed").isEqualTo(-1);
+        assertThat(endpoint.rejectedConnections()).isEqualTo(1);
+        send(first, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertThat(readResponse(first.getInputStream())).endsWith("ok");
+        second.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 1);
+        Socket fourth = connect(endpoint);
+        send(fourth, "GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(fourth)).endsWith("ok");
+    }
+
+    @Test
+    void aClientTricklingHeaderBytesIsCutAtTheRequestDeadline() throws Exception {
+        // Idle timeout far off: each trickled byte would reset it; only the request deadline can cut this client.
+        ServerLimits limits = new ServerLimits(16, Duration.ofSeconds(10), Duration.ofMillis(800),
+                Duration.ofSeconds(60));
+        HttpEndpoint endpoint = start((request, response) -> response.end("ok"), limits);
+        Socket socket = connect(endpoint);
+        byte[] request = "GET / HTTP/1.1\r\nHost: h\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                .getBytes(StandardCharsets.US_ASCII);
+        ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
+        closeables.add(trickle::shutdownNow);
+        AtomicInteger sent = new AtomicInteger();
+        trickle.scheduleAtFixedRate(() -> {
+            int i = sent.get();
+            if (i < request.length) {
+                try {
+                    socket.getOutputStream().write(request[i]);
+                    socket.getOutputStream().flush();
+                    sent.incrementAndGet();
+                } catch (IOException closed) {
+                    trickle.shutdown();
+                }
+            }
+        }, 0, 50, TimeUnit.MILLISECONDS);
+        assertThat(socket.getInputStream().read()).as("closed without an answer").isEqualTo(-1);
+        // Cut while it was still trickling (the whole request takes over 3 s at this pace): the deadline did it.
+        assertThat(sent.get()).as("bytes trickled before the cut").isLessThan(request.length);
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.timedOutConnections() == 1);
+    }
+
+    @Test
+    void theDeadlineRestartsAfterEachResponseAndAnIdleConnectionIsClosed() throws Exception {
+        ServerLimits limits = new ServerLimits(16, Duration.ofSeconds(10), Duration.ofMillis(500),
+                Duration.ofSeconds(60));
+        HttpEndpoint endpoint = start((request, response) -> response.end("ok"), limits);
+        Socket socket = connect(endpoint);
+        send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertThat(readResponse(socket.getInputStream())).endsWith("ok");
+        // Nothing more: the next request did not arrive within the deadline.
+        assertThat(socket.getInputStream().read()).isEqualTo(-1);
+        assertThat(endpoint.timedOutConnections()).isEqualTo(1);
+
+        ServerLimits idle = new ServerLimits(16, Duration.ofSeconds(10), Duration.ofSeconds(30),
+                Duration.ofMillis(500));
+        HttpEndpoint slowHandler = start((request, response) -> {
+            // Answers after the idle timeout: the connection is gone by then.
+            loop.schedule(Duration.ofSeconds(3), () -> response.end("late"));
+        }, idle);
+        Socket waiting = connect(slowHandler);
+        send(waiting, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertThat(waiting.getInputStream().read()).as("closed by the idle timeout").isEqualTo(-1);
+        assertThat(slowHandler.timedOutConnections()).as("idle, not a late request").isZero();
+    }
+
+    @Test
+    void oversizedLinesHeadersAndBodiesAreRefused() throws Exception {
+        HttpEndpoint endpoint = echo();
+        Socket longLine = connect(endpoint);
+        send(longLine, "GET /" + "a".repeat(HttpEndpoint.MAX_INITIAL_LINE) + " HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertThat(readToClose(longLine)).startsWith("HTTP/1.1 414 ");
+
+        Socket bigHeaders = connect(endpoint);
+        send(bigHeaders, "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + "b".repeat(HttpEndpoint.MAX_HEADER_SIZE) + "\r\n\r\n");
+        assertThat(readToClose(bigHeaders)).startsWith("HTTP/1.1 431 ");
+
+        Socket declared = connect(endpoint);
+        send(declared, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: " + (HttpEndpoint.MAX_BODY + 1) + "\r\n\r\n");
+        assertThat(readToClose(declared)).startsWith("HTTP/1.1 413 ").contains("expected: at most "
+                + HttpEndpoint.MAX_BODY);
+
+        Socket chunked = connect(endpoint);
+        StringBuilder body = new StringBuilder("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n");
+        for (int i = 0; i < 20; i++) {
+            body.append("1000\r\n").append("c".repeat(0x1000)).append("\r\n");
+        }
+        send(chunked, body + "0\r\n\r\n");
+        assertThat(readToClose(chunked)).startsWith("HTTP/1.1 413 ");
+
+        // A small body is read and discarded; the request is answered.
+        Socket small = connect(endpoint);
+        send(small, "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
+        assertThat(readToClose(small)).startsWith("HTTP/1.1 200 OK").endsWith("POST /p query=null verbose=false"
+                + " limit=null host=h");
+
+        Socket garbage = connect(endpoint);
+        send(garbage, "NOT HTTP AT ALL\r\n\r\n");
+        assertThat(readToClose(garbage)).startsWith("HTTP/1.1 400 ");
+    }
+
+    @Test
+    void aBusyPortIsTheTypedErrorNamingTheFlag() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1",
+                    busy.getLocalPort(), (request, response) -> response.end());
+            assertThatThrownBy(endpoint::start).isInstanceOf(PortInUseException.class)
+                    .hasMessage("--test-port: 127.0.0.1:" + busy.getLocalPort() + " is in use");
+            assertThat(endpoint.boundPort()).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void closeClosesOpenConnectionsAndIsIdempotent() throws Exception {
+        CompletableFuture<Response> parked = new CompletableFuture<>();
+        HttpEndpoint endpoint = start((request, response) -> parked.complete(response), ServerLimits.DEFAULTS);
+        int port = endpoint.boundPort();
+        Socket socket = connect(endpoint);
+        send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        parked.join();
+        endpoint.close();
+        endpoint.close();
+        assertThat(socket.getInputStream().read()).isEqualTo(-1);
+        assertThat(endpoint.boundPort()).isEqualTo(-1);
+        try (ServerSocket again = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+            assertThat(again.getLocalPort()).as("the port is free again").isEqualTo(port);
+        }
+    }
+
+    @Test
+    void aFullBlockingExecutorRefusesWithRejectedExecution() throws Exception {
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        List<CompletableFuture<?>> tasks = new ArrayList<>();
+        for (int i = 0; i < HttpLoop.BLOCKING_THREADS + HttpLoop.BLOCKING_QUEUE; i++) {
+            tasks.add(loop.blocking(release::join));
+        }
+        CompletableFuture<Object> refused = loop.blocking(() -> "never");
+        assertThat(refused).isCompletedExceptionally();
+        assertThatThrownBy(refused::join).hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class)
+                .hasMessageContaining("busy: 2 blocking tasks running and 16 queued");
+        release.complete(null);
+        CompletableFuture.allOf(tasks.toArray(CompletableFuture[]::new)).join();
+        assertThat(loop.blocking(() -> "again").join()).isEqualTo("again");
+    }
+}
