@@ -38,7 +38,8 @@ app.kubernetes.io/part-of: tenant-gateway
 {{/*
 What the agent does with the API under these values, as JSON (fromJson): the uses of
 io.tenantgateway.agent.k8s.KubernetesPermissions (AgentConfig.apiUses) that the rendered flags switch on. The
-ClusterRoles grant exactly what these need; HelmChartTest checks that against the Java declaration per mode.
+ClusterRoles and the Role grant exactly what these need; HelmChartTest checks that against the Java declaration per
+mode.
 */}}
 {{- define "tenant-gateway.uses" -}}
 {{- $v := .Values -}}
@@ -48,8 +49,12 @@ ClusterRoles grant exactly what these need; HelmChartTest checks that against th
 {{- $devices := ne $v.devices.source "none" -}}
 {{- $lock := $v.hami.lockController.enabled -}}
 {{- $tlsSecret := and $webhook (or $kamaji (eq $certs "self-managed")) -}}
+{{- $selfManaged := and $webhook (eq $certs "self-managed") -}}
 {{- $manage := and $webhook (ne $certs "cert-manager") -}}
-{{- $api := or $devices $lock $manage $tlsSecret -}}
+{{- $deviceConfigMap := and $webhook (ne $v.hami.deviceConfigMap "") -}}
+{{- /* AgentConfig.needsKubernetes: the webhook checks quotas and looks for HAMi's webhook whenever there is a client */}}
+{{- $api := or $devices $lock $manage $tlsSecret $deviceConfigMap -}}
+{{- $hamiCheck := and $webhook $api -}}
 {{- $nodeName := and $kamaji (or $devices $lock) -}}
 {{- dict
     "devices" $devices
@@ -57,9 +62,12 @@ ClusterRoles grant exactly what these need; HelmChartTest checks that against th
     "lock" $lock
     "complete" (and $lock (eq $v.hami.allocationMode "complete"))
     "nodeNameDiscovery" $nodeName
-    "quota" (and $webhook $api)
+    "quota" $hamiCheck
+    "hamiWebhookCheck" $hamiCheck
+    "deviceConfigMap" $deviceConfigMap
+    "events" (or $lock $selfManaged $deviceConfigMap $hamiCheck)
     "tlsSecret" $tlsSecret
-    "selfManaged" (and $webhook (eq $certs "self-managed"))
+    "selfManaged" $selfManaged
     "manageConfig" $manage
     "doctor" (or $api $nodeName)
   | toJson -}}
@@ -68,6 +76,32 @@ ClusterRoles grant exactly what these need; HelmChartTest checks that against th
 {{/* NAMESPACE/NAME of the webhook's TLS Secret. */}}
 {{- define "tenant-gateway.tlsSecretRef" -}}
 {{ .Release.Namespace }}/{{ .Values.webhook.certificates.secretName }}
+{{- end }}
+
+{{/* The agent's default --webhook-service and --device-config-map (AgentCommand). */}}
+{{- define "tenant-gateway.defaultWebhookService" -}}kube-system/tenant-gateway-webhook{{- end }}
+{{- define "tenant-gateway.defaultDeviceConfigMap" -}}kube-system/hami-scheduler-device{{- end }}
+
+{{/*
+The self-managed certificate's flags after --webhook-tls-secret (components/webhook-tls-self-managed): the Service
+only outside kube-system (the agent's default names kube-system/tenant-gateway-webhook), each duration only when set.
+*/}}
+{{- define "tenant-gateway.selfManagedArgs" -}}
+{{- $sm := .Values.webhook.certificates.selfManaged }}
+- --webhook-tls-self-managed=true
+{{- $service := printf "%s/tenant-gateway-webhook" .Release.Namespace }}
+{{- if and .Release.Namespace (ne $service (include "tenant-gateway.defaultWebhookService" .)) }}
+- --webhook-service={{ $service }}
+{{- end }}
+{{- with $sm.validity }}
+- --webhook-tls-validity={{ . }}
+{{- end }}
+{{- with $sm.renewBefore }}
+- --webhook-tls-renew-before={{ . }}
+{{- end }}
+{{- with $sm.caValidity }}
+- --webhook-ca-validity={{ . }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -81,7 +115,7 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 - --webhook-listen=0.0.0.0:{{ $v.webhook.port }}
 - --webhook-tls-secret={{ include "tenant-gateway.tlsSecretRef" . }}
 {{- if eq $certs "self-managed" }}
-- --webhook-tls-renew-before={{ $v.webhook.certificates.selfManaged.renewBefore }}
+{{- include "tenant-gateway.selfManagedArgs" . }}
 {{- end }}
 {{- if ne $certs "cert-manager" }}
 - --manage-webhook-config=true
@@ -111,7 +145,7 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 - --webhook-listen=0.0.0.0:{{ $v.webhook.port }}
 {{- if eq $certs "self-managed" }}
 - --webhook-tls-secret={{ include "tenant-gateway.tlsSecretRef" . }}
-- --webhook-tls-renew-before={{ $v.webhook.certificates.selfManaged.renewBefore }}
+{{- include "tenant-gateway.selfManagedArgs" . }}
 {{- else }}
 - --webhook-tls-cert=/etc/tenant-gateway/webhook/tls.crt
 - --webhook-tls-key=/etc/tenant-gateway/webhook/tls.key
@@ -154,14 +188,15 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 {{- if and (ne $v.devices.source "none") (not (kindIs "invalid" $v.devices.splitCount)) }}
 - --device-split-count={{ $v.devices.splitCount }}
 {{- end }}
-{{- with $v.hami.deviceConfigMap }}
-- --device-config-map={{ . }}
-{{- end }}
 {{- if $v.devicePlugin.enabled }}
 - --device-plugin=on
 - --device-plugin-dir={{ $v.devicePlugin.dir }}
 {{- end }}
 {{- if $v.webhook.enabled }}
+{{- /* "" turns the watch off (HAMi's defaults); the agent's default is not repeated */}}
+{{- if ne $v.hami.deviceConfigMap (include "tenant-gateway.defaultDeviceConfigMap" .) }}
+- --device-config-map={{ $v.hami.deviceConfigMap }}
+{{- end }}
 {{- with $v.hami.schedulerName }}
 - --scheduler-name={{ . }}
 {{- end }}

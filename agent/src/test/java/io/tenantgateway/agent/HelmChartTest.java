@@ -26,11 +26,16 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.RenderedManifests;
+import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -54,7 +59,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * agent arguments parse with the real CLI; the ClusterRoles grant exactly the {@code KubernetesPermissions} those
  * arguments use; and where a ci file names its kustomize counterpart ({@value #SAME_AS}...), the chart renders the
  * same objects as {@code kubectl kustomize}, compared as parsed objects after {@link #normalizedChart} and
- * {@link #normalizedKustomize} remove what must differ, and nothing else.
+ * {@link #normalizedKustomize} remove what must differ, and nothing else (standalone self-managed certificates:
+ * against the base with both certificate components and the README's DaemonSet change,
+ * {@link #SELF_MANAGED_DAEMONSET_PATCH}).
  */
 class HelmChartTest {
     private static final Path CHART = RenderedManifests.REPOSITORY.resolve("charts/tenant-gateway");
@@ -67,11 +74,11 @@ class HelmChartTest {
     /** The line of a ci values file that names the kustomize rendering with the same objects. */
     static final String SAME_AS = "# same objects as kustomize: ";
     /**
-     * Flags the chart renders for values that other branches are adding to {@code run}. Until {@code run} knows one,
-     * the arguments are parsed without it and the mode's RBAC check waits (assumption), so it runs once they land.
+     * Flags the chart renders for values that other branches are adding to {@code run} (the device plugin; its values
+     * are off by default). Until {@code run} knows one, the arguments are parsed without it and the mode's RBAC check
+     * waits (assumption), so it runs once they land.
      */
-    private static final List<String> PENDING_FLAGS = List.of("--webhook-tls-renew-before", "--device-config-map",
-            "--device-plugin", "--device-plugin-dir");
+    private static final List<String> PENDING_FLAGS = List.of("--device-plugin", "--device-plugin-dir");
 
     // What must differ between the chart and kustomize. Nothing else is normalized.
     /** Helm's standard labels; the chart's other labels are the kustomize base's. */
@@ -335,8 +342,61 @@ class HelmChartTest {
         String sameAs = mode.sameAs();
         assumeTrue(sameAs != null, "no kustomize counterpart (no '" + SAME_AS + "' line)");
         assumeTrue(RenderedManifests.kubectl(), "kubectl renders kustomize");
-        // resource, then components, wrapped in a kustomization (kustomize takes relative paths only).
-        List<String> dirs = List.of(sameAs.split("\\s+"));
+        List<String> differences = kustomizeDifferences(List.of(sameAs.split("\\s+")), null, parse(template(mode)));
+        assertThat(differences).as("chart (%s) vs kubectl kustomize %s, after removing %s, %s and %s",
+                mode, sameAs, HELM_LABELS, CONFIG_CHECKSUM, GENERATED_NAME).isEmpty();
+    }
+
+    /**
+     * What manifests/README.md ("Webhook certificates", self-managed) says to change in {@code base/}'s DaemonSet for
+     * self-managed certificates, as a kustomize patch: {@code --webhook-tls-cert}/{@code --webhook-tls-key} become
+     * {@code --webhook-tls-secret}/{@code --webhook-tls-self-managed=true}, and {@code --webhook-ca-bundle} and the
+     * Secret volume go. The test ops fail kustomize loudly if the base's arguments or volumes move.
+     */
+    static final String SELF_MANAGED_DAEMONSET_PATCH = """
+            - {op: test, path: /spec/template/spec/containers/0/args/10,
+               value: --webhook-tls-cert=/etc/tenant-gateway/webhook/tls.crt}
+            - {op: replace, path: /spec/template/spec/containers/0/args/10,
+               value: --webhook-tls-secret=kube-system/tenant-gateway-webhook-tls}
+            - {op: test, path: /spec/template/spec/containers/0/args/11,
+               value: --webhook-tls-key=/etc/tenant-gateway/webhook/tls.key}
+            - {op: replace, path: /spec/template/spec/containers/0/args/11, value: --webhook-tls-self-managed=true}
+            - {op: test, path: /spec/template/spec/containers/0/args/12, value: --manage-webhook-config=true}
+            - {op: test, path: /spec/template/spec/containers/0/args/13,
+               value: --webhook-ca-bundle=/etc/tenant-gateway/webhook/ca.crt}
+            - {op: remove, path: /spec/template/spec/containers/0/args/13}
+            - {op: test, path: /spec/template/spec/containers/0/volumeMounts/1/name, value: webhook-tls}
+            - {op: remove, path: /spec/template/spec/containers/0/volumeMounts/1}
+            - {op: test, path: /spec/template/spec/volumes/1/name, value: webhook-tls}
+            - {op: remove, path: /spec/template/spec/volumes/1}
+            """;
+
+    /**
+     * Standalone self-managed certificates have no kustomize directory of their own: they are {@code base/} with
+     * {@code components/webhook-tls-secret} and {@code components/webhook-tls-self-managed} and the README's
+     * DaemonSet change ({@link #SELF_MANAGED_DAEMONSET_PATCH}); the chart renders exactly that, nothing normalized
+     * beyond the usual list.
+     */
+    @Test
+    void selfManagedStandaloneIsTheBaseWithBothComponentsAndTheReadmesDaemonSetChange() throws Exception {
+        assumeTrue(RenderedManifests.kubectl(), "kubectl renders kustomize");
+        List<String> dirs = List.of("base", "components/webhook-tls-secret", "components/webhook-tls-self-managed");
+        List<HasMetadata> chart = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("webhook.certificates.mode",
+                "self-managed")));
+        assertThat(chart).extracting(HasMetadata::getKind).contains("Role", "RoleBinding");
+        assertThat(kustomizeDifferences(dirs, SELF_MANAGED_DAEMONSET_PATCH, chart))
+                .as("chart (webhook.certificates.mode=self-managed) vs kubectl kustomize %s + the README's DaemonSet"
+                        + " change, after removing %s, %s and %s", dirs, HELM_LABELS, CONFIG_CHECKSUM, GENERATED_NAME)
+                .isEmpty();
+    }
+
+    /**
+     * {@code kubectl kustomize} of {@code dirs} (a resource, then components, under manifests/; wrapped in a
+     * kustomization, as kustomize takes relative paths only), with {@code daemonSetPatch} (JSON patch) applied to the
+     * DaemonSet when not null, against {@code chartObjects}: one line per difference after the normalization.
+     */
+    private List<String> kustomizeDifferences(List<String> dirs, String daemonSetPatch, List<HasMetadata> chartObjects)
+            throws IOException, InterruptedException {
         Path root = Files.createDirectories(temp.resolve("kustomize"));
         StringBuilder kustomization = new StringBuilder("apiVersion: kustomize.config.k8s.io/v1beta1\n"
                 + "kind: Kustomization\nresources:\n  - " + relative(root, dirs.get(0)) + "\n");
@@ -345,10 +405,14 @@ class HelmChartTest {
             dirs.subList(1, dirs.size()).forEach(d -> kustomization.append("  - ").append(relative(root, d))
                     .append('\n'));
         }
+        if (daemonSetPatch != null) {
+            kustomization.append("patches:\n  - target: {kind: DaemonSet, name: tenant-gateway}\n    patch: |-\n")
+                    .append(daemonSetPatch.indent(6));
+        }
         Files.writeString(root.resolve("kustomization.yaml"), kustomization);
 
         Map<String, Map<String, Object>> kustomize = normalizedKustomize(parse(RenderedManifests.kustomize(root)));
-        Map<String, Map<String, Object>> chart = normalizedChart(parse(template(mode)));
+        Map<String, Map<String, Object>> chart = normalizedChart(chartObjects);
         List<String> differences = new ArrayList<>();
         for (String key : union(kustomize.keySet(), chart.keySet())) {
             if (!chart.containsKey(key)) {
@@ -359,8 +423,7 @@ class HelmChartTest {
                 diff(key + " ", kustomize.get(key), chart.get(key), differences);
             }
         }
-        assertThat(differences).as("chart (%s) vs kubectl kustomize %s, after removing %s, %s and %s",
-                mode, sameAs, HELM_LABELS, CONFIG_CHECKSUM, GENERATED_NAME).isEmpty();
+        return differences;
     }
 
     private static String relative(Path root, String manifestsDir) {
@@ -504,23 +567,129 @@ class HelmChartTest {
         assertThat(kamajiArgs).contains("--webhook-tls-secret=kube-system/tenant-gateway-webhook-tls")
                 .doesNotContain("--manage-webhook-config=true");
 
-        // self-managed: nothing mounted; the agent creates, stores and renews the certificate in the Secret.
+        // self-managed: nothing mounted; the agent creates, stores and renews the certificate in the Secret, with
+        // the durations of the values; the Secret's create and update are a Role in the release namespace.
         List<HasMetadata> selfManaged = parse(template(Mode.ci("self-managed-certificates-values.yaml")));
         var selfPod = only(selfManaged, DaemonSet.class).getSpec().getTemplate().getSpec();
         assertThat(selfPod.getVolumes()).noneMatch(v -> v.getSecret() != null);
-        assertThat(selfPod.getContainers().get(0).getArgs()).contains(
-                "--webhook-tls-secret=kube-system/tenant-gateway-webhook-tls", "--webhook-tls-renew-before=240h",
-                "--manage-webhook-config=true").noneMatch(a -> a.startsWith("--webhook-tls-cert"));
+        assertThat(selfPod.getContainers().get(0).getArgs()).containsSubsequence("--webhook-listen=0.0.0.0:9443",
+                "--webhook-tls-secret=kube-system/tenant-gateway-webhook-tls", "--webhook-tls-self-managed=true",
+                "--webhook-tls-validity=2160h", "--webhook-tls-renew-before=240h", "--webhook-ca-validity=43800h",
+                "--manage-webhook-config=true").noneMatch(a -> a.startsWith("--webhook-tls-cert")
+                        || a.startsWith("--webhook-ca-bundle") || a.startsWith("--webhook-service"));
         assertThat(selfManaged).filteredOn(o -> o.getKind().equals("Certificate") || o.getKind().equals("Issuer"))
                 .isEmpty();
-        ClusterRole secretRole = selfManaged.stream().filter(ClusterRole.class::isInstance)
-                .map(ClusterRole.class::cast)
-                .filter(r -> r.getMetadata().getName().equals("tenant-gateway-webhook-tls-secret")).findFirst()
-                .orElseThrow();
-        assertThat(secretRole.getRules()).anySatisfy(rule -> {
-            assertThat(rule.getVerbs()).containsExactly("create");
-            assertThat(rule.getResourceNames()).isEmpty();
+        Role secretRole = only(selfManaged, Role.class);
+        assertThat(secretRole.getMetadata().getNamespace()).isEqualTo("kube-system");
+        assertThat(secretRole.getRules()).satisfiesExactly(create -> {
+            assertThat(create.getVerbs()).containsExactly("create");
+            assertThat(create.getResourceNames()).isEmpty();
+        }, update -> {
+            assertThat(update.getVerbs()).containsExactly("update");
+            assertThat(update.getResourceNames()).containsExactly("tenant-gateway-webhook-tls");
         });
+        assertThat(only(selfManaged, RoleBinding.class).getSubjects()).singleElement()
+                .satisfies(s -> assertThat(s.getName()).isEqualTo("tenant-gateway"));
+        assertThat(selfManaged).filteredOn(ValidatingAdmissionPolicy.class::isInstance)
+                .extracting(o -> o.getMetadata().getName())
+                .containsExactlyInAnyOrder("tenant-gateway-own-node", "tenant-gateway-webhook-tls-secret");
+        // No ClusterRole grants Secret create: only the Role, in the Secret's namespace.
+        assertThat(selfManaged).noneMatch(o -> o instanceof ClusterRole && ((ClusterRole) o).getRules().stream()
+                .anyMatch(r -> r.getVerbs().contains("create") && r.getResources().contains("secrets")));
+        // Without the mode, none of it.
+        List<HasMetadata> secret = parse(template(Mode.DEFAULTS));
+        assertThat(secret).noneMatch(o -> o instanceof Role || o instanceof RoleBinding
+                || o.getMetadata().getName().equals("tenant-gateway-webhook-tls-secret"));
+        assertThat(container(secret).getArgs()).noneMatch(a -> a.startsWith("--webhook-tls-self-managed")
+                || a.startsWith("--webhook-tls-secret"));
+    }
+
+    /**
+     * The chart's Secret policy, evaluated with cel-java as {@link WebhookTlsSecretPolicyCelTest} evaluates the
+     * component's: with another Secret name and namespace it admits exactly that Secret, for the release's account.
+     */
+    @Test
+    void selfManagedSecretPolicyAndRulesFollowTheSecretNameAndNamespace() {
+        List<HasMetadata> objects = parse(template(Mode.DEFAULTS, "gpu-system", Map.of("webhook.certificates.mode",
+                "self-managed", "webhook.certificates.secretName", "gpu-webhook-tls")));
+        var policy = OwnNodePolicyCelTest.compile(objects.stream().filter(ValidatingAdmissionPolicy.class::isInstance)
+                .map(ValidatingAdmissionPolicy.class::cast)
+                .filter(p -> p.getMetadata().getName().equals("tenant-gateway-webhook-tls-secret")).findFirst()
+                .orElseThrow());
+        String agent = "system:serviceaccount:gpu-system:tenant-gateway";
+        var ours = WebhookTlsSecretPolicyCelTest.OURS;
+        assertThat(OwnNodePolicyCelTest.admit(policy, WebhookTlsSecretPolicyCelTest.write("CREATE", agent,
+                WebhookTlsSecretPolicyCelTest.secret("gpu-webhook-tls", "kubernetes.io/tls", ours))))
+                .isEqualTo(new OwnNodePolicyCelTest.Outcome(true, List.of()));
+        assertThat(OwnNodePolicyCelTest.admit(policy, WebhookTlsSecretPolicyCelTest.write("UPDATE", agent,
+                WebhookTlsSecretPolicyCelTest.secret("tenant-gateway-webhook-tls", "kubernetes.io/tls", ours)))
+                .denials()).containsExactly("the agent may write only the Secret gpu-webhook-tls");
+        assertThat(OwnNodePolicyCelTest.admit(policy, WebhookTlsSecretPolicyCelTest.write("CREATE", STANDALONE_ACCOUNT,
+                WebhookTlsSecretPolicyCelTest.secret("gpu-webhook-tls", "kubernetes.io/tls", ours))).matched())
+                .isFalse();
+        assertThat(only(objects, Role.class).getRules().get(1).getResourceNames()).containsExactly("gpu-webhook-tls");
+        assertThat(objects).filteredOn(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filteredOn(r -> r.getMetadata().getName().equals("tenant-gateway-webhook-tls-secret"))
+                .singleElement().satisfies(r -> assertThat(r.getRules().get(0).getResourceNames())
+                        .containsExactly("gpu-webhook-tls"));
+        assertThat(agentArgs(Mode.DEFAULTS, objects)).contains("--webhook-tls-secret=gpu-system/gpu-webhook-tls");
+    }
+
+    /** The self-managed durations parse into the agent's certificate settings as the values give them. */
+    @Test
+    void selfManagedDurationsReachTheAgentsCertificateSettings() throws IOException {
+        Mode mode = Mode.ci("self-managed-certificates-values.yaml");
+        List<HasMetadata> objects = parse(template(mode));
+        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp, agentArgs(mode, objects),
+                mountedFiles(objects)).toArray(String[]::new)).toConfig();
+        WebhookCertificatesConfig certificates = config.webhook().flatMap(AgentConfig.WebhookPart::certificates)
+                .orElseThrow();
+        assertThat(certificates.validity()).isEqualTo(Duration.ofHours(2160));
+        assertThat(certificates.renewBefore()).isEqualTo(Duration.ofHours(240));
+        assertThat(certificates.caValidity()).isEqualTo(Duration.ofHours(43800));
+        assertThat(config.webhookConfiguration()).isPresent();
+    }
+
+    /**
+     * {@code hami.deviceConfigMap}: the agent's default renders no flag (the base's DaemonSet has none), another
+     * ConfigMap renders {@code --device-config-map} and the ClusterRole's rule names it, {@code ""} turns the watch
+     * and its permissions off.
+     */
+    @Test
+    void deviceConfigMapValueMapsToTheFlagAndTheRulesName() throws IOException {
+        List<HasMetadata> defaults = parse(template(Mode.DEFAULTS));
+        assertThat(container(defaults).getArgs()).noneMatch(a -> a.startsWith("--device-config-map"));
+        assertThat(configMapRules(defaults)).singleElement().satisfies(rule -> assertThat(rule.getResourceNames())
+                .containsExactly("hami-scheduler-device"));
+
+        List<HasMetadata> other = parse(template(Mode.DEFAULTS, NAMESPACE,
+                Map.of("hami.deviceConfigMap", "hami-system/gpu-device-config")));
+        assertThat(container(other).getArgs()).contains("--device-config-map=hami-system/gpu-device-config");
+        assertThat(configMapRules(other)).singleElement().satisfies(rule -> assertThat(rule.getResourceNames())
+                .containsExactly("gpu-device-config"));
+        List<String> otherArgs = agentArgs(Mode.DEFAULTS, other);
+        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("other"), otherArgs,
+                Map.of()).toArray(String[]::new)).toConfig();
+        assertThat(config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap))
+                .contains("hami-system/gpu-device-config");
+
+        List<HasMetadata> off = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.deviceConfigMap", "")));
+        assertThat(container(off).getArgs()).contains("--device-config-map=");
+        assertThat(configMapRules(off)).isEmpty();
+        Set<Use> uses = RenderedManifests.uses(temp.resolve("off"), agentArgs(Mode.DEFAULTS, off), false, Map.of());
+        assertThat(uses).doesNotContain(Use.DEVICE_CONFIG_MAP);
+        assertThat(granted(off, STANDALONE_ACCOUNT)).isEqualTo(declared(uses));
+
+        // Kamaji passes the same flag in the TenantControlPlane patch.
+        Mode kamaji = Mode.ci("kamaji-values.yaml");
+        @SuppressWarnings("unchecked")
+        List<String> kamajiArgs = (List<String>) kamajiAgentPatch(kamaji).get("extraArgs");
+        assertThat(kamajiArgs).noneMatch(a -> a.startsWith("--device-config-map"));
+    }
+
+    private static List<PolicyRule> configMapRules(List<HasMetadata> objects) {
+        return objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .flatMap(r -> r.getRules().stream()).filter(r -> r.getResources().contains("configmaps")).toList();
     }
 
     @Test
@@ -529,7 +698,6 @@ class HelmChartTest {
         Container container = container(objects);
         assertThat(container.getArgs()).contains("--device-plugin=on",
                 "--device-plugin-dir=/var/lib/kubelet/device-plugins",
-                "--device-config-map=hami-system/hami-scheduler-device",
                 "--mock-inventory=/etc/tenant-gateway/mock/inventory.yaml");
         var pod = only(objects, DaemonSet.class).getSpec().getTemplate().getSpec();
         assertThat(pod.getVolumes()).anyMatch(v -> v.getHostPath() != null
@@ -585,6 +753,26 @@ class HelmChartTest {
         assertThat(only(objects, Service.class).getMetadata().getNamespace()).isEqualTo("gpu-system");
         Set<Use> uses = RenderedManifests.uses(temp, agentArgs(Mode.DEFAULTS, objects), false, Map.of());
         assertThat(granted(objects, "system:serviceaccount:gpu-system:tenant-gateway")).isEqualTo(declared(uses));
+
+        // Self-managed certificates: the Secret, its Role and the Service the certificate names move too.
+        List<HasMetadata> selfManaged = parse(template(Mode.DEFAULTS, "gpu-system",
+                Map.of("webhook.certificates.mode", "self-managed")));
+        assertThat(selfManaged).filteredOn(o -> o.getMetadata().getNamespace() != null)
+                .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("gpu-system"));
+        assertThat(selfManaged).filteredOn(ValidatingAdmissionPolicy.class::isInstance).hasSize(2)
+                .allSatisfy(p -> assertThat(((ValidatingAdmissionPolicy) p).getSpec().getMatchConditions().get(0)
+                        .getExpression()).contains("'system:serviceaccount:gpu-system:tenant-gateway'"));
+        List<String> args = agentArgs(Mode.DEFAULTS, selfManaged);
+        assertThat(args).contains("--webhook-tls-secret=gpu-system/tenant-gateway-webhook-tls",
+                "--webhook-service=gpu-system/tenant-gateway-webhook");
+        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("self-managed"), args,
+                Map.of()).toArray(String[]::new)).toConfig();
+        assertThat(config.webhook().flatMap(AgentConfig.WebhookPart::certificates).orElseThrow().dnsNames())
+                .contains("tenant-gateway-webhook.gpu-system.svc");
+        Set<Use> selfManagedUses = RenderedManifests.uses(temp.resolve("uses"), args, false, Map.of());
+        assertThat(selfManagedUses).contains(Use.WEBHOOK_TLS_SELF_MANAGED);
+        assertThat(granted(selfManaged, "system:serviceaccount:gpu-system:tenant-gateway"))
+                .isEqualTo(declared(selfManagedUses));
     }
 
     @Test
@@ -595,6 +783,10 @@ class HelmChartTest {
                 .hasMessageContaining("webhook.certificates.mode");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("webhok.enabled", false)))
                 .hasMessageContaining("webhok");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("webhook.certificates.selfManaged"
+                + ".renewBefore", "10 days"))).hasMessageContaining("renewBefore");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.deviceConfigMap",
+                "hami-scheduler-device"))).hasMessageContaining("deviceConfigMap");
         assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), "tenant", Map.of()))
                 .hasMessageContaining("mode=kamaji: namespace tenant (expected: kube-system");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.source", "mock")))

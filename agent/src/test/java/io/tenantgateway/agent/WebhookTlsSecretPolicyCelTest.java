@@ -26,7 +26,7 @@ class WebhookTlsSecretPolicyCelTest {
     private static final String POLICY = "tenant-gateway-webhook-tls-secret";
     private static final String AGENT = "system:serviceaccount:kube-system:tenant-gateway";
     private static final String KAMAJI = "system:serviceaccount:kube-system:konnectivity-agent";
-    private static final Map<String, Object> OURS = Map.of(WebhookCertificateController.MANAGED_BY_LABEL,
+    static final Map<String, Object> OURS = Map.of(WebhookCertificateController.MANAGED_BY_LABEL,
             WebhookCertificateController.MANAGED_BY);
 
     private static CompiledPolicy policy() throws IOException {
@@ -34,7 +34,7 @@ class WebhookTlsSecretPolicyCelTest {
                 MANIFESTS.resolve("components/webhook-tls-self-managed/webhook-tls-secret-policy.yaml")), POLICY));
     }
 
-    private static Map<String, Object> secret(String name, String type, Map<String, Object> labels) {
+    static Map<String, Object> secret(String name, String type, Map<String, Object> labels) {
         Map<String, Object> metadata = new LinkedHashMap<>();
         metadata.put("name", name);
         metadata.put("namespace", "kube-system");
@@ -51,7 +51,7 @@ class WebhookTlsSecretPolicyCelTest {
         return secret;
     }
 
-    private static AdmissionRequest write(String operation, String user, Map<String, Object> secret) {
+    static AdmissionRequest write(String operation, String user, Map<String, Object> secret) {
         Map<String, Object> kind = Map.of("group", "", "version", "v1", "kind", "Secret");
         Map<String, Object> resource = Map.of("group", "", "version", "v1", "resource", "secrets");
         Map<String, Object> request = new LinkedHashMap<>();

@@ -79,7 +79,9 @@ public final class RenderedManifests {
 
     /**
      * The permission keys ({@code group/resource:verb}) the ClusterRoles bound to {@code account} grant, and the
-     * Roles bound to it in kube-system (the Secret create of {@code components/webhook-tls-self-managed}).
+     * Roles bound to it (the Secret create and update of {@code components/webhook-tls-self-managed}, in the
+     * Secret's namespace: kube-system in manifests/, the release namespace in the chart), each in its binding's
+     * namespace.
      */
     public static Set<String> granted(List<HasMetadata> objects, String account) {
         Set<String> roles = new TreeSet<>();
@@ -87,22 +89,22 @@ public final class RenderedManifests {
                 .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
                         "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
                 .forEach(b -> roles.add(b.getRoleRef().getName()));
-        Set<String> namespacedRoles = new TreeSet<>();
+        Set<String> namespacedRoles = new TreeSet<>(); // namespace/name
         objects.stream().filter(RoleBinding.class::isInstance).map(RoleBinding.class::cast)
                 .filter(b -> b.getSubjects().stream().anyMatch(subject -> account.equals(
                         "system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())))
                 .forEach(b -> {
-                    assertThat(b.getMetadata().getNamespace()).isEqualTo("kube-system");
+                    assertThat(b.getMetadata().getNamespace()).as("RoleBinding namespace").isNotBlank();
                     assertThat(b.getRoleRef().getKind()).isEqualTo("Role");
-                    namespacedRoles.add(b.getRoleRef().getName());
+                    namespacedRoles.add(b.getMetadata().getNamespace() + "/" + b.getRoleRef().getName());
                 });
         Set<String> granted = new TreeSet<>();
         objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
                 .filter(role -> roles.contains(role.getMetadata().getName()))
                 .forEach(role -> role.getRules().forEach(rule -> addKeys(granted, rule)));
         objects.stream().filter(Role.class::isInstance).map(Role.class::cast)
-                .filter(role -> "kube-system".equals(role.getMetadata().getNamespace())
-                        && namespacedRoles.contains(role.getMetadata().getName()))
+                .filter(role -> namespacedRoles.contains(role.getMetadata().getNamespace() + "/"
+                        + role.getMetadata().getName()))
                 .forEach(role -> role.getRules().forEach(rule -> addKeys(granted, rule)));
         assertThat(roles).as("ClusterRoles bound to " + account).isNotEmpty();
         return granted;
