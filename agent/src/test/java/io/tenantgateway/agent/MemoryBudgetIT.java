@@ -1,0 +1,96 @@
+package io.tenantgateway.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.JarProcess;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The agent's memory budget as {@code bin/tenant-gateway run} applies it (agent/README.md, "Memory budget"): fixed
+ * bounds with no container limit, whatever the machine's RAM; a container memory limit (cgroup v2 or v1, read from
+ * {@code TENANT_GATEWAY_CGROUP_ROOT} here instead of {@code /sys/fs/cgroup}) only lowers them; and running out of a
+ * bound exits the process (status 3) instead of leaving a wedged JVM.
+ */
+class MemoryBudgetIT {
+    private static final long MIB = 1024 * 1024;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0} -> heap {2} MiB, direct {3} MiB")
+    @CsvSource({
+        "no cgroup files, '', 48, 32",
+        "cgroup v2 without a limit, v2:max, 48, 32",
+        "cgroup v1 without a limit, v1:9223372036854771712, 48, 32",
+        "cgroup v2 limit 1 GiB (above the budget), v2:1073741824, 48, 32",
+        "cgroup v2 limit 128 MiB, v2:134217728, 32, 16",
+        "cgroup v1 limit 160 MiB, v1:167772160, 40, 20",
+        "cgroup v2 limit 32 MiB (floors), v2:33554432, 16, 8"})
+    void boundsAreFixedAndAContainerLimitOnlyLowersThem(String name, String cgroup, long heapMib, long directMib)
+            throws Exception {
+        Path root = Files.createDirectories(dir.resolve("cgroup"));
+        if (cgroup.startsWith("v2:")) {
+            Files.writeString(root.resolve("memory.max"), cgroup.substring(3) + "\n");
+        } else if (cgroup.startsWith("v1:")) {
+            Files.writeString(Files.createDirectories(root.resolve("memory")).resolve("memory.limit_in_bytes"),
+                    cgroup.substring(3) + "\n");
+        }
+        Result flags = launch(Map.of("TENANT_GATEWAY_CGROUP_ROOT", root.toString(),
+                "JAVA_OPTS", "-XX:+PrintFlagsFinal"), "run", "--help");
+        assertThat(flags.status()).as(flags.output()).isZero();
+        assertThat(flag(flags.output(), "MaxHeapSize")).isEqualTo(heapMib * MIB);
+        assertThat(flag(flags.output(), "MaxDirectMemorySize")).isEqualTo(directMib * MIB);
+        assertThat(flag(flags.output(), "InitialHeapSize")).isEqualTo(8 * MIB);
+        assertThat(flag(flags.output(), "ActiveProcessorCount")).as("threads do not scale with the node's cores")
+                .isEqualTo(2);
+        assertThat(flag(flags.output(), "TieredStopAtLevel")).isEqualTo(1);
+        assertThat(flag(flags.output(), "ExitOnOutOfMemoryError")).isEqualTo(1);
+    }
+
+    @Test
+    void runningOutOfABoundExitsTheProcess() throws Exception {
+        // Metaspace is the bound start-up reaches first; without the class-data archive every class counts.
+        Result oom = launch(Map.of("JAVA_OPTS", "-Xshare:off -XX:MaxMetaspaceSize=4m"), "run", "--help");
+        assertThat(oom.status()).as(oom.output()).isEqualTo(3);
+        assertThat(oom.output()).contains("Terminating due to java.lang.OutOfMemoryError");
+    }
+
+    private record Result(int status, String output) {
+    }
+
+    private static long flag(String printFlagsFinal, String name) {
+        return printFlagsFinal.lines().map(String::strip).filter(line -> line.matches("\\S+\\s+" + name + "\\s+:?=.*"))
+                .map(line -> line.split("\\s+")[3]).map(value -> value.equals("true") ? "1"
+                        : value.equals("false") ? "0" : value)
+                .mapToLong(Long::parseLong).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + name + " in -XX:+PrintFlagsFinal output"));
+    }
+
+    private static Result launch(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of("sh", AgentProcess.launcher().toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + File.pathSeparator
+                + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        builder.environment().put("TENANT_GATEWAY_JAR", JarProcess.jar().toAbsolutePath().toString());
+        builder.environment().remove("TENANT_GATEWAY_JVM_OPTS");
+        builder.environment().putIfAbsent("TENANT_GATEWAY_CGROUP_ROOT", "/nonexistent");
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Result(process.exitValue(), output);
+    }
+}
