@@ -1,20 +1,53 @@
-# tenant-gateway image: a drop-in konnectivity-agent (/proxy-agent) plus the tenant-gateway CLI.
-# Build the jar first:  mvn -B package -DskipTests
-# Then:                 docker build -t tenant-gateway:0.1.0 .
-FROM eclipse-temurin:17-jre-jammy
+# syntax=docker/dockerfile:1
+# tenant-gateway image: a drop-in konnectivity-agent (/proxy-agent) plus the tenant-gateway CLI, on a jlinked Java
+# runtime that holds only the JDK modules the agent uses (agent/src/main/jlink/modules; RuntimeJlinkIT checks the
+# list against jdeps and runs the agent on such a runtime).
+#
+# Build the jar first, then the image (revision and source become OCI labels):
+#   mvn -B package -DskipTests
+#   docker build -t tenant-gateway:0.1.0 \
+#     --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" \
+#     --build-arg SOURCE="$(git remote get-url origin)" .
+#
+# Base images are pinned by digest (a tag can move; a digest cannot). To move to a newer one, resolve the tag's
+# current digest (`docker buildx imagetools inspect eclipse-temurin:17-jdk-jammy`) and replace both parts here.
+ARG JDK_IMAGE=eclipse-temurin:17-jdk-jammy@sha256:723151f3fc88ca2060153ee08ab8dbbea7983d6ed6f2622fe440acf178737c94
+ARG BASE_IMAGE=ubuntu:22.04@sha256:a6d2b38300ce017add71440577d5b0a90460d0e57fd7aec21dd0d1b0761bbfb2
 
-# The launcher scripts are plain sh. JVM options keep the footprint small (serial GC, heap as a share of the
-# container limit); bin/tenant-gateway adds C1-only compilation for short commands and keeps C2 for `run` (and
-# `bench`, which measures it), where it cuts the agent's CPU per tunnelled byte by about 30 % (BENCHMARKS.md).
-ENV TENANT_GATEWAY_JVM_OPTS="-XX:+UseSerialGC -XX:MaxRAMPercentage=60 -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -XX:-UsePerfData"
+FROM ${JDK_IMAGE} AS runtime
+COPY agent/src/main/jlink/modules /tmp/jlink-modules
+# --generate-cds-archive: the runtime's own class-data archive of JDK classes (the agent's archive builds on it).
+RUN jlink --add-modules "$(grep -v '^#' /tmp/jlink-modules | grep . | paste -sd, -)" \
+      --strip-debug --no-man-pages --no-header-files --compress=2 --generate-cds-archive \
+      --output /opt/java
 
-# The runtime jar only: lab and bench (tools/target/tenant-gateway-tools.jar) are not for nodes.
+FROM ${BASE_IMAGE}
+ARG VERSION=0.1.0-SNAPSHOT
+ARG REVISION=unknown
+ARG SOURCE=unknown
+LABEL org.opencontainers.image.title="tenant-gateway" \
+      org.opencontainers.image.description="Konnectivity agent and HAMi GPU-sharing gateway for Kamaji tenant clusters" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.base.name="ubuntu:22.04"
+
+COPY --from=runtime /opt/java /opt/java
+ENV JAVA_HOME=/opt/java PATH=/opt/java/bin:$PATH
+
+# The runtime jar only: lab and bench (tools/target/tenant-gateway-tools.jar) are not for nodes. bin/tenant-gateway
+# holds the agent's JVM options (the memory budget in agent/README.md); TENANT_GATEWAY_JVM_OPTS replaces them.
 COPY agent/target/tenant-gateway.jar /opt/tenant-gateway/lib/tenant-gateway.jar
 COPY bin/tenant-gateway bin/proxy-agent /opt/tenant-gateway/bin/
 # Kamaji's DaemonSet runs the command /proxy-agent; tenant-gateway is on PATH. Both launchers follow these links to
 # /opt/tenant-gateway/bin and find the jar in ../lib from there.
 RUN ln -s /opt/tenant-gateway/bin/proxy-agent /proxy-agent \
  && ln -s /opt/tenant-gateway/bin/tenant-gateway /usr/local/bin/tenant-gateway
+# The agent's class-data archive, made here because it belongs to this runtime and this jar's path: one training
+# run of the pure-tunnel agent on loopback (the same as agent/pom.xml's cds-archive step). `run` uses it when present.
+RUN java -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off -XX:+UseSerialGC -Xms8m -Xmx48m -XX:TieredStopAtLevel=1 \
+      -XX:ArchiveClassesAtExit=/opt/tenant-gateway/lib/tenant-gateway.jsa \
+      -jar /opt/tenant-gateway/lib/tenant-gateway.jar cds-training
 
 # Non-root; the root file system can be read-only (only /tmp must be writable: mount an emptyDir there).
 USER 65532:65532

@@ -74,13 +74,39 @@ class LauncherLayoutIT {
     }
 
     @Test
-    void theImageJvmOptionsAreUsedWhenSet() throws Exception {
+    void tenantGatewayJvmOptsReplacesTheAgentsOptions() throws Exception {
         layout(true);
         link("proxy-agent", root.resolve(OPT + "/bin/proxy-agent"));
-        // The Dockerfile's ENV value.
-        assertHelp(run(elsewhere, Map.of("TENANT_GATEWAY_JVM_OPTS", "-XX:+UseSerialGC -XX:MaxRAMPercentage=60"
-                + " -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -XX:-UsePerfData"),
-                List.of(shell(), root.resolve("proxy-agent").toString(), "--help")));
+        Result result = run(elsewhere, Map.of("TENANT_GATEWAY_JVM_OPTS", "-XX:+UseSerialGC -Xmx96m",
+                "JAVA_OPTS", "-XX:+PrintCommandLineFlags"), List.of(shell(), root.resolve("proxy-agent").toString(),
+                "--help"));
+        assertHelp(result);
+        assertThat(result.out()).contains("-XX:MaxHeapSize=100663296").doesNotContain("-XX:TieredStopAtLevel");
+    }
+
+    /**
+     * The image's class-data archive: made next to the jar by the training run (as the Dockerfile does), then used by
+     * {@code run} through the links. {@code -Xshare:on} makes an archive the JVM cannot use a start-up error.
+     */
+    @Test
+    void theClassDataArchiveNextToTheJarIsUsed() throws Exception {
+        layout(true);
+        link("proxy-agent", root.resolve(OPT + "/bin/proxy-agent"));
+        Path jar = root.resolve(OPT + "/lib/tenant-gateway.jar");
+        Path archive = root.resolve(OPT + "/lib/tenant-gateway.jsa");
+        Result training = run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-XX:+UseSerialGC", "-Xms8m", "-Xmx48m",
+                "-XX:TieredStopAtLevel=1", "-XX:ArchiveClassesAtExit=" + archive, "-jar", jar.toString(),
+                "cds-training"));
+        assertThat(training.exitCode()).as("%s", training).isZero();
+        assertThat(training.err()).contains("cds-training: connected, one tunnel round trip");
+        assertThat(archive).isNotEmptyFile();
+
+        Result used = run(elsewhere, Map.of("JAVA_OPTS", "-Xshare:on -Xlog:class+load"),
+                List.of(shell(), root.resolve("proxy-agent").toString(), "--help"));
+        assertHelp(used);
+        assertThat(used.out()).as("classes of the agent's jar come from the archive")
+                .contains("io.tenantgateway.agent.AgentCommand source: shared objects file (top)");
     }
 
     @Test
