@@ -18,12 +18,13 @@ import java.util.List;
  * @param admissionMaxRun length of one maximum-rate run
  * @param admissionConcurrency requests in flight in the maximum-rate run (one connection each)
  * @param footprintBytes bytes (both ways together) of each of the footprint scenario's two loads
+ * @param footprintIdle how long the footprint scenario's agent sits connected before its idle RSS is read
  * @param warmups runs discarded before the measured ones, per mode
  * @param repeats measured runs per mode; the median is reported
  */
 public record BenchSizes(long bulkBytes, int parallelConnections, long parallelBytes, int dials,
         List<Integer> scaleSteps, long isolationBytes, int admissionRate, Duration admissionFixedRun,
-        Duration admissionMaxRun, int admissionConcurrency, long footprintBytes, int warmups, int repeats) {
+        Duration admissionMaxRun, int admissionConcurrency, long footprintBytes, Duration footprintIdle, int warmups, int repeats) {
     private static final long MIB = 1024 * 1024;
 
     public BenchSizes {
@@ -45,6 +46,9 @@ public record BenchSizes(long bulkBytes, int parallelConnections, long parallelB
         positive("admissionRate", admissionRate);
         positive("admissionConcurrency", admissionConcurrency);
         positive("footprintBytes", footprintBytes);
+        if (footprintIdle.isNegative()) {
+            throw new IllegalArgumentException("footprintIdle: " + footprintIdle + " (expected: >= 0)");
+        }
         if (admissionFixedRun.isNegative() || admissionFixedRun.isZero() || admissionMaxRun.isNegative()
                 || admissionMaxRun.isZero()) {
             throw new IllegalArgumentException("admission runs: " + admissionFixedRun + ", " + admissionMaxRun
@@ -59,18 +63,18 @@ public record BenchSizes(long bulkBytes, int parallelConnections, long parallelB
     /** The sizes. */
     public static BenchSizes full() {
         return new BenchSizes(256 * MIB, 64, 16 * MIB, 2_000, List.of(1_000, 5_000, 10_000), 128 * MIB, 200,
-                Duration.ofSeconds(5), Duration.ofSeconds(3), 8, 1024 * MIB, 1, 3);
+                Duration.ofSeconds(5), Duration.ofSeconds(3), 8, 1024 * MIB, Duration.ofSeconds(3), 1, 3);
     }
 
     /** Small sizes for smoke runs (CI, after an install). */
     public static BenchSizes quick() {
         return new BenchSizes(16 * MIB, 8, 2 * MIB, 200, List.of(100, 300), 8 * MIB, 200, Duration.ofSeconds(1),
-                Duration.ofMillis(500), 4, 64 * MIB, 1, 1);
+                Duration.ofMillis(500), 4, 64 * MIB, Duration.ofMillis(500), 1, 1);
     }
 
     public BenchSizes withRuns(int newWarmups, int newRepeats) {
         return new BenchSizes(bulkBytes, parallelConnections, parallelBytes, dials, scaleSteps, isolationBytes,
-                admissionRate, admissionFixedRun, admissionMaxRun, admissionConcurrency, footprintBytes, newWarmups,
+                admissionRate, admissionFixedRun, admissionMaxRun, admissionConcurrency, footprintBytes, footprintIdle, newWarmups,
                 newRepeats);
     }
 

@@ -46,7 +46,7 @@ import java.util.regex.Pattern;
  * ({@code bin/proxy-agent}, the image's JVM options: the launcher's defaults, nothing from this process's
  * environment) against the in-process Java konnectivity-server, twice: a pure tunnel, and with every part on (mock
  * devices, lock controller and webhook against a CRUD mock API in this process). For each it reports exec →
- * connected (the server registers the agent), RSS 3 s after connecting, RSS after 1 GiB through 64 tunnels and
+ * connected (the server registers the agent), RSS 3 s after connecting (0.5 s with {@code --quick}), RSS after 1 GiB through 64 tunnels and
  * after a second GiB, the agent's CPU seconds per GiB for each, and the JVM's own account (NMT summary, from a
  * second child started with {@code -XX:NativeMemoryTracking=summary} and the same load). Baseline, in the same
  * run: {@link FootprintFloor}, a bare JVM with the same options running only a Netty server that the same load
@@ -59,7 +59,6 @@ final class FootprintScenario {
     private static final double MIB = 1024 * 1024;
     private static final double GIB = 1024 * MIB;
     private static final int TUNNELS = 64;
-    private static final Duration IDLE = Duration.ofSeconds(3);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final long USER_HZ = 100;
     private static final String NMT = "-XX:NativeMemoryTracking=summary";
@@ -234,8 +233,8 @@ final class FootprintScenario {
                 nmtIdle, nmtLoaded, jvmOptions);
     }
 
-    private static void idle(Child child) {
-        LockSupport.parkNanos(IDLE.toNanos());
+    private void idle(Child child) {
+        LockSupport.parkNanos(sizes.footprintIdle().toNanos());
         child.checkAlive();
     }
 

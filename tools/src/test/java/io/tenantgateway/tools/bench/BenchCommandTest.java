@@ -35,7 +35,8 @@ class BenchCommandTest {
         assertThat(parse("--scenario", "bulk,dial", "--scenario", "ADMISSION").scenarios())
                 .containsExactlyInAnyOrder(Scenario.BULK, Scenario.DIAL, Scenario.ADMISSION);
         assertThatThrownBy(() -> parse("--scenario", "bulk,warp")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("--scenario: warp (expected: one of bulk, parallel, dial, scale, isolation, admission)");
+                .hasMessage("--scenario: warp (expected: one of bulk, parallel, dial, scale, isolation, admission,"
+                        + " footprint)");
     }
 
     @Test

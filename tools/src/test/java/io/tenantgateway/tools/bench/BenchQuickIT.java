@@ -25,7 +25,7 @@ class BenchQuickIT {
         // The shaded jar carries netty-tcnative for linux-x86_64 (the only platform the image is built for).
         assertThat(report.path("tunnelTls").asString()).startsWith("BoringSSL");
         assertThat(BenchJson.scenarioNames(report)).containsExactly("bulk", "parallel", "dial", "scale",
-                "isolation", "admission");
+                "isolation", "admission", "footprint");
         report.path("scenarios").forEach(BenchJson::assertComplete);
 
         for (String name : new String[] {"bulk", "parallel"}) {
@@ -64,6 +64,23 @@ class BenchQuickIT {
             assertThat(admission.path(mode).path("requests").asLong()).as("%s admissions", mode).isPositive()
                     .isEqualTo(admission.path(mode).path("allowed").asLong());
         }
+
+        // footprint: the agent started through bin/proxy-agent with the launcher's options, both modes measured
+        // from outside (procfs, NMT), next to the bare-JVM floor started with the same options.
+        JsonNode footprint = BenchJson.scenario(report, "footprint").path("details");
+        for (String mode : new String[] {"pure", "all", "floor"}) {
+            JsonNode measured = footprint.path(mode);
+            assertThat(measured.path("execToConnectedSeconds").asDouble()).as(mode).isPositive();
+            assertThat(measured.path("rssIdleBytes").asLong()).as(mode).isPositive();
+            assertThat(measured.path("rssAfterSecondGiBBytes").asLong()).as(mode).isPositive();
+            assertThat(measured.path("nmtAfterLoad").has("error")).as("%s NMT: %s", mode,
+                    measured.path("nmtAfterLoad")).isFalse();
+            assertThat(measured.path("nmtAfterLoad").path("heapReservedKiB").asLong()).as("%s heap bound", mode)
+                    .isEqualTo(48 * 1024);
+        }
+        assertThat(footprint.path("pure").path("jvmOptions").toString()).contains("-Xmx48m",
+                "-XX:+ExitOnOutOfMemoryError", "-XX:SharedArchiveFile=");
+        assertThat(footprint.path("launcher").asString()).endsWith("bin/proxy-agent");
     }
 
     @Test
