@@ -47,7 +47,10 @@ public final class PendingPodPolicy {
     }
 
     /**
-     * Checks the pod the lock named: it must be meant for this node. {@code null} when it is, else why not.
+     * Checks the pod the lock named: it must be meant for this node and already bound to it — HAMi's Bind takes the
+     * lock before it binds, and kubelet calls Allocate only for pods bound to it, so a holder not bound yet means this
+     * call is for some other pod (one that skipped the scheduler, HAMi #710), which must not get the holder's
+     * devices. {@code null} when the holder is this call's pod, else why not (nothing is written then).
      */
     public String checkLockHolder(PodView pod) {
         requireNonNull(pod, "pod");
@@ -55,6 +58,10 @@ public final class PendingPodPolicy {
         if (!nodeName.equals(assigned)) {
             return "pod " + pod.key() + " named by " + Annotations.NODE_LOCK + " is not assigned to node " + nodeName
                     + " (" + Annotations.POD_VGPU_NODE + ": " + assigned + ")";
+        }
+        if (!nodeName.equals(pod.nodeName())) {
+            return "pod " + pod.key() + " named by " + Annotations.NODE_LOCK + " is not bound to node " + nodeName
+                    + " yet (its Bind is in progress): this Allocate is for another pod";
         }
         return null;
     }

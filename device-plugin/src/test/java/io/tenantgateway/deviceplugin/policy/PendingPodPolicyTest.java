@@ -27,6 +27,11 @@ class PendingPodPolicyTest {
                 List.of(ContainerView.of("c")));
     }
 
+    private static PodView unbound(PodView pod) {
+        return new PodView(pod.namespace(), pod.name(), pod.uid(), null, pod.phase(), pod.resourceVersion(),
+                pod.annotations(), pod.initContainers(), pod.containers());
+    }
+
     @Test
     void theLockNamesThePod() {
         assertThat(policy.fromLock("2025-06-01T10:00:00Z,team-a,p2")).isEqualTo(new PodChoice.ByLock("team-a", "p2"));
@@ -51,6 +56,9 @@ class PendingPodPolicyTest {
         assertThat(policy.checkLockHolder(pod("p", "Pending", "allocating", "1", "worker-2"))).isEqualTo(
                 "pod team-a/p named by hami.io/mutex.lock is not assigned to node worker-1 (hami.io/vgpu-node:"
                         + " worker-2)");
+        assertThat(policy.checkLockHolder(unbound(pod("p", "Pending", "allocating", "1", "worker-1")))).isEqualTo(
+                "pod team-a/p named by hami.io/mutex.lock is not bound to node worker-1 yet (its Bind is in"
+                        + " progress): this Allocate is for another pod");
     }
 
     @Test
