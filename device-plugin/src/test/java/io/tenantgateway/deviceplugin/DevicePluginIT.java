@@ -3,8 +3,6 @@ package io.tenantgateway.deviceplugin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.grpc.Server;
-import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoopGroup;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -13,13 +11,11 @@ import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.deviceplugin.DevicePluginSnapshot.Phase;
 import io.tenantgateway.deviceplugin.policy.ContainerAllocation;
 import io.tenantgateway.deviceplugin.policy.Mount;
+import io.tenantgateway.deviceplugin.testing.ForeignDevicePlugin;
 import io.tenantgateway.deviceplugin.testing.KubeletStandIn;
 import io.tenantgateway.deviceplugin.testing.KubeletStandIn.ContainerRequest;
 import io.tenantgateway.deviceplugin.v1beta1.AllocateResponse;
 import io.tenantgateway.deviceplugin.v1beta1.Device;
-import io.tenantgateway.deviceplugin.v1beta1.DevicePluginGrpc;
-import io.tenantgateway.deviceplugin.v1beta1.DevicePluginOptions;
-import io.tenantgateway.deviceplugin.v1beta1.Empty;
 import io.tenantgateway.deviceplugin.v1beta1.RegisterRequest;
 import io.tenantgateway.hami.GpuDevice;
 import java.nio.file.Files;
@@ -226,7 +222,7 @@ class DevicePluginIT {
     @Test
     void anotherPluginOnTheSocketKeepsThisOneFromStarting() {
         KubeletStandIn kubelet = kubelet();
-        ForeignPlugin foreign = new ForeignPlugin(dir.resolve("nvidia-gpu.sock"));
+        ForeignDevicePlugin foreign = new ForeignDevicePlugin(dir.resolve("nvidia-gpu.sock"));
         cleanup.add(foreign);
         DevicePlugin plugin = plugin(config());
 
@@ -243,7 +239,7 @@ class DevicePluginIT {
         plugin.close();
         assertThat(kubelet.registrations()).isEmpty();
         // The other plugin's socket is untouched and still answers.
-        assertThat(SocketProbe.probe(dir.resolve("nvidia-gpu.sock"), foreign.group, Duration.ofSeconds(5)).kind())
+        assertThat(SocketProbe.probe(dir.resolve("nvidia-gpu.sock"), foreign.group(), Duration.ofSeconds(5)).kind())
                 .isEqualTo(SocketProbe.Kind.FOREIGN);
     }
 
@@ -374,29 +370,4 @@ class DevicePluginIT {
             return wanted == null ? Optional.empty() : Optional.of(wanted);
         }
     }
-
-    /** Another device plugin (HAMi's, NVIDIA's) on the same socket: answers, without our marker header. */
-    static final class ForeignPlugin implements AutoCloseable {
-        final EventLoopGroup group = UnixSockets.newGroup(1, "foreign-plugin");
-        private final ExecutorService executor = Executors.newSingleThreadExecutor();
-        private final Server server;
-
-        ForeignPlugin(Path socket) {
-            server = UnixSockets.serve(socket, group, executor, new DevicePluginGrpc.DevicePluginImplBase() {
-                @Override
-                public void getDevicePluginOptions(Empty request, StreamObserver<DevicePluginOptions> response) {
-                    response.onNext(DevicePluginOptions.newBuilder().setGetPreferredAllocationAvailable(true).build());
-                    response.onCompleted();
-                }
-            });
-        }
-
-        @Override
-        public void close() {
-            server.shutdownNow();
-            executor.shutdownNow();
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        }
-    }
-
 }
