@@ -344,9 +344,9 @@ public final class AgentCommand implements Callable<Integer> {
             description = "Default: ${DEFAULT-VALUE}.")
     Path nvidiaSmiPath;
 
-    @Option(names = "--device-split-count", defaultValue = "10", order = 4,
-            description = "Pods per GPU (HAMi deviceSplitCount). Default: ${DEFAULT-VALUE}.")
-    int deviceSplitCount;
+    @Option(names = "--device-split-count", order = 4,
+            description = "Pods per GPU (HAMi deviceSplitCount; default: --device-config's, else 10).")
+    Integer deviceSplitCount;
 
     @Option(names = "--handshake-interval", defaultValue = "20s", order = 4,
             description = "hami.io/node-handshake refresh (< 60s). Default: ${DEFAULT-VALUE}.")

@@ -242,8 +242,19 @@ final class AgentConfigMapper {
         }
         String node = nodeName.orElseThrow(() -> new IllegalArgumentException("--device-source: " + c.deviceSource
                 + " without a node name (expected: --node-name or env NODE_NAME)"));
+        // The same device-config HAMi's plugin reads: split count (unless the flag says otherwise) and, for real
+        // GPUs, the memory and core scaling of the register annotation.
+        DeviceConfig deviceConfig = c.deviceConfig == null ? DeviceConfig.defaults()
+                : DeviceConfig.load(requireFile("--device-config", c.deviceConfig));
+        long split = c.deviceSplitCount != null ? c.deviceSplitCount : deviceConfig.nvidia().deviceSplitCount();
+        if (split < 1 || split > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException((c.deviceSplitCount != null ? "--device-split-count: "
+                    : "--device-config: nvidia.deviceSplitCount: ") + split + " (expected: > 0)");
+        }
         DeviceRegistrationConfig.Builder builder = DeviceRegistrationConfig.builder(node)
-                .splitCount(c.deviceSplitCount)
+                .splitCount((int) split)
+                .memoryScaling(deviceConfig.nvidia().deviceMemoryScaling())
+                .coreScaling(deviceConfig.nvidia().deviceCoreScaling())
                 .handshakeInterval(GoDuration.parse("--handshake-interval", c.handshakeInterval))
                 .deregisterOnExit(c.deregisterOnExit);
         if (source == DeviceRegistrationConfig.Source.MOCK) {

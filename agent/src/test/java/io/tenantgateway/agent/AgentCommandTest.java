@@ -318,6 +318,33 @@ class AgentCommandTest {
     }
 
     @Test
+    void theDeviceConfigGivesSplitCountScalingAndTheResourceName() throws Exception {
+        Path deviceConfig = Files.writeString(dir.resolve("device-config.yaml"), """
+                nvidia:
+                  resourceCountName: example.com/vgpu
+                  deviceSplitCount: 4
+                  deviceMemoryScaling: 1.5
+                  deviceCoreScaling: 2
+                """);
+        AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=on",
+                "--device-plugin-dir=/tmp/kubelet-plugins", "--device-config=" + deviceConfig);
+
+        assertThat(config.devices()).hasValueSatisfying(d -> {
+            assertThat(d.splitCount()).isEqualTo(4);
+            assertThat(d.memoryScaling()).isEqualTo(1.5);
+            assertThat(d.coreScaling()).isEqualTo(2.0);
+        });
+        assertThat(config.devicePlugin()).hasValueSatisfying(d -> {
+            assertThat(d.plugin().resourceName()).isEqualTo("example.com/vgpu");
+            assertThat(d.plugin().socket()).hasToString("/tmp/kubelet-plugins/nvidia-vgpu.sock");
+            assertThat(d.allocator().hamiCore().deviceMemoryScaling()).isEqualTo(1.5);
+        });
+        // The flag wins over the file.
+        assertThat(config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-config=" + deviceConfig,
+                "--device-split-count=7").devices().orElseThrow().splitCount()).isEqualTo(7);
+    }
+
+    @Test
     void devicePluginFlagsAreChecked() {
         assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-plugin=on"))
                 .hasMessage("--device-plugin: on with --device-source=none (expected: --device-source=nvidia-smi or"

@@ -86,7 +86,9 @@ final class Doctor implements AutoCloseable {
         checks.add(connect());
         checks.add(kubernetes());
         checks.add(devices());
-        checks.add(devicePlugin());
+        if (config.devicePlugin().isPresent()) {
+            checks.add(devicePlugin()); // only where it is on: a skipped line on every other node says nothing
+        }
         return List.copyOf(checks);
     }
 
@@ -501,9 +503,6 @@ final class Doctor implements AutoCloseable {
 
     /** The kubelet side: the directory, kubelet.sock, and who serves the plugin socket (HAMi #2076). */
     private DoctorCheck devicePlugin() {
-        if (config.devicePlugin().isEmpty()) {
-            return DoctorCheck.skip("device-plugin", "--device-plugin=off");
-        }
         DevicePluginConfig plugin = config.devicePlugin().get().plugin();
         if (!UnixSockets.available() || !Transports.isEpoll(group)) {
             return DoctorCheck.fail("device-plugin", "Unix domain sockets need Netty's native epoll, which does not"
