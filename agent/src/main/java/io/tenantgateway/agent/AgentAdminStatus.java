@@ -55,6 +55,11 @@ final class AgentAdminStatus implements AgentStatus {
     }
 
     @Override
+    public Optional<io.tenantgateway.deviceplugin.DevicePluginSnapshot> devicePlugin() {
+        return agent.devicePlugin().map(io.tenantgateway.deviceplugin.DevicePlugin::snapshot);
+    }
+
+    @Override
     public Optional<LockSnapshot> locks() {
         return agent.allocation().map(AllocationController::snapshot);
     }

@@ -113,6 +113,10 @@ class DevicePluginRunIT {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(readyz(agent))
                 .contains("[+]device-plugin-registered ok", "[+]devices-registered ok", "readyz check passed"));
         assertThat(register()).contains("\"count\":10", "\"type\":\"NVIDIA L4\"");
+        String debug = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agent.adminPort()
+                + "/debug/devices")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(debug.replace(" : ", ":")).contains("\"devicePlugin\"", "\"phase\":\"REGISTERED\"",
+                "\"devices\":20", "\"healthy\":20", "\"resource\":\"nvidia.com/gpu\"");
         String gpu = kubelet.plugin("nvidia.com/gpu").orElseThrow().healthyIds().get(0).replaceFirst("-0$", "");
 
         // HAMi's Filter and Bind wrote these; kubelet now admits the pod bound to its node.
