@@ -23,6 +23,11 @@ import io.tenantgateway.agent.k8s.SecretTlsMaterial;
 import io.tenantgateway.agent.k8s.WebhookConfigurationManager;
 import io.tenantgateway.agent.locks.AllocationController;
 import io.tenantgateway.agent.webhookcerts.WebhookCertificateController;
+import io.tenantgateway.agent.locks.HamiAllocator;
+import io.tenantgateway.agent.locks.LockMetrics;
+import io.tenantgateway.agent.devices.ObservedDeviceSource;
+import io.tenantgateway.deviceplugin.DevicePlugin;
+import io.tenantgateway.deviceplugin.DevicePluginSnapshot;
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
@@ -97,6 +102,8 @@ public final class Agent implements AutoCloseable {
     private volatile KubernetesClient kubernetes;
     private volatile DeviceRegistrar devices;
     private volatile AllocationController allocation;
+    private volatile DevicePlugin devicePlugin;
+    private LockMetrics lockMetrics;
     private volatile TunnelClientSet tunnel;
     private volatile WebhookServer webhook;
     private volatile WebhookConfigurationManager webhookConfigManager;
@@ -268,17 +275,50 @@ public final class Agent implements AutoCloseable {
                         return leases;
                     }, c -> HealthCheck.Result.OK));
         }
+        DevicePlugin plugin = parts.devicePlugin().map(part -> new DevicePlugin(part.plugin(),
+                new HamiAllocator(kubernetes, part.allocator(), () -> devicePlugin.gpuUuids(), lockMetrics(), clock),
+                registry, reason -> {
+                    DeviceRegistrar registrar = devices;
+                    if (registrar != null) {
+                        registrar.suspend(reason); // another plugin writes the register annotation
+                    }
+                }, Version.version(), clock)).orElse(null);
         if (parts.devices().isPresent()) {
             var deviceConfig = parts.devices().get();
-            devices = new DeviceRegistrar(deviceConfig, deviceConfig.createSource().orElseThrow(), kubernetes, clock,
-                    registry);
+            var source = deviceConfig.createSource().orElseThrow();
+            if (plugin != null) {
+                // kubelet and the register annotation list the same discovery.
+                source = new ObservedDeviceSource(source, new ObservedDeviceSource.Observer() {
+                    @Override
+                    public void discovered(List<io.tenantgateway.hami.GpuDevice> found) {
+                        plugin.updateDevices(found);
+                    }
+
+                    @Override
+                    public void failed(String reason) {
+                        plugin.discoveryFailed(reason);
+                    }
+                });
+            }
+            devices = new DeviceRegistrar(deviceConfig, source, kubernetes, clock, registry);
             checks.get(DEVICES_CHECK).bind(devices.readinessCheck());
         }
+        if (plugin != null) {
+            devicePlugin = plugin;
+            plugin.start(); // probes the socket first: another plugin there suspends the registrar before it writes
+            started.push(plugin);
+            checks.get(DEVICE_PLUGIN_CHECK).bind(new HealthCheck(DEVICE_PLUGIN_CHECK, () -> {
+                DevicePluginSnapshot snapshot = plugin.snapshot();
+                return switch (snapshot.phase()) {
+                    // Standing aside for HAMi's or NVIDIA's plugin is the right state (logged, doctor says why).
+                    case REGISTERED, STANDING_ASIDE -> HealthCheck.Result.OK;
+                    default -> HealthCheck.Result.failed(snapshot.detail());
+                };
+            }));
+        }
         if (parts.allocation().isPresent()) {
-            DeviceRegistrar registrar = devices;
             Supplier<AllocationController> newController = () -> new AllocationController(kubernetes,
-                    parts.allocation().get(), registrar == null ? Set::of : registrar::registeredDeviceIds, registry,
-                    clock);
+                    parts.allocation().get(), lockMetrics(), clock);
             allocation = newController.get();
             RetryingStart<AllocationController> start = retrying(LOCKS_CHECK, "lock controller", () -> {
                 // A failed start leaves a controller closed (Lifecycle): the next attempt builds a new one.
@@ -306,6 +346,7 @@ public final class Agent implements AutoCloseable {
     }
 
     static final String DEVICES_CHECK = "devices-registered";
+    static final String DEVICE_PLUGIN_CHECK = "device-plugin-registered";
     static final String LOCKS_CHECK = "lock-controller-synced";
     static final String WEBHOOK_CHECK = "webhook-serving";
     static final String QUOTA_CHECK = "webhook-quota-synced";
@@ -318,6 +359,9 @@ public final class Agent implements AutoCloseable {
         List<String> names = new ArrayList<>();
         if (config.devices().isPresent()) {
             names.add(DEVICES_CHECK);
+        }
+        if (config.devicePlugin().isPresent()) {
+            names.add(DEVICE_PLUGIN_CHECK);
         }
         if (config.allocation().isPresent()) {
             names.add(LOCKS_CHECK);
@@ -374,6 +418,16 @@ public final class Agent implements AutoCloseable {
         if (created != null) {
             created.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
+    }
+
+    /** The node-lock and allocation metrics, registered once for the lock controller and the allocator. */
+    private synchronized LockMetrics lockMetrics() {
+        if (lockMetrics == null) {
+            LockMetrics metrics = new LockMetrics(registry);
+            lockMetrics = metrics;
+            started.push(metrics::unregister);
+        }
+        return lockMetrics;
     }
 
     private ScheduledExecutorService partsScheduler() {
@@ -628,7 +682,7 @@ public final class Agent implements AutoCloseable {
 
     private String parts() {
         return "tunnel" + (config.webhook().isPresent() ? ",webhook" : "") + (devices != null ? ",devices" : "")
-                + (allocation != null ? ",lock-controller" : "");
+                + (devicePlugin != null ? ",device-plugin" : "") + (allocation != null ? ",lock-controller" : "");
     }
 
     /**
@@ -733,6 +787,10 @@ public final class Agent implements AutoCloseable {
 
     public Optional<AllocationController> allocation() {
         return Optional.ofNullable(allocation);
+    }
+
+    public Optional<DevicePlugin> devicePlugin() {
+        return Optional.ofNullable(devicePlugin);
     }
 
     public Optional<HealthServer> health() {

@@ -60,6 +60,11 @@ final class AgentAdminStatus implements AgentStatus {
     }
 
     @Override
+    public Optional<io.tenantgateway.deviceplugin.DevicePluginSnapshot> devicePlugin() {
+        return agent.devicePlugin().map(io.tenantgateway.deviceplugin.DevicePlugin::snapshot);
+    }
+
+    @Override
     public Optional<LockSnapshot> locks() {
         Optional<AllocationController> allocation = agent.allocation();
         return allocation.isPresent() ? Optional.of(allocation.get().snapshot()) : Optional.empty();

@@ -384,9 +384,9 @@ public final class AgentCommand implements Callable<Integer> {
             description = "Default: ${DEFAULT-VALUE}.")
     Path nvidiaSmiPath;
 
-    @Option(names = "--device-split-count", defaultValue = "10", order = 4,
-            description = "Pods per GPU (HAMi deviceSplitCount). Default: ${DEFAULT-VALUE}.")
-    int deviceSplitCount;
+    @Option(names = "--device-split-count", order = 4,
+            description = "Pods per GPU (HAMi deviceSplitCount; default: --device-config's, else 10).")
+    Integer deviceSplitCount;
 
     @Option(names = "--handshake-interval", defaultValue = "20s", order = 4,
             description = "hami.io/node-handshake refresh (< 60s). Default: ${DEFAULT-VALUE}.")
@@ -400,12 +400,33 @@ public final class AgentCommand implements Callable<Integer> {
             description = "Remove the registration when the agent stops.")
     boolean deregisterOnExit;
 
+    @Option(names = "--device-plugin", defaultValue = "off", order = 4, paramLabel = "on|off",
+            description = "Serve kubelet's device plugin API for the registered GPUs (HAMi's nvidia-<resource>.sock):"
+                    + " kubelet learns nvidia.com/gpu, and Allocate completes HAMi's allocation (HAMi-core env and"
+                    + " mounts, bind-phase, node lock). Needs --device-source. Default: ${DEFAULT-VALUE}.")
+    String devicePlugin;
+
+    @Option(names = "--device-plugin-dir", defaultValue = "/var/lib/kubelet/device-plugins", order = 4,
+            paramLabel = "DIR", description = "kubelet's device plugin directory (kubelet.sock). Default:"
+                    + " ${DEFAULT-VALUE}.")
+    Path devicePluginDir;
+
+    @Option(names = "--device-plugin-numa-topology", arity = "0..1", defaultValue = "false", fallbackValue = "true",
+            order = 4, description = "Give every listed device its GPU's NUMA node (HAMi's enableNumaTopology).")
+    boolean devicePluginNumaTopology;
+
+    @Option(names = "--device-plugin-host-root", defaultValue = "/", hidden = true, order = 4, paramLabel = "DIR",
+            description = "Where the host's /usr/local/vgpu and /tmp/vgpulock are seen from the agent (the"
+                    + " DaemonSet mounts them at their host paths); the lab uses its work directory.")
+    Path devicePluginHostRoot;
+
     @Option(names = "--enable-lock-controller", arity = "0..1", fallbackValue = "true", order = 5,
             description = "Run the allocation/node-lock controller (default: on when devices are registered).")
     Boolean enableLockController;
 
     @Option(names = "--allocation-mode", order = 5,
-            description = "complete or observe (default: complete for mock, observe for nvidia-smi).")
+            description = "device-plugin or observe: who completes HAMi allocations here (default: device-plugin with"
+                    + " --device-plugin=on, observe otherwise).")
     String allocationMode;
 
     @Option(names = "--node-lock-timeout", defaultValue = "5m", order = 5,

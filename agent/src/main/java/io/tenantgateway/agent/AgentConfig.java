@@ -35,6 +35,7 @@ import java.util.Set;
  * @param shutdownGrace how long the first SIGTERM may take
  * @param profiling {@code --enable-profiling}: thread dump, heap histogram and JFR on the admin port
  * @param contentionProfiling {@code --enable-contention-profiling}: lock events in those JFR recordings
+ * @param devicePlugin kubelet's device plugin API and HAMi's Allocate ({@code --device-plugin=on}), when enabled
  */
 public record AgentConfig(
         TunnelConfig tunnel,
@@ -48,7 +49,8 @@ public record AgentConfig(
         Optional<ManagedWebhookConfiguration> webhookConfiguration,
         Duration shutdownGrace,
         boolean profiling,
-        boolean contentionProfiling) {
+        boolean contentionProfiling,
+        Optional<DevicePluginPart> devicePlugin) {
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
@@ -60,6 +62,11 @@ public record AgentConfig(
         requireNonNull(allocation, "allocation");
         requireNonNull(webhookConfiguration, "webhookConfiguration");
         requireNonNull(shutdownGrace, "shutdownGrace");
+        requireNonNull(devicePlugin, "devicePlugin");
+        if (devicePlugin.isPresent() && devices.isEmpty()) {
+            throw new IllegalArgumentException("--device-plugin: on without devices (expected: --device-source=nvidia-smi"
+                    + " or mock: the plugin lists the GPUs the agent discovers)");
+        }
         if (shutdownGrace.isNegative() || shutdownGrace.isZero()) {
             throw new IllegalArgumentException("--shutdown-grace: " + shutdownGrace + " (expected: > 0)");
         }
@@ -166,6 +173,17 @@ public record AgentConfig(
     }
 
     /**
+     * The device plugin: where it serves (kubelet's directory, the resource) and how its Allocate writes the pod.
+     */
+    public record DevicePluginPart(io.tenantgateway.deviceplugin.DevicePluginConfig plugin,
+            io.tenantgateway.agent.locks.AllocatorConfig allocator) {
+        public DevicePluginPart {
+            requireNonNull(plugin, "plugin");
+            requireNonNull(allocator, "allocator");
+        }
+    }
+
+    /**
      * What the parts enabled here do with the API (the uses {@link KubernetesPermissions} grants permissions for). {@link Use#DOCTOR} is included whenever the agent
      * talks to the API at all: {@code doctor} runs with the same flags.
      *
@@ -181,12 +199,10 @@ public record AgentConfig(
                 uses.add(KubernetesPermissions.Use.GPU_CAPACITY);
             }
         });
-        config.allocation().ifPresent(allocation -> {
-            uses.add(KubernetesPermissions.Use.LOCK_CONTROLLER);
-            if (allocation.mode() == io.tenantgateway.agent.locks.AllocationMode.COMPLETE) {
-                uses.add(KubernetesPermissions.Use.COMPLETE_ALLOCATION);
-            }
-        });
+        config.allocation().ifPresent(allocation -> uses.add(KubernetesPermissions.Use.LOCK_CONTROLLER));
+        if (config.devicePlugin().isPresent()) {
+            uses.add(KubernetesPermissions.Use.DEVICE_PLUGIN);
+        }
         if (nodeNameFromApi) {
             uses.add(KubernetesPermissions.Use.NODE_NAME_DISCOVERY);
         }
@@ -245,6 +261,8 @@ public record AgentConfig(
                 + GoDuration.format(a.nodeLockTimeout())).orElse("off"));
         out.put("webhook-tls-self-managed", webhook.flatMap(WebhookPart::certificates)
                 .map(WebhookCertificatesConfig::describe).orElse("off"));
+        out.put("device-plugin", devicePlugin.map(d -> d.plugin().socket() + " resource=" + d.plugin().resourceName())
+                .orElse("off"));
         out.put("manage-webhook-config", webhookConfiguration.map(ManagedWebhookConfiguration::name).orElse("off"));
         out.put("shutdown-grace", GoDuration.format(shutdownGrace));
         out.put("enable-profiling", Boolean.toString(profiling));

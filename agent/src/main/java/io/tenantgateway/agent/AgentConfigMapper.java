@@ -3,6 +3,10 @@ package io.tenantgateway.agent;
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.devices.MockInventory;
 import io.tenantgateway.agent.locks.AllocationConfig;
+import io.tenantgateway.agent.locks.AllocatorConfig;
+import io.tenantgateway.deviceplugin.DevicePluginConfig;
+import io.tenantgateway.deviceplugin.policy.HamiCoreSettings;
+import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
@@ -42,14 +46,18 @@ final class AgentConfigMapper {
                     + " --enable-webhook=true, or drop --webhook-tls-self-managed)");
         }
         Optional<DeviceRegistrationConfig> devices = devices(c, nodeName);
+        Optional<AgentConfig.DevicePluginPart> devicePlugin = devicePlugin(c, nodeName, devices);
         boolean lockController = c.enableLockController != null ? c.enableLockController : devices.isPresent();
         Optional<AllocationConfig> allocation = Optional.empty();
         if (lockController) {
             String node = nodeName.orElseThrow(() -> new IllegalArgumentException(
                     "--enable-lock-controller: no node name (expected: --node-name or env NODE_NAME)"));
             AllocationMode mode = c.allocationMode != null ? AllocationMode.parse(c.allocationMode)
-                    : devices.filter(d -> d.source() == DeviceRegistrationConfig.Source.MOCK).isPresent()
-                            ? AllocationMode.COMPLETE : AllocationMode.OBSERVE;
+                    : devicePlugin.isPresent() ? AllocationMode.DEVICE_PLUGIN : AllocationMode.OBSERVE;
+            if (mode == AllocationMode.DEVICE_PLUGIN && devicePlugin.isEmpty()) {
+                throw new IllegalArgumentException("--allocation-mode: device-plugin without --device-plugin=on"
+                        + " (expected: observe, or --device-plugin=on)");
+            }
             allocation = Optional.of(AllocationConfig.defaults(node).withMode(mode)
                     .withNodeLockTimeout(GoDuration.parse("--node-lock-timeout", c.nodeLockTimeout))
                     .withPodFieldSelector(c.podFieldSelector));
@@ -73,7 +81,7 @@ final class AgentConfigMapper {
                 c.adminBindAddress, c.adminServerPort, optionalFile("--kubeconfig", c.kubeconfig));
         return new AgentConfig(tunnel, servers, LogSetup.Format.parse(c.logFormat), c.verbosity, nodeName, webhook, devices,
                 allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace), c.enableProfiling,
-                c.enableContentionProfiling);
+                c.enableContentionProfiling, devicePlugin);
     }
 
     /**
@@ -262,8 +270,19 @@ final class AgentConfigMapper {
         }
         String node = nodeName.orElseThrow(() -> new IllegalArgumentException("--device-source: " + c.deviceSource
                 + " without a node name (expected: --node-name or env NODE_NAME)"));
+        // The same device-config HAMi's plugin reads: split count (unless the flag says otherwise) and, for real
+        // GPUs, the memory and core scaling of the register annotation.
+        DeviceConfig deviceConfig = c.deviceConfig == null ? DeviceConfig.defaults()
+                : DeviceConfig.load(requireFile("--device-config", c.deviceConfig));
+        long split = c.deviceSplitCount != null ? c.deviceSplitCount : deviceConfig.nvidia().deviceSplitCount();
+        if (split < 1 || split > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException((c.deviceSplitCount != null ? "--device-split-count: "
+                    : "--device-config: nvidia.deviceSplitCount: ") + split + " (expected: > 0)");
+        }
         DeviceRegistrationConfig.Builder builder = DeviceRegistrationConfig.builder(node)
-                .splitCount(c.deviceSplitCount)
+                .splitCount((int) split)
+                .memoryScaling(deviceConfig.nvidia().deviceMemoryScaling())
+                .coreScaling(deviceConfig.nvidia().deviceCoreScaling())
                 .handshakeInterval(GoDuration.parse("--handshake-interval", c.handshakeInterval))
                 .deregisterOnExit(c.deregisterOnExit);
         if (source == DeviceRegistrationConfig.Source.MOCK) {
@@ -275,6 +294,41 @@ final class AgentConfigMapper {
             builder.advertiseCapacity(c.advertiseGpuCapacity);
         }
         return Optional.of(builder.build());
+    }
+
+    /** {@code --device-plugin=on|off}: the resource name and HAMi's scaling come from {@code --device-config}. */
+    private static Optional<AgentConfig.DevicePluginPart> devicePlugin(AgentCommand c, Optional<String> nodeName,
+            Optional<DeviceRegistrationConfig> devices) {
+        boolean on = switch (c.devicePlugin.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "on", "true" -> true;
+            case "off", "false" -> false;
+            default -> throw new IllegalArgumentException("--device-plugin: " + c.devicePlugin
+                    + " (expected: on or off)");
+        };
+        if (!on) {
+            return Optional.empty();
+        }
+        if (devices.isEmpty()) {
+            throw new IllegalArgumentException("--device-plugin: on with --device-source=none (expected:"
+                    + " --device-source=nvidia-smi or mock: the plugin lists the GPUs the agent discovers)");
+        }
+        String node = nodeName.orElseThrow();
+        DeviceConfig deviceConfig = c.deviceConfig == null ? DeviceConfig.defaults()
+                : DeviceConfig.load(requireFile("--device-config", c.deviceConfig));
+        DevicePluginConfig plugin;
+        try {
+            plugin = DevicePluginConfig.of(c.devicePluginDir.toAbsolutePath().normalize(),
+                    deviceConfig.nvidia().resourceCountName()).withNumaTopology(c.devicePluginNumaTopology);
+        } catch (IllegalArgumentException e) {
+            throw e.getMessage().startsWith("--") ? e : new IllegalArgumentException("--device-config: nvidia."
+                    + e.getMessage(), e);
+        }
+        AllocatorConfig allocator = AllocatorConfig.defaults(node)
+                .withHamiCore(HamiCoreSettings.DEFAULTS.withDeviceMemoryScaling(
+                        deviceConfig.nvidia().deviceMemoryScaling()))
+                .withHostRoot(c.devicePluginHostRoot.toAbsolutePath().normalize())
+                .withPodFieldSelector(c.podFieldSelector);
+        return Optional.of(new AgentConfig.DevicePluginPart(plugin, allocator));
     }
 
     private static MockInventory mockInventory(AgentCommand c) {

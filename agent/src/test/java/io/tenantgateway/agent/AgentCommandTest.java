@@ -292,9 +292,76 @@ class AgentCommandTest {
             assertThat(w.config().port()).isZero();
         });
         assertThat(config.devices()).hasValueSatisfying(d -> assertThat(d.nodeName()).isEqualTo("worker-a"));
-        assertThat(config.allocation()).hasValueSatisfying(a -> assertThat(a.mode()).isEqualTo(AllocationMode.COMPLETE));
+        assertThat(config.allocation()).hasValueSatisfying(a -> assertThat(a.mode()).isEqualTo(AllocationMode.OBSERVE));
+        assertThat(config.devicePlugin()).isEmpty();
         assertThat(config.tunnel().dialPolicy().allowsAll()).isFalse();
         assertThat(config.needsKubernetes()).isTrue();
+    }
+
+    @Test
+    void theDevicePluginCompletesAllocationsWhenOn() {
+        AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=on",
+                "--device-plugin-dir=/tmp/kubelet-plugins");
+
+        assertThat(config.devicePlugin()).hasValueSatisfying(d -> {
+            assertThat(d.plugin().socket()).hasToString("/tmp/kubelet-plugins/nvidia-gpu.sock");
+            assertThat(d.plugin().resourceName()).isEqualTo("nvidia.com/gpu");
+            assertThat(d.plugin().preferredAllocation()).isTrue();
+            assertThat(d.allocator().nodeName()).isEqualTo("gpu-1");
+            assertThat(d.allocator().hamiCore().hookPath()).isEqualTo("/usr/local");
+        });
+        assertThat(config.allocation()).hasValueSatisfying(a -> assertThat(a.mode())
+                .isEqualTo(AllocationMode.DEVICE_PLUGIN));
+        assertThat(config.describe()).containsEntry("device-plugin",
+                "/tmp/kubelet-plugins/nvidia-gpu.sock resource=nvidia.com/gpu");
+        assertThat(config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=off").devicePlugin())
+                .isEmpty();
+    }
+
+    @Test
+    void theDeviceConfigGivesSplitCountScalingAndTheResourceName() throws Exception {
+        Path deviceConfig = Files.writeString(dir.resolve("device-config.yaml"), """
+                nvidia:
+                  resourceCountName: example.com/vgpu
+                  deviceSplitCount: 4
+                  deviceMemoryScaling: 1.5
+                  deviceCoreScaling: 2
+                """);
+        AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=on",
+                "--device-plugin-dir=/tmp/kubelet-plugins", "--device-config=" + deviceConfig);
+
+        assertThat(config.devices()).hasValueSatisfying(d -> {
+            assertThat(d.splitCount()).isEqualTo(4);
+            assertThat(d.memoryScaling()).isEqualTo(1.5);
+            assertThat(d.coreScaling()).isEqualTo(2.0);
+        });
+        assertThat(config.devicePlugin()).hasValueSatisfying(d -> {
+            assertThat(d.plugin().resourceName()).isEqualTo("example.com/vgpu");
+            assertThat(d.plugin().socket()).hasToString("/tmp/kubelet-plugins/nvidia-vgpu.sock");
+            assertThat(d.allocator().hamiCore().deviceMemoryScaling()).isEqualTo(1.5);
+        });
+        // The flag wins over the file.
+        assertThat(config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-config=" + deviceConfig,
+                "--device-split-count=7").devices().orElseThrow().splitCount()).isEqualTo(7);
+    }
+
+    @Test
+    void devicePluginFlagsAreChecked() {
+        assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-plugin=on"))
+                .hasMessage("--device-plugin: on with --device-source=none (expected: --device-source=nvidia-smi or"
+                        + " mock: the plugin lists the GPUs the agent discovers)");
+        assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--device-plugin=yes")).hasMessage("--device-plugin: yes (expected: on or off)");
+        assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--device-plugin=on", "--device-plugin-dir=/" + "d".repeat(100)))
+                .hasMessageStartingWith("--device-plugin-dir: /ddd").hasMessageContaining("at most 107 bytes");
+        assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--allocation-mode=complete")).hasMessage("--allocation-mode: complete (expected: observe or"
+                + " device-plugin; the agent completes allocations in its device plugin's Allocate now, as HAMi's"
+                + " plugin does: --device-plugin=on)");
+        assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--allocation-mode=device-plugin")).hasMessage("--allocation-mode: device-plugin without"
+                + " --device-plugin=on (expected: observe, or --device-plugin=on)");
     }
 
     @Test

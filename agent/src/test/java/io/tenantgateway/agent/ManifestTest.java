@@ -224,7 +224,7 @@ class ManifestTest {
         List<HasMetadata> objects = base();
         Set<Use> uses = uses(daemonSetArgs(objects), false);
         assertThat(uses).contains(Use.LOCK_CONTROLLER, Use.MANAGED_WEBHOOK_CONFIG, Use.WEBHOOK_QUOTA)
-                .doesNotContain(Use.COMPLETE_ALLOCATION, Use.GPU_CAPACITY, Use.DEVICE_REGISTRATION);
+                .doesNotContain(Use.DEVICE_PLUGIN, Use.GPU_CAPACITY, Use.DEVICE_REGISTRATION);
         Set<String> granted = granted(objects, BASE_ACCOUNT);
         assertThat(granted).isEqualTo(declared(uses))
                 .doesNotContain("core/pods:patch", "core/nodes/status:patch", "core/secrets:get");
@@ -238,6 +238,7 @@ class ManifestTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
         Set<String> shipped = new TreeSet<>(granted(base(), BASE_ACCOUNT));
         shipped.addAll(granted(parse(kustomize("overlays/simulated-gpus")), BASE_ACCOUNT));
+        shipped.addAll(granted(parse(kustomize("overlays/real-gpus")), BASE_ACCOUNT));
         shipped.addAll(granted(parse(kustomize("overlays/kamaji")), KAMAJI_ACCOUNT));
         Set<String> notShipped = new TreeSet<>(KubernetesPermissions.keys());
         notShipped.removeAll(shipped);
@@ -258,14 +259,31 @@ class ManifestTest {
         AgentCommand run = parseRun(expandedArgs(container, Map.of("PROXY_SERVER_HOST", "k.example.com",
                 "PROXY_SERVER_PORT", "8132")));
         assertThat(run.deviceSource).isEqualTo("mock");
-        assertThat(run.allocationMode).isEqualTo("complete");
+        assertThat(run.allocationMode).isEqualTo("device-plugin");
+        assertThat(run.devicePlugin).isEqualTo("on");
         assertThat(run.mockGpus).isEqualTo("A100-80GB");
 
-        // complete allocation with mock capacity: the components add pods patch and nodes/status patch.
+        // The device plugin with mock capacity: the components add pods patch and nodes/status patch.
         Set<Use> simulatedUses = uses(daemonSetArgs(simulated), false);
-        assertThat(simulatedUses).contains(Use.COMPLETE_ALLOCATION, Use.GPU_CAPACITY, Use.DEVICE_REGISTRATION);
+        assertThat(simulatedUses).contains(Use.DEVICE_PLUGIN, Use.GPU_CAPACITY, Use.DEVICE_REGISTRATION);
         assertThat(granted(simulated, BASE_ACCOUNT)).isEqualTo(declared(simulatedUses))
                 .contains("core/pods:patch", "core/nodes/status:patch");
+        assertDevicePluginMounts(only(simulated, DaemonSet.class), run);
+
+        // Real GPUs: nvidia-smi, the device plugin, no capacity writes (kubelet advertises nvidia.com/gpu).
+        List<HasMetadata> real = parse(kustomize("overlays/real-gpus"));
+        DaemonSet realDaemonSet = only(real, DaemonSet.class);
+        AgentCommand realRun = parseRun(expandedArgs(realDaemonSet.getSpec().getTemplate().getSpec().getContainers()
+                .get(0), Map.of("PROXY_SERVER_HOST", "k.example.com", "PROXY_SERVER_PORT", "8132")));
+        assertThat(realRun.deviceSource).isEqualTo("nvidia-smi");
+        Set<Use> realUses = uses(daemonSetArgs(real), false);
+        assertThat(realUses).contains(Use.DEVICE_PLUGIN, Use.DEVICE_REGISTRATION).doesNotContain(Use.GPU_CAPACITY);
+        assertThat(granted(real, BASE_ACCOUNT)).isEqualTo(declared(realUses)).contains("core/pods:patch")
+                .doesNotContain("core/nodes/status:patch");
+        assertDevicePluginMounts(realDaemonSet, realRun);
+        assertThat(realDaemonSet.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .anySatisfy(env -> assertThat(env.getName() + "=" + env.getValue())
+                        .isEqualTo("NVIDIA_VISIBLE_DEVICES=all"));
 
         List<HasMetadata> kamaji = parse(kustomize("overlays/kamaji"));
         assertThat(kamaji).noneMatch(DaemonSet.class::isInstance);
@@ -285,10 +303,38 @@ class ManifestTest {
         Set<Use> kamajiUses = uses(kamajiArgs(), true);
         assertThat(kamajiUses).contains(Use.WEBHOOK_TLS_SECRET, Use.WEBHOOK_TLS_SELF_MANAGED, Use.NODE_NAME_DISCOVERY,
                 Use.LOCK_CONTROLLER)
-                .doesNotContain(Use.COMPLETE_ALLOCATION, Use.GPU_CAPACITY);
+                .doesNotContain(Use.DEVICE_PLUGIN, Use.GPU_CAPACITY);
         assertThat(granted(kamaji, KAMAJI_ACCOUNT)).isEqualTo(declared(kamajiUses))
                 .contains("core/secrets:create", "core/secrets:update")
                 .doesNotContain("core/pods:patch", "core/nodes/status:patch");
+    }
+
+    /**
+     * The device plugin component: kubelet's directory mounted where --device-plugin-dir points, HAMi-core's host
+     * directories at their host paths (the allocator's host root is /), HAMi's vgpu-init.sh from HAMi's image.
+     */
+    private static void assertDevicePluginMounts(DaemonSet daemonSet, AgentCommand run) {
+        var pod = daemonSet.getSpec().getTemplate().getSpec();
+        Container container = pod.getContainers().get(0);
+        Map<String, String> hostPaths = new java.util.HashMap<>();
+        pod.getVolumes().stream().filter(v -> v.getHostPath() != null)
+                .forEach(v -> hostPaths.put(v.getName(), v.getHostPath().getPath()));
+        Map<String, String> mounted = new java.util.HashMap<>();
+        container.getVolumeMounts().stream().filter(m -> hostPaths.containsKey(m.getName()))
+                .forEach(m -> mounted.put(hostPaths.get(m.getName()), m.getMountPath()));
+        assertThat(mounted).containsEntry("/var/lib/kubelet/device-plugins", run.devicePluginDir.toString())
+                .containsEntry("/usr/local/vgpu", "/usr/local/vgpu").containsEntry("/tmp/vgpulock", "/tmp/vgpulock");
+        assertThat(run.devicePluginHostRoot).hasToString("/");
+        assertThat(pod.getInitContainers()).singleElement().satisfies(init -> {
+            assertThat(init.getImage()).isEqualTo("docker.io/projecthami/hami:v2.10.0");
+            assertThat(init.getCommand()).containsExactly("/bin/sh", "-c", "/k8s-vgpu/bin/vgpu-init.sh /usr/local/vgpu/");
+            assertThat(init.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath())
+                    .isEqualTo("/usr/local/vgpu"));
+        });
+        // kubelet's directory is root's (0750): the socket needs uid 0, nothing more.
+        assertThat(pod.getSecurityContext().getRunAsUser()).isZero();
+        assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     }
 
     /** Kamaji's own agent arguments followed by the TenantControlPlane patch's extraArgs. */

@@ -22,7 +22,8 @@ class RuntimeJarContentsIT {
             "io/tenantgateway/tools/",
             "io/tenantgateway/agent/lab/",
             "io/tenantgateway/agent/bench/",
-            "io/tenantgateway/agent/hamisim/");
+            "io/tenantgateway/agent/hamisim/",
+            "io/tenantgateway/deviceplugin/testing/");
 
     @Test
     void holdsNoToolsAndNoMockServer() throws Exception {
@@ -31,7 +32,8 @@ class RuntimeJarContentsIT {
             entries = jar.stream().map(ZipEntry::getName).toList();
         }
         assertThat(entries).as("the runtime itself").contains("io/tenantgateway/agent/main/Main.class",
-                "io/tenantgateway/agent/ops/Probe.class");
+                "io/tenantgateway/agent/ops/Probe.class", "io/tenantgateway/deviceplugin/DevicePlugin.class",
+                "io/tenantgateway/deviceplugin/v1beta1/DevicePluginGrpc.class");
         assertThat(entries).as("entries under %s", FORBIDDEN)
                 .filteredOn(name -> FORBIDDEN.stream().anyMatch(name::startsWith)).isEmpty();
     }

@@ -92,6 +92,31 @@ public final class DeviceAllocationCodec {
         return String.valueOf(ENTRY_END).repeat(decode(value).size());
     }
 
+    /**
+     * The position of the next entry to hand out: the first that names a device (HAMi's device plugin takes entries
+     * in order, one per Allocate call, and empties each it took), or {@code -1} when none is left.
+     */
+    public static int nextEntry(List<List<ContainerDevice>> entries) {
+        requireNonNull(entries, "entries");
+        for (int i = 0; i < entries.size(); i++) {
+            if (!entries.get(i).isEmpty()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The entries with the one at {@code index} emptied; positions (and so the {@code ;} structure) are kept. */
+    public static List<List<ContainerDevice>> erase(List<List<ContainerDevice>> entries, int index) {
+        requireNonNull(entries, "entries");
+        if (index < 0 || index >= entries.size()) {
+            throw new IllegalArgumentException("index: " + index + " (expected: 0.." + (entries.size() - 1) + ")");
+        }
+        List<List<ContainerDevice>> erased = new ArrayList<>(entries);
+        erased.set(index, List.of());
+        return List.copyOf(erased);
+    }
+
     /** True when no entry names a device (all consumed, or nothing was assigned). */
     public static boolean isFullyConsumed(List<List<ContainerDevice>> entries) {
         return entries.stream().allMatch(List::isEmpty);

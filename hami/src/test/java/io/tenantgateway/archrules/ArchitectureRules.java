@@ -32,6 +32,7 @@ public final class ArchitectureRules {
         "io.tenantgateway.webhook.policy..",
         "io.tenantgateway.webhook.quota..",
         "io.tenantgateway.agent.locks.policy..",
+        "io.tenantgateway.deviceplugin.policy..",
     };
 
     /** Packages whose classes need nothing but the JDK (the {@code hami} module, used by every other one). */

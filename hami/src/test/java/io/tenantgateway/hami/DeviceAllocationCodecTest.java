@@ -90,4 +90,20 @@ class DeviceAllocationCodecTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("device list \"GPU-a,NVIDIA,lots,0:;\": device \"GPU-a,NVIDIA,lots,0\": For input string: \"lots\"");
     }
+
+    @Test
+    void takesEntriesInOrderAndErasesOnlyTheOneHandedOut() {
+        // HAMi #2899: an init container without a GPU keeps its (empty) slot in front.
+        List<List<ContainerDevice>> entries = DeviceAllocationCodec.decode(";" + UUID_A + ",NVIDIA,1000,10:;"
+                + UUID_B + ",NVIDIA,2000,20:;");
+        assertThat(DeviceAllocationCodec.nextEntry(entries)).isEqualTo(1);
+
+        List<List<ContainerDevice>> after = DeviceAllocationCodec.erase(entries, 1);
+        assertThat(DeviceAllocationCodec.encode(after)).isEqualTo(";;" + UUID_B + ",NVIDIA,2000,20:;");
+        assertThat(DeviceAllocationCodec.nextEntry(after)).isEqualTo(2);
+        List<List<ContainerDevice>> done = DeviceAllocationCodec.erase(after, 2);
+        assertThat(DeviceAllocationCodec.encode(done)).isEqualTo(";;;");
+        assertThat(DeviceAllocationCodec.nextEntry(done)).isEqualTo(-1);
+        assertThatThrownBy(() -> DeviceAllocationCodec.erase(done, 3)).hasMessage("index: 3 (expected: 0..2)");
+    }
 }

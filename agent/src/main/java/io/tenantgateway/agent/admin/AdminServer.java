@@ -162,8 +162,8 @@ public final class AdminServer implements AutoCloseable {
             case "/debug/readiness" -> readiness();
             case "/debug/tunnels" -> agent.tunnel().map(t -> (Object) DebugViews.tunnels(t,
                     proxyServer(), agent.tunnelConfig().agentId())).orElse(off("tunnel"));
-            case "/debug/devices" -> agent.devices().map(d -> (Object) DebugViews.devices(d))
-                    .orElse(off("device registration"));
+            case "/debug/devices" -> agent.devices().map(d -> (Object) DebugViews.devices(d,
+                    agent.devicePlugin().orElse(null))).orElse(off("device registration"));
             case "/debug/locks" -> agent.locks().map(a -> (Object) DebugViews.locks(a))
                     .orElse(off("lock controller"));
             case "/debug/admissions" -> admissions(request);

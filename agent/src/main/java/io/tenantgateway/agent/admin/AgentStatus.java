@@ -37,6 +37,11 @@ public interface AgentStatus {
     /** The node-lock controller now. */
     Optional<LockSnapshot> locks();
 
+    /** The device plugin now ({@code --device-plugin=on}); shown with {@code /debug/devices}. */
+    default Optional<io.tenantgateway.deviceplugin.DevicePluginSnapshot> devicePlugin() {
+        return Optional.empty();
+    }
+
     /** The webhook's recent admissions (thread-safe, bounded). */
     Optional<RecentAdmissions> admissions();
 }

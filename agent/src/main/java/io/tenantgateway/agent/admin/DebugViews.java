@@ -58,6 +58,12 @@ final class DebugViews {
     }
 
     static Map<String, Object> devices(DeviceRegistrationSnapshot snapshot) {
+        return devices(snapshot, null);
+    }
+
+    /** @param plugin the device plugin's state, {@code null} with {@code --device-plugin=off} (then left out) */
+    static Map<String, Object> devices(DeviceRegistrationSnapshot snapshot,
+            io.tenantgateway.deviceplugin.DevicePluginSnapshot plugin) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("node", snapshot.nodeName());
         root.put("source", snapshot.source());
@@ -68,6 +74,19 @@ final class DebugViews {
         root.put("lastFailure", snapshot.lastFailure() == null ? null : snapshot.lastFailure().label());
         root.put("lastError", snapshot.lastError());
         root.put("lastErrorAt", text(snapshot.lastErrorAt()));
+        if (plugin != null) {
+            Map<String, Object> item = new LinkedHashMap<>();
+            item.put("phase", plugin.phase().name());
+            item.put("detail", plugin.detail());
+            item.put("socket", plugin.socket().toString());
+            item.put("resource", plugin.resourceName());
+            item.put("devices", plugin.devices());
+            item.put("healthy", plugin.healthy());
+            item.put("registrations", plugin.registrations());
+            item.put("lastRegistration", text(plugin.lastRegistration()));
+            item.put("listAndWatchStreams", plugin.listAndWatchStreams());
+            root.put("devicePlugin", item);
+        }
         return root;
     }
 

@@ -85,6 +85,7 @@ public final class DeviceRegistrar extends Lifecycle {
 
     private volatile State state;
     private volatile Instant startedAt;
+    private volatile String suspended;
 
     // Owned by the registrar thread.
     private List<GpuDevice> discovered;
@@ -201,6 +202,25 @@ public final class DeviceRegistrar extends Lifecycle {
         log.info("Stopped device registration node={}", config.nodeName());
     }
 
+    /**
+     * Stops writing the node's registration for good (the register annotation, the handshake, capacity): another
+     * device plugin registers these GPUs (HAMi #2076: the two would fight over {@code hami.io/node-nvidia-register}).
+     * The readiness check passes from now on: standing aside is the right state, not a fault. Any thread.
+     */
+    public void suspend(String reason) {
+        requireNonNull(reason, "reason");
+        if (suspended == null) {
+            suspended = reason;
+            log.warn("Device registration stopped node={}: another device plugin registers this node's GPUs ({});"
+                    + " hami.io/node-nvidia-register is left to it", config.nodeName(), reason);
+        }
+    }
+
+    /** Why registration was {@link #suspend suspended}, or {@code null}. */
+    public String suspendedReason() {
+        return suspended;
+    }
+
     /** True when the scheduler currently sees our devices; see {@link DeviceRegistrationSnapshot#ready()}. */
     public boolean devicesRegistered() {
         State s = state;
@@ -216,6 +236,9 @@ public final class DeviceRegistrar extends Lifecycle {
      */
     public HealthCheck readinessCheck() {
         return new HealthCheck("devices-registered", () -> {
+            if (suspended != null) {
+                return HealthCheck.Result.OK; // another plugin registers them (see suspend)
+            }
             DeviceRegistrationSnapshot s = snapshot();
             if (s.ready()) {
                 return HealthCheck.Result.OK;
@@ -252,6 +275,9 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** One round on the queue's worker: the next one after the handshake interval, or a retry after the backoff. */
     private WorkQueue.Result round() {
+        if (suspended != null) {
+            return WorkQueue.Result.done(); // nothing more is written
+        }
         Instant began = clock.instant();
         try {
             return registerOnce() ? WorkQueue.Result.after(untilNextHandshake(began)) : WorkQueue.Result.retry();

@@ -30,12 +30,17 @@ import java.util.stream.Collectors;
  *                            in mock mode only, where no device plugin advertises them
  * @param deregisterOnExit    remove the annotations (and advertised capacity) on close ({@code --deregister-on-exit})
  * @param closeTimeout        how long close waits for a running registration round
+ * @param memoryScaling       HAMi's {@code deviceMemoryScaling} ({@code --device-config}) for nvidia-smi GPUs: the
+ *                            registered {@code devmem} is the GPU's MiB times this when it is not 1
+ * @param coreScaling         HAMi's {@code deviceCoreScaling} ({@code --device-config}) for nvidia-smi GPUs: the
+ *                            registered {@code devcore} is 100 times this
  */
 public record DeviceRegistrationConfig(String nodeName, Source source, MockInventory mockInventory,
                                        Path nvidiaSmiPath, Path sysfsRoot, Duration nvidiaSmiTimeout,
                                        int splitCount, Duration handshakeInterval, Duration rescanInterval,
                                        Duration retryInitialBackoff, boolean advertiseCapacity,
-                                       boolean deregisterOnExit, Duration closeTimeout) {
+                                       boolean deregisterOnExit, Duration closeTimeout, double memoryScaling,
+                                       double coreScaling) {
 
     /** HAMi's scheduler marks a node unhealthy when its {@code Requesting_} stamp is this old. */
     public static final Duration SCHEDULER_STALE_AFTER = Duration.ofSeconds(60);
@@ -104,6 +109,14 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
             throw new IllegalArgumentException("--handshake-interval: " + handshakeInterval
                     + " (expected: < 60s, the HAMi scheduler's staleness window)");
         }
+        if (!(memoryScaling > 0) || Double.isInfinite(memoryScaling)) {
+            throw new IllegalArgumentException("--device-config: nvidia.deviceMemoryScaling: " + memoryScaling
+                    + " (expected: > 0)");
+        }
+        if (!(coreScaling > 0) || Double.isInfinite(coreScaling)) {
+            throw new IllegalArgumentException("--device-config: nvidia.deviceCoreScaling: " + coreScaling
+                    + " (expected: > 0)");
+        }
         if (retryInitialBackoff.compareTo(handshakeInterval) > 0) {
             throw new IllegalArgumentException("retryInitialBackoff: " + retryInitialBackoff
                     + " (expected: <= --handshake-interval " + handshakeInterval + ")");
@@ -136,6 +149,8 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
         private Boolean advertiseCapacity;
         private boolean deregisterOnExit;
         private Duration closeTimeout = Duration.ofSeconds(5);
+        private double memoryScaling = 1.0;
+        private double coreScaling = 1.0;
 
         private Builder(String nodeName) {
             this.nodeName = nodeName;
@@ -203,11 +218,23 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
             return this;
         }
 
+        /** HAMi's {@code deviceMemoryScaling} (nvidia-smi GPUs). */
+        public Builder memoryScaling(double scaling) {
+            this.memoryScaling = scaling;
+            return this;
+        }
+
+        /** HAMi's {@code deviceCoreScaling} (nvidia-smi GPUs). */
+        public Builder coreScaling(double scaling) {
+            this.coreScaling = scaling;
+            return this;
+        }
+
         public DeviceRegistrationConfig build() {
             boolean advertise = advertiseCapacity != null ? advertiseCapacity : source == Source.MOCK;
             return new DeviceRegistrationConfig(nodeName, source, mockInventory, nvidiaSmiPath, sysfsRoot,
                     nvidiaSmiTimeout, splitCount, handshakeInterval, rescanInterval, retryInitialBackoff, advertise,
-                    deregisterOnExit, closeTimeout);
+                    deregisterOnExit, closeTimeout, memoryScaling, coreScaling);
         }
     }
 
@@ -216,7 +243,7 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
         return switch (source) {
             case MOCK -> Optional.of(new MockDeviceSource(nodeName, mockInventory, splitCount));
             case NVIDIA_SMI -> Optional.of(new NvidiaSmiDeviceSource(nvidiaSmiPath, sysfsRoot, nvidiaSmiTimeout,
-                    splitCount, GpuDevice.MODE_HAMI_CORE));
+                    splitCount, GpuDevice.MODE_HAMI_CORE, memoryScaling, coreScaling));
             case NONE -> Optional.empty();
         };
     }

@@ -54,6 +54,8 @@ public final class NvidiaSmiDeviceSource implements DeviceSource {
     private final Duration timeout;
     private final int splitCount;
     private final String mode;
+    private final double memoryScaling;
+    private final double coreScaling;
 
     /**
      * @param binary     the nvidia-smi executable
@@ -63,6 +65,24 @@ public final class NvidiaSmiDeviceSource implements DeviceSource {
      * @param mode       HAMi mode for every GPU ({@code hami-core})
      */
     public NvidiaSmiDeviceSource(Path binary, Path sysfsRoot, Duration timeout, int splitCount, String mode) {
+        this(binary, sysfsRoot, timeout, splitCount, mode, 1.0, 1.0);
+    }
+
+    /**
+     * @param memoryScaling HAMi's {@code deviceMemoryScaling}: the registered {@code devmem} is the GPU's MiB times
+     *     this, truncated, when it is not 1 (above 1 oversubscribes memory)
+     * @param coreScaling HAMi's {@code deviceCoreScaling}: the registered {@code devcore} is 100 times this, truncated
+     */
+    public NvidiaSmiDeviceSource(Path binary, Path sysfsRoot, Duration timeout, int splitCount, String mode,
+            double memoryScaling, double coreScaling) {
+        if (!(memoryScaling > 0) || Double.isInfinite(memoryScaling)) {
+            throw new IllegalArgumentException("deviceMemoryScaling: " + memoryScaling + " (expected: > 0)");
+        }
+        if (!(coreScaling > 0) || Double.isInfinite(coreScaling)) {
+            throw new IllegalArgumentException("deviceCoreScaling: " + coreScaling + " (expected: > 0)");
+        }
+        this.memoryScaling = memoryScaling;
+        this.coreScaling = coreScaling;
         this.binary = requireNonNull(binary, "binary");
         this.sysfsRoot = requireNonNull(sysfsRoot, "sysfsRoot");
         this.timeout = requireNonNull(timeout, "timeout");
@@ -87,7 +107,9 @@ public final class NvidiaSmiDeviceSource implements DeviceSource {
         List<SmiRow> rows = parseCsv(output);
         List<GpuDevice> devices = new ArrayList<>(rows.size());
         for (SmiRow row : rows) {
-            devices.add(new GpuDevice(row.uuid(), row.index(), splitCount, row.memoryMiB(), 100,
+            // HAMi's plugin: devmem scaled only when the scaling is not 1, devcore = 100 × core scaling.
+            int memory = memoryScaling == 1.0 ? row.memoryMiB() : (int) (row.memoryMiB() * memoryScaling);
+            devices.add(new GpuDevice(row.uuid(), row.index(), splitCount, memory, (int) (100 * coreScaling),
                     GpuDevice.typeForModel(row.name()), numaNode(row.busId()), mode, true));
         }
         return List.copyOf(devices);

@@ -20,8 +20,11 @@ public final class KubernetesPermissions {
     public enum Use {
         /** {@code --enable-lock-controller}, in both allocation modes: watch this node and its pods, release locks. */
         LOCK_CONTROLLER("lock-controller"),
-        /** {@code --allocation-mode=complete}: the agent plays the device plugin's allocation step on pods. */
-        COMPLETE_ALLOCATION("complete allocation"),
+        /**
+         * {@code --device-plugin=on}: kubelet's Allocate finds the pod (the node lock's holder, or the pending pod on
+         * this node), consumes its entries, sets {@code hami.io/bind-phase}, releases the lock, records Events.
+         */
+        DEVICE_PLUGIN("device plugin"),
         /** {@code --device-source=mock|nvidia-smi}: register annotation and handshake on this node. */
         DEVICE_REGISTRATION("devices"),
         /** {@code --advertise-gpu-capacity} (default with {@code --device-source=mock}): node status capacity. */
@@ -91,29 +94,31 @@ public final class KubernetesPermissions {
     }
 
     public static final List<Permission> ALL = List.of(
-            permission("", "nodes", "get", EnumSet.of(Use.DEVICE_REGISTRATION, Use.LOCK_CONTROLLER),
-                    "read this node's annotations and lock"),
+            permission("", "nodes", "get", EnumSet.of(Use.DEVICE_REGISTRATION, Use.LOCK_CONTROLLER,
+                    Use.DEVICE_PLUGIN), "read this node's annotations and lock"),
             permission("", "nodes", "list", EnumSet.of(Use.LOCK_CONTROLLER),
                     "informer on this node (field selector by name)"),
             permission("", "nodes", "watch", EnumSet.of(Use.LOCK_CONTROLLER), "informer on this node"),
-            permission("", "nodes", "patch", EnumSet.of(Use.DEVICE_REGISTRATION, Use.LOCK_CONTROLLER),
+            permission("", "nodes", "patch", EnumSet.of(Use.DEVICE_REGISTRATION, Use.LOCK_CONTROLLER,
+                    Use.DEVICE_PLUGIN),
                     "register annotation, handshake, release hami.io/mutex.lock (own node only: ValidatingAdmissionPolicy"
                             + " tenant-gateway-own-node)"),
             permission("", "nodes/status", "patch", EnumSet.of(Use.GPU_CAPACITY),
                     "advertise nvidia.com/gpu capacity (mock mode)"),
-            permission("", "pods", "get", EnumSet.of(Use.LOCK_CONTROLLER, Use.NODE_NAME_DISCOVERY),
-                    "re-read a pod before a compare-and-swap write, look up a lock holder; find spec.nodeName"
-                            + " without NODE_NAME"),
-            permission("", "pods", "list", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA),
-                    "informer on this node's pods"),
+            permission("", "pods", "get", EnumSet.of(Use.LOCK_CONTROLLER, Use.NODE_NAME_DISCOVERY,
+                    Use.DEVICE_PLUGIN), "re-read a pod before a compare-and-swap write, look up a lock holder (the"
+                            + " pod Allocate is for); find spec.nodeName without NODE_NAME"),
+            permission("", "pods", "list", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA, Use.DEVICE_PLUGIN),
+                    "informer on this node's pods; Allocate's search for the pending pod without a lock"),
             permission("", "pods", "watch", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA),
                     "informer on this node's pods"),
-            permission("", "pods", "patch", EnumSet.of(Use.COMPLETE_ALLOCATION),
-                    "consume device entries, set hami.io/bind-phase"),
-            permission("", "events", "create", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_TLS_SELF_MANAGED,
-                    Use.DEVICE_CONFIG_MAP, Use.HAMI_WEBHOOK_CHECK), "NodeLockReleased; GPUAllocated,"
-                            + " GPUAllocationFailed (complete mode); WebhookCertificateIssued, WebhookCertificateRenewed,"
-                            + " WebhookCARotated, WebhookCertificateFailed; DeviceConfigRejected; HamiWebhookConflict"),
+            permission("", "pods", "patch", EnumSet.of(Use.DEVICE_PLUGIN),
+                    "Allocate: consume device entries, set hami.io/bind-phase"),
+            permission("", "events", "create", EnumSet.of(Use.LOCK_CONTROLLER, Use.DEVICE_PLUGIN,
+                    Use.WEBHOOK_TLS_SELF_MANAGED, Use.DEVICE_CONFIG_MAP, Use.HAMI_WEBHOOK_CHECK), "NodeLockReleased;"
+                            + " GPUAllocated, GPUAllocationFailed (device plugin); WebhookCertificateIssued,"
+                            + " WebhookCertificateRenewed, WebhookCARotated, WebhookCertificateFailed;"
+                            + " DeviceConfigRejected; HamiWebhookConflict"),
             permission("", "configmaps", "get", EnumSet.of(Use.DEVICE_CONFIG_MAP),
                     "HAMi's device-config.yaml (--device-config-map, resourceNames-restricted): doctor reads it"),
             permission("", "configmaps", "list", EnumSet.of(Use.DEVICE_CONFIG_MAP),

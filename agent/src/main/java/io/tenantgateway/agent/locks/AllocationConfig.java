@@ -52,9 +52,9 @@ public record AllocationConfig(
         requirePositive("startTimeout", startTimeout);
     }
 
-    /** Production defaults for {@code nodeName}: complete mode, 5m timeout, HAMi's retry strategy, field selector on. */
+    /** Production defaults for {@code nodeName}: observe mode, 5m timeout, HAMi's retry strategy, field selector on. */
     public static AllocationConfig defaults(String nodeName) {
-        return new AllocationConfig(nodeName, AllocationMode.COMPLETE, DEFAULT_NODE_LOCK_TIMEOUT, DEFAULT_REAP_INTERVAL,
+        return new AllocationConfig(nodeName, AllocationMode.OBSERVE, DEFAULT_NODE_LOCK_TIMEOUT, DEFAULT_REAP_INTERVAL,
                 Backoff.HAMI_NODE_LOCK, true, DEFAULT_RECENT_ACTION_LIMIT, DEFAULT_START_TIMEOUT);
     }
 

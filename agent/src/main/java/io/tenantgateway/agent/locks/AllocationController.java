@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.k8s.EventHandlers;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.MergePatch;
@@ -20,8 +19,6 @@ import io.tenantgateway.agent.locks.policy.LockHolder;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import io.tenantgateway.hami.Annotations;
-import io.tenantgateway.hami.ContainerDevice;
-import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.MalformedNodeLockException;
 import io.tenantgateway.hami.NodeLock;
 import io.tenantgateway.agent.controller.WorkQueue;
@@ -33,30 +30,27 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Completes HAMi allocations on this node and releases HAMi's node lock safely — the step a mock
- * device plugin never does (shared/spec/hami.md, "Pod annotations", "Node lock").
+ * Watches HAMi allocations on this node and releases HAMi's node lock safely when nobody else will
+ * (shared/spec/hami.md, "Node lock"). Allocations themselves are completed by the device plugin's Allocate (this
+ * agent's, {@link AllocationMode#DEVICE_PLUGIN}, or HAMi's, {@link AllocationMode#OBSERVE}); this controller never
+ * writes a pod.
  *
- * <p>For a pod bound to this node with {@code hami.io/bind-phase=allocating} and
- * {@code hami.io/vgpu-node=<this node>}: check that every device in
- * {@code hami.io/vgpu-devices-to-allocate} is one this node registered, consume the entries and set
- * {@code success} (or set {@code failed}), then release the lock if — and only if — it names that
- * pod. A reaper judges the lock on every node event and every {@code reapInterval}: expired,
- * dangling (holder gone, finished, or bound elsewhere) and long-malformed locks are released.
+ * <p>For a pod bound to this node with {@code hami.io/bind-phase=allocating} and {@code hami.io/vgpu-node=<this
+ * node>} it reports, once per pod version, that kubelet's Allocate is awaited. A reaper judges the lock on every
+ * node event and every {@code reapInterval}: expired, dangling (holder gone, finished, or bound elsewhere) and
+ * long-malformed locks are released; in {@code device-plugin} mode also the lock of a holder bound here whose
+ * allocation already succeeded or failed (the agent stopped between the pod write and the release).
  *
  * <p>Threading: informer callbacks only enqueue keys; one worker thread owned by this controller
  * runs every reconcile and every (blocking) API call, so decisions about the node lock never race
@@ -70,8 +64,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class AllocationController extends Lifecycle {
     static final String EVENT_COMPONENT = "tenant-gateway-agent";
-    static final String REASON_ALLOCATED = "GPUAllocated";
-    static final String REASON_ALLOCATION_FAILED = "GPUAllocationFailed";
     static final String REASON_LOCK_RELEASED = "NodeLockReleased";
     static final String REASON_LOCK_MALFORMED = "NodeLockMalformed";
     private static final String NODE_KEY = "node";
@@ -80,7 +72,6 @@ public final class AllocationController extends Lifecycle {
     private final KubernetesClient client;
     private final AllocationConfig config;
     private final String node;
-    private final Supplier<Set<String>> registeredDeviceIds;
     private final Clock clock;
     private final LockPolicy policy;
     private final LockMetrics metrics;
@@ -102,21 +93,16 @@ public final class AllocationController extends Lifecycle {
 
     /**
      * @param client the API client; owned by the caller (not closed here)
-     * @param registeredDeviceIds the GPU UUIDs this node registered with HAMi (the device registrar's
-     *        {@code registeredDeviceIds()}); an empty set means "not registered yet", and allocations
-     *        wait rather than fail
-     * @param registry where the metrics go; registered here, removed by {@link #close()}
+     * @param metrics the node-lock metrics, registered and unregistered by the owner (shared with the allocator)
      */
-    public AllocationController(KubernetesClient client, AllocationConfig config,
-            Supplier<Set<String>> registeredDeviceIds, PrometheusRegistry registry, Clock clock) {
+    public AllocationController(KubernetesClient client, AllocationConfig config, LockMetrics metrics, Clock clock) {
         super("allocation controller for node " + requireNonNull(config, "config").nodeName());
         this.client = requireNonNull(client, "client");
         this.config = requireNonNull(config, "config");
         this.node = config.nodeName();
-        this.registeredDeviceIds = requireNonNull(registeredDeviceIds, "registeredDeviceIds");
         this.clock = requireNonNull(clock, "clock");
-        this.policy = new LockPolicy(config.nodeLockTimeout(), config.mode() == AllocationMode.COMPLETE);
-        this.metrics = new LockMetrics(registry);
+        this.policy = new LockPolicy(config.nodeLockTimeout(), config.mode() == AllocationMode.DEVICE_PLUGIN);
+        this.metrics = requireNonNull(metrics, "metrics");
         this.events = new EventRecorder(client, EVENT_COMPONENT, node, clock);
         this.queue = new WorkQueue<>(name(), "allocation-controller-" + node, new Reconcile(), config.retryBackoff(),
                 CLOSE_TIMEOUT);
@@ -166,7 +152,7 @@ public final class AllocationController extends Lifecycle {
                 config.reapInterval(), config.podFieldSelector(), client.getConfiguration().getRequestRetryBackoffLimit());
     }
 
-    /** Stops the informers and the queue (waiting briefly for an in-flight API call) and removes the metrics. */
+    /** Stops the informers and the queue (waiting briefly for an in-flight API call). */
     @Override
     protected void doClose() {
         boolean wasStarted = queue.isRunning();
@@ -177,7 +163,6 @@ public final class AllocationController extends Lifecycle {
             podInformer.close();
         }
         queue.close();
-        metrics.unregister();
         if (wasStarted) {
             log.info("allocation controller stopped node={}", node);
         }
@@ -267,7 +252,7 @@ public final class AllocationController extends Lifecycle {
     /** Runs on the queue's worker every reap interval (the queue logs a failure and keeps the task). */
     private void reapTick() {
         enqueue(NODE_KEY);
-        // Allocations that wait for device registration, or whose retries ran out, try again.
+        // Allocations still waiting for kubelet's Allocate are reported again when their version changed.
         for (Pod pod : podInformer.getStore().list()) {
             if (onThisNode(pod) && Annotations.BIND_PHASE_ALLOCATING.equals(
                     Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_BIND_PHASE))) {
@@ -276,7 +261,7 @@ public final class AllocationController extends Lifecycle {
         }
     }
 
-    // ---------------------------------------------------------------- allocation completion
+    // ---------------------------------------------------------------- allocations in progress
 
     private void reconcilePod(String key, boolean reread) {
         Pod pod = reread ? getPod(key) : podInformer.getStore().getByKey(key);
@@ -295,73 +280,15 @@ public final class AllocationController extends Lifecycle {
         }
         String bindPhase = Annotations.get(annotations, Annotations.POD_BIND_PHASE);
         if (Annotations.BIND_PHASE_ALLOCATING.equals(bindPhase)) {
-            allocate(key, pod, reread);
-        } else if (config.mode() == AllocationMode.COMPLETE && Annotations.BIND_PHASE_SUCCESS.equals(bindPhase)) {
+            String toAllocate = Annotations.get(annotations, Annotations.POD_DEVICES_TO_ALLOCATE);
+            reportOnce(key, pod, "observed", "allocating with devices \"" + toAllocate + "\"; "
+                    + (config.mode() == AllocationMode.DEVICE_PLUGIN ? "kubelet's Allocate calls to this agent's"
+                    + " device plugin complete it" : "allocation-mode observe leaves it to the device plugin"));
+        } else if (config.mode() == AllocationMode.DEVICE_PLUGIN && Annotations.BIND_PHASE_SUCCESS.equals(bindPhase)) {
             releaseAfterAllocation(pod, ReleaseReason.ALLOCATED, reread);
-        } else if (config.mode() == AllocationMode.COMPLETE && Annotations.BIND_PHASE_FAILED.equals(bindPhase)) {
+        } else if (config.mode() == AllocationMode.DEVICE_PLUGIN && Annotations.BIND_PHASE_FAILED.equals(bindPhase)) {
             releaseAfterAllocation(pod, ReleaseReason.FAILED, reread);
         }
-    }
-
-    private void allocate(String key, Pod pod, boolean reread) {
-        String toAllocate = Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_DEVICES_TO_ALLOCATE);
-        if (config.mode() == AllocationMode.OBSERVE) {
-            reportOnce(key, pod, "observed", "allocating with devices \"" + toAllocate
-                    + "\"; allocation-mode observe leaves it to the device plugin");
-            return;
-        }
-        if (toAllocate == null) {
-            fail(pod, "pod has no " + Annotations.POD_DEVICES_TO_ALLOCATE + " annotation", reread);
-            return;
-        }
-        List<List<ContainerDevice>> entries;
-        try {
-            entries = DeviceAllocationCodec.decode(toAllocate);
-        } catch (IllegalArgumentException e) {
-            fail(pod, Annotations.POD_DEVICES_TO_ALLOCATE + ": " + e.getMessage(), reread);
-            return;
-        }
-        Set<String> devices = DeviceAllocationCodec.deviceUuids(entries);
-        if (!devices.isEmpty()) {
-            Set<String> registered = registeredDeviceIds.get();
-            if (registered == null || registered.isEmpty()) {
-                reportOnce(key, pod, "waiting", "no devices registered on node " + node + " yet; allocation waits");
-                return;
-            }
-            Set<String> unknown = new TreeSet<>(devices);
-            unknown.removeAll(registered);
-            if (!unknown.isEmpty()) {
-                fail(pod, "devices " + unknown + " are not registered on node " + node, reread);
-                return;
-            }
-        }
-        Map<String, String> patch = new LinkedHashMap<>();
-        patch.put(Annotations.POD_DEVICES_TO_ALLOCATE, DeviceAllocationCodec.consumeAll(toAllocate));
-        patch.put(Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_SUCCESS);
-        Pod patched = patchPod(pod, patch);
-        if (patched == null) {
-            return;
-        }
-        String subject = podName(pod);
-        String message = "allocated devices " + devices + " on node " + node;
-        metrics.allocation(LockMetrics.RESULT_SUCCESS);
-        log.info("allocation completed pod={} node={} devices={}", subject, node, devices);
-        remember("allocated", subject, message);
-        events.record(patched, EventRecorder.NORMAL, REASON_ALLOCATED, message);
-        releaseAfterAllocation(patched, ReleaseReason.ALLOCATED, false);
-    }
-
-    private void fail(Pod pod, String why, boolean reread) {
-        Pod patched = patchPod(pod, Map.of(Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_FAILED));
-        if (patched == null) {
-            return;
-        }
-        String subject = podName(pod);
-        metrics.allocation(LockMetrics.RESULT_FAILED);
-        log.warn("allocation failed pod={} node={} reason=\"{}\"", subject, node, why);
-        remember("allocation-failed", subject, why);
-        events.record(patched, EventRecorder.WARNING, REASON_ALLOCATION_FAILED, why);
-        releaseAfterAllocation(patched, ReleaseReason.FAILED, false);
     }
 
     /** Logs and remembers a non-action once per pod version, so periodic passes do not repeat it. */
@@ -373,7 +300,7 @@ public final class AllocationController extends Lifecycle {
         }
     }
 
-    /** Owner-checked release after the pod's own allocation completed or failed. */
+    /** Owner-checked release after the pod's own allocation completed or failed (an agent stopped in between). */
     private void releaseAfterAllocation(Pod pod, ReleaseReason reason, boolean reread) {
         Node current = reread ? getNode() : cachedNode();
         if (current == null) {
@@ -386,21 +313,6 @@ public final class AllocationController extends Lifecycle {
             releaseLock(current, value, release);
         } else if (value != null) {
             log.debug("lock kept node={} pod={}: {}", node, podName(pod), decision.detail());
-        }
-    }
-
-    /** Compare-and-swap merge patch on the pod; {@code null} when the pod was deleted meanwhile. */
-    private Pod patchPod(Pod pod, Map<String, String> annotations) {
-        String patch = MergePatch.annotations(pod.getMetadata().getResourceVersion(), annotations);
-        try {
-            return client.pods().resource(pod).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 404) {
-                log.info("pod deleted mid-allocation pod={} node={}; the lock is judged on its own", podName(pod), node);
-                enqueue(NODE_KEY);
-                return null;
-            }
-            throw e;
         }
     }
 

@@ -1,33 +1,49 @@
 package io.tenantgateway.agent.locks;
 
-import java.util.Locale;
+import java.util.Arrays;
+import java.util.stream.Collectors;
 
-/** {@code --allocation-mode}: whether the agent completes HAMi allocations on its node. */
+/** Who completes HAMi allocations on this node, which decides what the lock controller may release. */
 public enum AllocationMode {
     /**
-     * The agent plays the device plugin's allocation step: consume the pod's device entries, set
-     * {@code bind-phase=success}, release the node lock. The default for the mock device source.
+     * This agent's device plugin completes them in kubelet's Allocate ({@code --device-plugin=on}): consume the
+     * pod's entries, {@code bind-phase=success}, release the node lock. The controller reports pods still
+     * allocating and reaps stale locks, and also releases the lock of a holder already {@code success}/{@code failed}
+     * (an agent stopped between the pod write and the release).
      */
-    COMPLETE,
+    DEVICE_PLUGIN("device-plugin"),
     /**
-     * A real device plugin completes allocations; the agent only reports what it would do. Stale
-     * locks (expired, dangling, malformed) are still released, by the scheduler's own rules.
+     * Another device plugin (HAMi's) completes them: the controller only reports what it sees and releases stale
+     * locks (expired, dangling, malformed) by the scheduler's own rules.
      */
-    OBSERVE;
+    OBSERVE("observe");
 
-    /** Parses a flag value ({@code complete} or {@code observe}, any case). */
+    private final String flagValue;
+
+    AllocationMode(String flagValue) {
+        this.flagValue = flagValue;
+    }
+
+    /** Parses a flag value ({@code device-plugin} or {@code observe}, any case). */
     public static AllocationMode parse(String value) {
         if (value != null) {
+            String wanted = value.strip();
             for (AllocationMode mode : values()) {
-                if (mode.flagValue().equalsIgnoreCase(value.trim())) {
+                if (mode.flagValue.equalsIgnoreCase(wanted)) {
                     return mode;
                 }
             }
+            if (wanted.equalsIgnoreCase("complete")) {
+                throw new IllegalArgumentException("--allocation-mode: complete (expected: observe or device-plugin;"
+                        + " the agent completes allocations in its device plugin's Allocate now, as HAMi's plugin"
+                        + " does: --device-plugin=on)");
+            }
         }
-        throw new IllegalArgumentException("--allocation-mode: " + value + " (expected: complete or observe)");
+        throw new IllegalArgumentException("--allocation-mode: " + value + " (expected: " + Arrays.stream(values())
+                .map(AllocationMode::flagValue).collect(Collectors.joining(" or ")) + ")");
     }
 
     public String flagValue() {
-        return name().toLowerCase(Locale.ROOT);
+        return flagValue;
     }
 }

@@ -9,14 +9,16 @@ import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import java.time.Duration;
 
 /**
- * The controller's metrics, registered on the owner's registry (one live controller per registry):
+ * The node-lock and allocation metrics, registered on the owner's registry once, shared by the lock controller (its
+ * releases) and the device plugin's allocator (allocations and their releases); the owner unregisters them:
  * <ul>
  *   <li>{@code tenant_gateway_node_lock_releases_total{reason}} — allocated, expired, dangling, failed, malformed</li>
- *   <li>{@code tenant_gateway_allocations_total{result}} — success, failed</li>
+ *   <li>{@code tenant_gateway_allocations_total{result}} — pods whose allocation the device plugin completed: success,
+ *       failed</li>
  *   <li>{@code tenant_gateway_node_lock_hold_seconds} — from the lock's time to its release by the agent</li>
  * </ul>
  */
-final class LockMetrics {
+public final class LockMetrics {
     static final String RESULT_SUCCESS = "success";
     static final String RESULT_FAILED = "failed";
 
@@ -25,7 +27,7 @@ final class LockMetrics {
     private final Counter allocations;
     private final Histogram holdSeconds;
 
-    LockMetrics(PrometheusRegistry registry) {
+    public LockMetrics(PrometheusRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
         releases = Counter.builder()
                 .name("tenant_gateway_node_lock_releases_total")
@@ -37,7 +39,7 @@ final class LockMetrics {
         }
         allocations = Counter.builder()
                 .name("tenant_gateway_allocations_total")
-                .help("HAMi allocations completed by the agent (bind-phase success or failed), by result")
+                .help("HAMi allocations completed by the agent's device plugin (bind-phase success or failed), by result")
                 .labelNames("result")
                 .register(registry);
         allocations.initLabelValues(RESULT_SUCCESS);
@@ -50,8 +52,8 @@ final class LockMetrics {
                 .register(registry);
     }
 
-    /** Removes the metrics again, so that a successor controller can register on the same registry. */
-    void unregister() {
+    /** Removes the metrics again. */
+    public void unregister() {
         registry.unregister(releases);
         registry.unregister(allocations);
         registry.unregister(holdSeconds);

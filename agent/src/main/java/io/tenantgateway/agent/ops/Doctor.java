@@ -20,6 +20,9 @@ import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.agent.devices.DeviceDiscoveryException;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Permission;
+import io.tenantgateway.deviceplugin.DevicePluginConfig;
+import io.tenantgateway.deviceplugin.SocketProbe;
+import io.tenantgateway.deviceplugin.UnixSockets;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.SubjectNames;
@@ -93,12 +96,16 @@ final class Doctor implements AutoCloseable {
         checks.add(hamiWebhook());
         checks.add(deviceConfigMap());
         checks.add(devices());
+        if (config.devicePlugin().isPresent()) {
+            checks.add(devicePlugin()); // only where it is on: a skipped line on every other node says nothing
+        }
         return List.copyOf(checks);
     }
 
     private String parts() {
         return "tunnel" + (config.webhook().isPresent() ? ", webhook" : "")
                 + (config.devices().isPresent() ? ", devices" : "")
+                + (config.devicePlugin().isPresent() ? ", device-plugin" : "")
                 + (config.allocation().isPresent() ? ", lock-controller" : "");
     }
 
@@ -464,7 +471,7 @@ final class Doctor implements AutoCloseable {
                 + a.permission().why() + ")" + (a.reason().isEmpty() ? "" : " - " + a.reason())).toList();
         return new DoctorCheck("kubernetes", Outcome.FAIL, denied.size() + " of " + answers.size()
                 + " permissions denied", "grant them to the agent's service account: apply the manifests for this"
-                + " mode (manifests/base, plus components/complete-allocation for pods patch, components/mock-capacity"
+                + " mode (manifests/base, plus components/device-plugin for pods patch, components/mock-capacity"
                 + " for nodes/status patch, components/webhook-tls-secret for the Secret; table in manifests/README.md),"
                 + " or add the verbs listed to a ClusterRole bound to it; check with kubectl auth can-i <verb>"
                 + " <resource> --as=system:serviceaccount:<ns>:<sa>", lines);
@@ -582,6 +589,45 @@ final class Doctor implements AutoCloseable {
         List<String> lines = found.stream().map(d -> "[" + d.index() + "] " + d.type() + " " + d.devmemMiB()
                 + " MiB, split " + d.count() + (d.healthy() ? "" : ", UNHEALTHY") + " (" + d.id() + ")").toList();
         return new DoctorCheck("devices", Outcome.PASS, source.kind() + ": " + found.size() + " GPU(s)", "", lines);
+    }
+
+    // ---- device plugin ----
+
+    /** The kubelet side: the directory, kubelet.sock, and who serves the plugin socket (HAMi #2076). */
+    private DoctorCheck devicePlugin() {
+        DevicePluginConfig plugin = config.devicePlugin().get().plugin();
+        if (!UnixSockets.available() || !Transports.isEpoll(group)) {
+            return DoctorCheck.fail("device-plugin", "Unix domain sockets need Netty's native epoll, which does not"
+                    + " load here", "run the agent on Linux (x86_64 or aarch64) from the image, which carries the"
+                    + " epoll natives");
+        }
+        if (!Files.isDirectory(plugin.directory())) {
+            return DoctorCheck.fail("device-plugin", "kubelet's device plugin directory " + plugin.directory()
+                    + " does not exist here", "mount the host's /var/lib/kubelet/device-plugins into the pod"
+                    + " (hostPath) and pass that path as --device-plugin-dir");
+        }
+        SocketProbe.Result probe = SocketProbe.probe(plugin.socket(), group, timeout);
+        if (probe.kind() == SocketProbe.Kind.FOREIGN) {
+            return DoctorCheck.fail("device-plugin", probe.detail() + ": the agent's device plugin does not start"
+                    + " and the agent does not write hami.io/node-nvidia-register (two plugins must not both serve "
+                    + plugin.resourceName() + ", HAMi #2076)", "remove HAMi's device plugin (helm upgrade hami"
+                    + " --set devicePlugin.enabled=false, or keep its DaemonSet off these nodes) or NVIDIA's"
+                    + " (nvidia-device-plugin-daemonset) from this node, then restart the agent; or keep that plugin"
+                    + " and run the agent here with --device-plugin=off --device-source=none");
+        }
+        boolean kubelet = Files.exists(plugin.kubeletSocket());
+        String state = switch (probe.kind()) {
+            case OURS -> probe.detail();
+            case STALE -> probe.detail() + "; the agent removes it when it serves";
+            default -> "nobody serves " + plugin.socket() + " yet (the agent does once it runs)";
+        };
+        if (!kubelet) {
+            return DoctorCheck.warn("device-plugin", state + "; no " + plugin.kubeletSocket(), "the kubelet is not"
+                    + " running, or " + plugin.directory() + " is not its device plugin directory (kubelet's"
+                    + " --root-dir + /device-plugins)");
+        }
+        return DoctorCheck.pass("device-plugin", state + "; " + plugin.kubeletSocket() + " present, resource "
+                + plugin.resourceName());
     }
 
     // ---- helpers ----

@@ -41,7 +41,7 @@ class StatusPageTest {
                 List.of(new GpuDevice("GPU-" + IMG, 0, 10, 23034, 100, "NVIDIA L4", 0, "hami-core", true),
                         new GpuDevice("GPU-2", 1, 10, 23034, 100, "NVIDIA L4", 0, "hami-core", false)),
                 "[]", NOW.minusSeconds(12), FailureReason.API_REJECTED, "patch refused: " + IMG, NOW);
-        LockSnapshot locks = new LockSnapshot("worker-1", AllocationMode.COMPLETE, true,
+        LockSnapshot locks = new LockSnapshot("worker-1", AllocationMode.DEVICE_PLUGIN, true,
                 "2026-11-30T11:59:58Z,team-a,'&<pod>", "held by team-a/<pod>", 3,
                 List.of(new LockAction(NOW.minusSeconds(30), "allocated", "team-a/old", "first"),
                         new LockAction(NOW.minusSeconds(1), "lock-released", "team-a/<pod>", "allocation " + SCRIPT)));

@@ -52,6 +52,16 @@ class NvidiaSmiDeviceSourceTest {
                 100, "NVIDIA A100-SXM4-80GB", 1, "hami-core", true));
     }
 
+    /** HAMi's plugin: devmem × deviceMemoryScaling (truncated) when it is not 1, devcore = 100 × deviceCoreScaling. */
+    @Test
+    void scalingFromTheDeviceConfigIsAppliedAsHamisPluginDoes() throws Exception {
+        List<GpuDevice> devices = new NvidiaSmiDeviceSource(fakeSmi("a100-sxm4-80gb.csv", 0), sysfs,
+                Duration.ofSeconds(10), 4, GpuDevice.MODE_HAMI_CORE, 1.5, 2.5).discover();
+
+        assertThat(devices).containsExactly(new GpuDevice("GPU-a75cda02-62ce-2c30-9150-555ef08935e2", 0, 4, 122880,
+                250, "NVIDIA A100-SXM4-80GB", 1, "hami-core", true));
+    }
+
     @Test
     void l40sWithoutSysfsEntryRegistersNuma0() throws Exception {
         List<GpuDevice> devices = source(fakeSmi("l40s.csv", 0), Duration.ofSeconds(10)).discover();

@@ -15,7 +15,7 @@ class AllocationConfigTest {
     void defaultsMatchTheScheduler() {
         AllocationConfig config = AllocationConfig.defaults("node-a");
 
-        assertThat(config.mode()).isEqualTo(AllocationMode.COMPLETE);
+        assertThat(config.mode()).isEqualTo(AllocationMode.OBSERVE);
         assertThat(config.nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
         assertThat(config.retryBackoff()).isEqualTo(Backoff.HAMI_NODE_LOCK);
         assertThat(config.podFieldSelector()).isTrue();
@@ -33,10 +33,12 @@ class AllocationConfigTest {
 
     @Test
     void parsesAllocationMode() {
-        assertThat(AllocationMode.parse("complete")).isEqualTo(AllocationMode.COMPLETE);
+        assertThat(AllocationMode.parse("device-plugin")).isEqualTo(AllocationMode.DEVICE_PLUGIN);
         assertThat(AllocationMode.parse(" Observe ")).isEqualTo(AllocationMode.OBSERVE);
         assertThat(AllocationMode.OBSERVE.flagValue()).isEqualTo("observe");
         assertThatThrownBy(() -> AllocationMode.parse("auto"))
-                .hasMessage("--allocation-mode: auto (expected: complete or observe)");
+                .hasMessage("--allocation-mode: auto (expected: device-plugin or observe)");
+        assertThatThrownBy(() -> AllocationMode.parse("complete"))
+                .hasMessageStartingWith("--allocation-mode: complete (expected: observe or device-plugin;");
     }
 }

@@ -306,18 +306,24 @@ class DoctorIT {
     @Test
     void missingRbacIsCaught() {
         DENIED.addAll(Set.of("core/nodes/status:patch", "core/pods:patch"));
-        Cli result = doctor(goodFlags());
+        List<String> args = goodFlags();
+        args.add("--device-plugin=on"); // its Allocate patches pods
+        args.add("--device-plugin-dir=" + dir);
+        Cli result = doctor(args);
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  kubernetes +2 of [0-9]+ permissions denied")
                 .contains("denied: core/nodes/status:patch (mock capacity: advertise nvidia.com/gpu capacity (mock"
                         + " mode)) - no RBAC policy matched")
-                .contains("denied: core/pods:patch (complete allocation: consume device entries, set"
+                .contains("denied: core/pods:patch (device plugin: Allocate: consume device entries, set"
                         + " hami.io/bind-phase)")
                 .contains("fix: grant them to the agent's service account: apply the manifests for this mode"
-                        + " (manifests/base, plus components/complete-allocation for pods patch,"
+                        + " (manifests/base, plus components/device-plugin for pods patch,"
                         + " components/mock-capacity for nodes/status patch")
-                .containsPattern("PASS  grpc-connect");
+                .containsPattern("PASS  grpc-connect")
+                // Nobody serves the plugin socket yet, and this directory has no kubelet.sock.
+                .containsPattern("WARN  device-plugin +nobody serves .*nvidia-gpu\\.sock yet \\(the agent does once it"
+                        + " runs\\); no .*kubelet\\.sock");
     }
 
     @Test

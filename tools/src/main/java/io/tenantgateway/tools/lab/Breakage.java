@@ -19,8 +19,11 @@ public enum Breakage {
     WEBHOOK("webhook", 3, Target.TENANT_B, "tenant-b's agent serves no webhook"),
     /** Check 4: tenant-a's agent registers its GPU with split count 1, so no two pods can share it. */
     GPU_SHARING("gpu-sharing", 4, Target.TENANT_A, "tenant-a's agent registers its GPU with --device-split-count=1"),
-    /** Check 5: tenant-b's agent runs with {@code --enable-lock-controller=false}, like a mock device plugin. */
-    LOCK_CONTROLLER("lock-controller", 5, Target.TENANT_B, "tenant-b's agent runs without the lock controller"),
+    /**
+     * Check 5: tenant-b's agent runs with {@code --device-plugin=off}: kubelet has no plugin to call Allocate on, so
+     * nobody completes an allocation (a mock device plugin's behaviour).
+     */
+    DEVICE_PLUGIN("device-plugin", 5, Target.TENANT_B, "tenant-b's agent runs without the device plugin"),
     /** Check 6: tenant-b's worker and pods live in tenant-a's API server. */
     SHARED_API_SERVER("shared-api-server", 6, Target.TENANT_B, "both tenants share one API server"),
     /** Check 7: the agents dial any address their server asks for. */
@@ -28,7 +31,10 @@ public enum Breakage {
     /** Check 7: tenant-b's konnectivity-server accepts agents without client certificates. */
     SERVER_B_AUTH("server-b-auth", 7, Target.TENANT_B, "tenant-b's konnectivity-server authenticates nobody"),
     /** Check 8: tenant-a's konnectivity-server comes back on another port than its agent dials. */
-    SERVER_ADDRESS("server-address", 8, Target.TENANT_A, "tenant-a's konnectivity-server restarts on a new port");
+    SERVER_ADDRESS("server-address", 8, Target.TENANT_A, "tenant-a's konnectivity-server restarts on a new port"),
+    /** Check 9: tenant-b's agent serves its device plugin in a directory kubelet does not watch. */
+    KUBELET_DIR("kubelet-dir", 9, Target.TENANT_B, "tenant-b's agent serves its device plugin where kubelet does"
+            + " not look");
 
     /** Which tenant's parts a breakage changes. */
     enum Target { TENANT_A, TENANT_B, BOTH }

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The two-tenant Kamaji + HAMi lab in one JVM: per tenant a CA, an API server (fabric8's mock server, CRUD), a
  * konnectivity-server and one worker agent started with {@code tenant-gateway run}'s flags; kube-apiserver's
- * admission calls through the tunnel; a HAMi scheduler simulator; and the eight checks of the reference lab.
+ * admission calls through the tunnel; a HAMi scheduler simulator; a kubelet stand-in per worker (its device plugin registers there, Allocate is
+ * called per container as kubelet does); and the checks of the reference lab plus the kubelet path.
  *
  * <pre>{@code
  * try (Lab lab = new Lab(LabOptions.defaults(), Clock.systemUTC(), System.err::println)) {
@@ -124,6 +125,8 @@ public final class Lab implements AutoCloseable {
             progress.accept(tenant.spec.name() + ": agent " + tenant.spec.node() + " started with tenant-gateway"
                     + " run's wiring: tunnel" + agent.webhook().map(w -> ", webhook 127.0.0.1:" + w.port()).orElse("")
                     + agent.devices().map(d -> ", mock GPUs " + tenant.spec.mockGpus()).orElse("")
+                    + agent.devicePlugin().map(p -> ", device plugin " + p.config().socket() + " (kubelet stand-in "
+                    + tenant.kubelet().socket() + ")").orElse("")
                     + agent.allocation().map(l -> ", lock controller").orElse(""));
         }
         long waitStart = System.nanoTime();

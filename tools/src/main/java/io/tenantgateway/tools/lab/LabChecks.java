@@ -2,6 +2,7 @@ package io.tenantgateway.tools.lab;
 
 import static java.util.Objects.requireNonNull;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -19,6 +20,10 @@ import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.HamiCore;
+import io.tenantgateway.deviceplugin.testing.KubeletStandIn;
+import io.tenantgateway.deviceplugin.v1beta1.ContainerAllocateResponse;
+import io.tenantgateway.deviceplugin.v1beta1.RegisterRequest;
 import io.tenantgateway.hami.HamiDeviceCodec;
 import io.tenantgateway.hami.ResourceNames;
 import io.tenantgateway.agent.devices.DeviceRegistrar;
@@ -41,7 +46,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 /**
- * The eight checks of the lab, mirroring the reference lab's tests. Each returns its evidence line or throws
+ * The checks of the lab: the reference lab's eight, and the kubelet path of the device plugin. Each returns its evidence line or throws
  * {@link CheckFailed} with the reason. Checks run one after another on the lab's thread and may be run alone: each
  * creates the pods it needs.
  */
@@ -54,7 +59,8 @@ final class LabChecks {
             "node lock: back-to-back binds",
             "control-plane isolation",
             "tunnel isolation",
-            "resilience: server restart");
+            "resilience: server restart",
+            "kubelet device plugin: Allocate answer");
 
     /** Check 4: four of these fill an A100 80 GB by memory and by cores. */
     static final long SHARE_MEMORY_MIB = 20480;
@@ -62,6 +68,9 @@ final class LabChecks {
     /** Check 4: one of these fits an L4 24 GB, two do not, so tenant-b's pods spread over its two L4s. */
     static final long L4_SHARE_MEMORY_MIB = 16384;
     static final int L4_SHARE_CORES = 50;
+    /** Check 9: fits next to checks 4 and 5's pods on an L4. */
+    static final long KUBELET_POD_MEMORY_MIB = 2048;
+    static final int KUBELET_POD_CORES = 20;
     /** Check 5: small enough to fit next to check 4's pods. */
     static final long LOCK_POD_MEMORY_MIB = 1024;
     static final int LOCK_POD_CORES = 10;
@@ -95,6 +104,7 @@ final class LabChecks {
             case 6 -> controlPlaneIsolation();
             case 7 -> tunnelIsolation();
             case 8 -> serverRestart();
+            case 9 -> kubeletPath();
             default -> throw new IllegalArgumentException("check " + number + " (expected: 1-" + TITLES.size() + ")");
         };
     }
@@ -288,6 +298,7 @@ final class LabChecks {
         if (!first.bound()) {
             throw new CheckFailed("first bind refused: " + first.error());
         }
+        kubeletAdmits(b, "b-lock-1"); // without a device plugin it fails, and nobody completes the allocation
         boolean released = awaitLockReleased(b, node);
         Duration held = Duration.ofNanos(System.nanoTime() - start);
         BindResult second = scheduler.bind(namespace, "b-lock-2", node);
@@ -297,9 +308,13 @@ final class LabChecks {
                     + "/b-lock-1 " + (released ? "released after " + Lab.millis(held) : "still held after "
                     + Lab.seconds(held) + ": nobody completed the allocation") + ")");
         }
+        KubeletStandIn.PodResult admitted = kubeletAdmits(b, "b-lock-2");
+        if (!admitted.admitted()) {
+            throw new CheckFailed("b-lock-2: kubelet's admission failed: " + admitted.error().orElse("?"));
+        }
         awaitAllocated(b, "b-lock-2", node);
-        return node + ": bind b-lock-1 ok, node lock held " + Lab.millis(held) + " until the agent completed the"
-                + " allocation and released it; bind b-lock-2 ok " + Lab.millis(between) + " after the first"
+        return node + ": bind b-lock-1 ok, node lock held " + Lab.millis(held) + " until the agent's device plugin"
+                + " completed the allocation in kubelet's Allocate and released it; bind b-lock-2 ok " + Lab.millis(between) + " after the first"
                 + " (without release: refused until HAMi's "
                 + GoDuration.format(AllocationConfig.DEFAULT_NODE_LOCK_TIMEOUT) + " lock expiry)";
     }
@@ -405,13 +420,124 @@ final class LabChecks {
                 + schedulerName + " (" + admission.timings() + ")";
     }
 
+    // --- 9 ----------------------------------------------------------------------------------------------------
+
+    /**
+     * tenant-b's worker through kubelet's path: its agent's device plugin is registered with the kubelet stand-in
+     * and lists every GPU's replicas; a pod with an init container and a sidecar (no GPU) and one GPU container is
+     * admitted, filtered, bound and admitted by kubelet, whose Allocate for the GPU container answers HAMi-core's
+     * environment and mounts; the entries are consumed, the pod allocated, the node lock released.
+     */
+    private String kubeletPath() throws CheckFailed, InterruptedException {
+        LabTenant tenant = b;
+        String node = tenant.spec.node();
+        String namespace = tenant.spec.namespace();
+        if (tenant.kubelet() == null) {
+            throw new CheckFailed(node + " has no kubelet stand-in: Unix sockets need Netty's native epoll (Linux)");
+        }
+        Optional<KubeletStandIn.Plugin> registered = tenant.kubelet().plugin(ResourceNames.NVIDIA_GPU);
+        if (registered.isEmpty()) {
+            throw new CheckFailed(node + ": kubelet has no device plugin registered for " + ResourceNames.NVIDIA_GPU
+                    + " (kubelet.sock in " + tenant.kubelet().directory() + "; agent's device plugin: "
+                    + tenant.agent().devicePlugin().map(p -> p.snapshot().phase() + " at " + p.config().socket()
+                    + ": " + p.snapshot().detail()).orElse("off") + ")");
+        }
+        KubeletStandIn.Plugin plugin = registered.get();
+        RegisterRequest registration = plugin.registration();
+        int replicas = LabScheduler.registeredDevices(tenant.client().nodes().withName(node).get()).stream()
+                .mapToInt(GpuDevice::count).sum();
+        if (!"v1beta1".equals(registration.getVersion()) || !"nvidia-gpu.sock".equals(registration.getEndpoint())
+                || plugin.healthyIds().size() != replicas) {
+            throw new CheckFailed(node + ": registration " + registration.getVersion() + " endpoint "
+                    + registration.getEndpoint() + ", ListAndWatch " + plugin.healthyIds().size() + " healthy of "
+                    + plugin.devices().size() + " (expected: v1beta1, nvidia-gpu.sock, " + replicas
+                    + " healthy: GPUs × split count)");
+        }
+        String name = "b-kubelet";
+        Map<String, Quantity> limits = new LinkedHashMap<>();
+        limits.put(ResourceNames.NVIDIA_GPU_MEMORY, new Quantity(Long.toString(KUBELET_POD_MEMORY_MIB)));
+        limits.put(ResourceNames.NVIDIA_GPU_CORES, new Quantity(Integer.toString(KUBELET_POD_CORES)));
+        Pod pod = new PodBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).addToLabels("app", "lab").endMetadata()
+                .withNewSpec()
+                    .addNewInitContainer().withName("setup").withImage("busybox:1.36").withCommand("true")
+                    .endInitContainer()
+                    .addNewContainer().withName("cuda").withImage("nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04")
+                        .withCommand("sleep", "infinity").withNewResources().withLimits(limits).endResources()
+                    .endContainer()
+                    .addNewContainer().withName("sidecar").withImage("busybox:1.36").withCommand("sleep", "infinity")
+                    .endContainer()
+                .endSpec()
+                .withNewStatus().withPhase("Pending").endStatus()
+                .build();
+        admit(tenant, name, pod);
+        LabScheduler scheduler = schedulers.get(tenant);
+        FilterResult filter = scheduler.filter(namespace, name);
+        if (!filter.fits()) {
+            throw new CheckFailed(name + " refused by Filter: " + filter.refusal());
+        }
+        BindResult bind = scheduler.bind(namespace, name, filter.node().get());
+        if (!bind.bound()) {
+            throw new CheckFailed(name + " Bind refused: " + bind.error());
+        }
+        KubeletStandIn.PodResult admission = kubeletAdmits(tenant, name);
+        if (!admission.admitted()) {
+            throw new CheckFailed(name + ": kubelet's admission failed: " + admission.error().orElse("?"));
+        }
+        if (admission.containers().size() != 1 || !admission.containers().get(0).container().equals("cuda")) {
+            throw new CheckFailed(name + ": kubelet called Allocate for " + admission.containers().stream()
+                    .map(KubeletStandIn.ContainerResult::container).toList() + " (expected: [cuda] only)");
+        }
+        KubeletStandIn.ContainerResult cuda = admission.containers().get(0);
+        ContainerAllocateResponse answer = cuda.response().getContainerResponses(0);
+        ContainerDevice device = filter.devices().get(1).get(0);
+        String uid = tenant.client().pods().inNamespace(namespace).withName(name).get().getMetadata().getUid();
+        Map<String, String> envs = answer.getEnvsMap();
+        String cache = envs.getOrDefault(HamiCore.ENV_MEMORY_SHARED_CACHE, "");
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put(HamiCore.ENV_VISIBLE_DEVICES, device.uuid());
+        expected.put(HamiCore.ENV_MEMORY_LIMIT_PREFIX + 0, device.memoryMiB() + "m");
+        expected.put(HamiCore.ENV_SM_LIMIT, Integer.toString(device.cores()));
+        expected.put(HamiCore.ENV_MEMORY_SHARED_CACHE, cache);
+        List<String> mounts = answer.getMountsList().stream().map(m -> m.getContainerPath() + "←" + m.getHostPath()
+                + (m.getReadOnly() ? " (ro)" : "")).toList();
+        List<String> expectedMounts = List.of("/usr/local/vgpu/libvgpu.so←/usr/local/vgpu/libvgpu.so (ro)",
+                "/usr/local/vgpu←/usr/local/vgpu/containers/" + uid + "_cuda", "/tmp/vgpulock←/tmp/vgpulock",
+                "/etc/ld.so.preload←/usr/local/vgpu/ld.so.preload (ro)");
+        if (!envs.equals(expected) || !cache.matches("/usr/local/vgpu/[0-9a-f-]{36}\\.cache")
+                || !mounts.equals(expectedMounts)) {
+            throw new CheckFailed(name + ": Allocate answered env " + envs + " mounts " + mounts + " (expected: env "
+                    + expected + " with a /usr/local/vgpu/<uuid>.cache, mounts " + expectedMounts + ")");
+        }
+        awaitAllocated(tenant, name, filter.node().get());
+        String toAllocate = Annotations.get(tenant.client().pods().inNamespace(namespace).withName(name).get()
+                .getMetadata().getAnnotations(), Annotations.POD_DEVICES_TO_ALLOCATE);
+        if (!";;;".equals(toAllocate)) {
+            throw new CheckFailed(name + ": " + Annotations.POD_DEVICES_TO_ALLOCATE + " \"" + toAllocate
+                    + "\" after Allocate (expected: \";;;\", every entry consumed, positions kept)");
+        }
+        String env = envs.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(" "));
+        return node + ": device plugin registered with kubelet (" + registration.getVersion() + ", endpoint "
+                + registration.getEndpoint() + ", " + registration.getResourceName() + ", preferred allocation "
+                + (plugin.options().getGetPreferredAllocationAvailable() ? "on" : "off") + "), ListAndWatch "
+                + plugin.healthyIds().size() + " × Healthy; pod " + name + " (init setup, cuda, sidecar): kubelet"
+                + " Allocate(cuda, " + cuda.deviceIds() + ") → env " + env + "; mounts " + String.join(", ", mounts)
+                + "; " + Annotations.POD_DEVICES_TO_ALLOCATE + " \"" + toAllocate + "\", bind-phase success, node lock"
+                + " released";
+    }
+
     // --- shared steps -----------------------------------------------------------------------------------------
 
     private Admission admit(LabTenant tenant, String name, Map<String, String> limits)
             throws CheckFailed, InterruptedException {
+        return admit(tenant, name, gpuPod(tenant.spec.namespace(), name, limits));
+    }
+
+    private Admission admit(LabTenant tenant, String name, Pod pod) throws CheckFailed, InterruptedException {
         Admission admission;
         try {
-            admission = tenant.admissionCaller().create(gpuPod(tenant.spec.namespace(), name, limits));
+            admission = tenant.admissionCaller().create(pod);
         } catch (AdmissionFailure e) {
             throw new CheckFailed(tenant.spec.name() + " pod " + name + ": " + e.getMessage()
                     + serviceHint(tenant, e));
@@ -446,8 +572,34 @@ final class LabChecks {
         if (!bind.bound()) {
             throw new CheckFailed(pod + " Bind refused on " + node + ": " + bind.error());
         }
+        KubeletStandIn.PodResult admitted = kubeletAdmits(tenant, pod);
+        if (!admitted.admitted()) {
+            throw new CheckFailed(pod + ": kubelet's admission on " + node + " failed: " + admitted.error().orElse("?"));
+        }
         awaitAllocated(tenant, pod, node);
-        return filter.devices().get(0);
+        return filter.devices().stream().filter(entry -> !entry.isEmpty()).findFirst().orElseThrow();
+    }
+
+    /**
+     * What kubelet does once a pod is bound to its node: admission, with one Allocate call per container (init
+     * containers first) that asks for {@code nvidia.com/gpu}, to the device plugin registered for it.
+     */
+    private KubeletStandIn.PodResult kubeletAdmits(LabTenant tenant, String podName) throws CheckFailed {
+        if (tenant.kubelet() == null) {
+            throw new CheckFailed(tenant.spec.node() + " has no kubelet stand-in: Unix sockets need Netty's native"
+                    + " epoll (Linux)");
+        }
+        Pod pod = tenant.client().pods().inNamespace(tenant.spec.namespace()).withName(podName).get();
+        List<Container> containers = new ArrayList<>(pod.getSpec().getInitContainers());
+        containers.addAll(pod.getSpec().getContainers());
+        List<KubeletStandIn.ContainerRequest> requests = new ArrayList<>();
+        for (Container container : containers) {
+            Quantity gpus = container.getResources() == null || container.getResources().getLimits() == null ? null
+                    : container.getResources().getLimits().get(ResourceNames.NVIDIA_GPU);
+            requests.add(new KubeletStandIn.ContainerRequest(container.getName(),
+                    gpus == null ? 0 : gpus.getNumericalAmount().intValue()));
+        }
+        return tenant.kubelet().admitPod(ResourceNames.NVIDIA_GPU, pod.getMetadata().getUid(), requests);
     }
 
     private void awaitAllocated(LabTenant tenant, String pod, String node) throws CheckFailed, InterruptedException {

@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
         description = {"Run the two-tenant Kamaji + HAMi lab in this JVM: per tenant an API server (fabric8 mock,",
             "CRUD), a konnectivity-server and a worker agent with mock GPUs (tenant-a: 1 x A100 80 GB, token auth;",
             "tenant-b: 2 x L4 24 GB, mTLS); admission through the tunnels; a HAMi scheduler SIMULATOR. Prints the",
-            "eight checks as a table (or JSON). Exit code 0 only when all pass. No cluster, Docker or GPU needed."})
+            "nine checks as a table (or JSON). Exit code 0 only when all pass. No cluster, Docker or GPU needed."})
 public final class LabCommand implements Callable<Integer> {
     private static final String LOG_FILE = "lab.log";
 
@@ -59,7 +59,7 @@ public final class LabCommand implements Callable<Integer> {
     List<String> breaks = new ArrayList<>();
 
     @Option(names = "--checks", split = ",", hidden = true, paramLabel = "N",
-            description = "Run only these checks (1-8); the whole lab is set up anyway.")
+            description = "Run only these checks (1-9); the whole lab is set up anyway.")
     List<Integer> checks = new ArrayList<>();
 
     @Override

@@ -24,6 +24,8 @@ import io.tenantgateway.certs.KeyAlgorithm;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.deviceplugin.UnixSockets;
+import io.tenantgateway.deviceplugin.testing.KubeletStandIn;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.AgentAuthenticator;
 import io.tenantgateway.tunnel.server.TunnelServer;
@@ -113,6 +115,9 @@ final class LabTenant implements AutoCloseable {
     private Agent agent;
     private SslContext webhookClientTls;
     private Path kubeconfig;
+    private KubeletStandIn kubelet;
+    private Path kubeletDir;
+    private Path ownedKubeletDir;
 
     /**
      * @param first whether this is the first tenant ({@code tenant-a}): {@link Breakage}s name their tenant
@@ -189,6 +194,41 @@ final class LabTenant implements AutoCloseable {
         webhookService = new ServiceProxy(AdmissionCaller.WEBHOOK_DNS_NAME + " (" + spec.name() + ")", group);
         webhookService.start();
         started.add(webhookService);
+        startKubelet();
+    }
+
+    /**
+     * The worker's kubelet stand-in: the Registration server on {@code kubelet.sock} its agent's device plugin
+     * registers with (a temporary directory when the work directory's path is too long for a Unix socket).
+     */
+    private void startKubelet() {
+        if (!UnixSockets.available()) {
+            log.warn("lab: {} has no kubelet stand-in: Unix sockets need Netty's native epoll (Linux)", spec.name());
+            return;
+        }
+        try {
+            kubeletDir = dir.resolve("kubelet").toAbsolutePath();
+            if (kubeletDir.resolve("nvidia-gpu.sock").toString().length() > MAX_SOCKET_PATH) {
+                ownedKubeletDir = Files.createTempDirectory("tg-kubelet-");
+                kubeletDir = ownedKubeletDir;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a directory for " + spec.name() + "'s kubelet", e);
+        }
+        kubelet = KubeletStandIn.start(kubeletDir);
+        started.add(kubelet);
+    }
+
+    /** Where this worker's agent serves its device plugin: kubelet's directory (elsewhere when broken on purpose). */
+    private Path devicePluginDir() {
+        if (!broken(Breakage.KUBELET_DIR)) {
+            return kubeletDir;
+        }
+        try {
+            return Files.createDirectories(kubeletDir.resolveSibling(kubeletDir.getFileName() + "-elsewhere"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + kubeletDir + "-elsewhere", e);
+        }
     }
 
     /** The agent of the worker, from {@code tenant-gateway run}'s flags (see {@link #agentArgs()}). */
@@ -220,7 +260,7 @@ final class LabTenant implements AutoCloseable {
                 "--device-source=" + (broken(Breakage.DEVICE_REGISTRATION) ? "none" : "mock"),
                 "--mock-gpus=" + spec.mockGpus(),
                 "--handshake-interval=2s",
-                "--enable-lock-controller=" + !broken(Breakage.LOCK_CONTROLLER),
+                "--enable-lock-controller=true",
                 // fabric8's CRUD server matches no pod with a spec.nodeName field selector.
                 "--pod-field-selector=false",
                 "--shutdown-grace=2s"));
@@ -232,6 +272,13 @@ final class LabTenant implements AutoCloseable {
         }
         if (broken(Breakage.WEBHOOK)) {
             args.add("--enable-webhook=false");
+        }
+        if (kubelet != null && !broken(Breakage.DEVICE_PLUGIN) && !broken(Breakage.DEVICE_REGISTRATION)) {
+            // The worker's kubelet path: registration, ListAndWatch and Allocate over the stand-in's Unix sockets;
+            // HAMi-core's host directories under the work directory.
+            args.add("--device-plugin=on");
+            args.add("--device-plugin-dir=" + devicePluginDir());
+            args.add("--device-plugin-host-root=" + dir.resolve("host").toAbsolutePath());
         }
         if (broken(Breakage.GPU_SHARING)) {
             args.add("--device-split-count=1");
@@ -365,6 +412,11 @@ final class LabTenant implements AutoCloseable {
         return kubeconfig;
     }
 
+    /** The worker's kubelet stand-in, {@code null} where Unix sockets are not available. */
+    KubeletStandIn kubelet() {
+        return kubelet;
+    }
+
     Path dir() {
         return dir;
     }
@@ -432,6 +484,9 @@ final class LabTenant implements AutoCloseable {
             close(part);
         }
         started.clear();
+        if (ownedKubeletDir != null) {
+            Lab.deleteTree(ownedKubeletDir, path -> false);
+        }
     }
 
     private void close(AutoCloseable part) {

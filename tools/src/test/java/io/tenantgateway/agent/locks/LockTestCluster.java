@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -38,9 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * Shared setup for the controller's integration tests: a CRUD-mode mock API server with GPU nodes
@@ -60,6 +57,7 @@ final class LockTestCluster {
     final MutableClock clock = new MutableClock(START);
     final HamiSchedulerSimulator scheduler;
     private final List<AllocationController> controllers = new ArrayList<>();
+    private final Map<PrometheusRegistry, LockMetrics> metrics = new HashMap<>();
 
     private LockTestCluster(KubernetesMockServer server, KubernetesClient client) {
         this.server = server;
@@ -83,7 +81,7 @@ final class LockTestCluster {
         return new LockTestCluster(server, client);
     }
 
-    /** Test settings: CRUD mode needs the client-side pod filter only; fast reaper and retries. */
+    /** Test settings (device-plugin mode): CRUD mode needs the client-side pod filter only; fast reaper and retries. */
     static AllocationConfig config(AllocationMode mode) {
         return AllocationConfig.defaults(NODE)
                 .withMode(mode)
@@ -94,12 +92,16 @@ final class LockTestCluster {
     }
 
     AllocationController startController(PrometheusRegistry registry) {
-        return startController(config(AllocationMode.COMPLETE), registry, () -> Set.of(GPU_A, GPU_B));
+        return startController(config(AllocationMode.DEVICE_PLUGIN), registry);
     }
 
-    AllocationController startController(AllocationConfig config, PrometheusRegistry registry,
-            Supplier<Set<String>> registered) {
-        AllocationController controller = new AllocationController(client, config, registered, registry, clock);
+    /** The metrics of {@code registry}, registered once (the agent shares one set between its parts too). */
+    LockMetrics metrics(PrometheusRegistry registry) {
+        return metrics.computeIfAbsent(registry, LockMetrics::new);
+    }
+
+    AllocationController startController(AllocationConfig config, PrometheusRegistry registry) {
+        AllocationController controller = new AllocationController(client, config, metrics(registry), clock);
         controllers.add(controller);
         controller.start();
         assertThat(controller.synced()).isTrue();
@@ -108,6 +110,7 @@ final class LockTestCluster {
 
     void close() {
         controllers.forEach(AllocationController::close);
+        metrics.values().forEach(LockMetrics::unregister);
         client.close();
         server.destroy();
     }
@@ -145,6 +148,16 @@ final class LockTestCluster {
         var result = scheduler.bind(NAMESPACE, pod, NODE);
         assertThat(result.error()).isEmpty();
         assertThat(result.bound()).isTrue();
+    }
+
+    /**
+     * What this agent's device plugin writes once kubelet's Allocate handed out every entry: entries consumed,
+     * {@code bind-phase=success} (the lock release is the step after).
+     */
+    void markAllocated(String pod) {
+        client.pods().inNamespace(NAMESPACE).withName(pod).patch(PatchContext.of(PatchType.JSON_MERGE),
+                MergePatch.metadata(null, Map.of(Annotations.POD_DEVICES_TO_ALLOCATE, ";",
+                        Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_SUCCESS), Map.of()));
     }
 
     /** Writes a lock value directly, as a scheduler in the middle of its Bind (or a broken tool) would. */

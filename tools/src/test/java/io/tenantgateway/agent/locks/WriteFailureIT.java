@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Conflicts, server errors and a restart, injected over real HTTP: the mock server answers an
- * expectation (registered for the next N requests) before falling back to CRUD.
+ * Server errors and a restart while releasing the lock of a holder the device plugin allocated, injected over real
+ * HTTP: the mock server answers an expectation (registered for the next N requests) before falling back to CRUD.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WriteFailureIT extends LockClusterTestBase {
@@ -30,34 +30,11 @@ class WriteFailureIT extends LockClusterTestBase {
     void setUp() {
         cluster.createGpuPod("p1");
         cluster.filterAndBind("p1", GPU_A);
+        cluster.markAllocated("p1"); // the device plugin's Allocate did its part; the release is left to the reaper
     }
 
     private static Status status(int code, String reason) {
         return new StatusBuilder().withCode(code).withReason(reason).withMessage("injected " + code).withStatus("Failure").build();
-    }
-
-    @Test
-    void conflictOnTheFirstWriteIsReReadAndSucceeds() throws Exception {
-        cluster.server.expect().patch().withPath(POD_PATH).andReturn(409, status(409, "Conflict")).once();
-        cluster.takeRequests();
-        PrometheusRegistry registry = new PrometheusRegistry();
-
-        AllocationController controller = cluster.startController(registry);
-
-        // Waiting on the controller, not on the pod, so every request to the pod's path is the controller's.
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(controller.snapshot().recentActions())
-                .extracting(LockAction::kind).contains("lock-released"));
-        List<String> podRequests = cluster.takeRequests().stream().filter(r -> r.endsWith(" " + POD_PATH)).toList();
-        // First write from the cache (409), then a re-read and the write again. (The mock server's delayed
-        // replay of ADDED events may add a harmless stale attempt, also answered 409.)
-        assertThat(podRequests).startsWith("PATCH " + POD_PATH)
-                .containsSubsequence("PATCH " + POD_PATH, "GET " + POD_PATH, "PATCH " + POD_PATH);
-        assertThat(cluster.events(AllocationController.REASON_ALLOCATED)).hasSize(1);
-        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(cluster.lock(NODE)).isNull();
-        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
-        assertThat(LockTestCluster.allocations(registry, "success")).isEqualTo(1);
-        assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
     }
 
     @Test
@@ -78,13 +55,11 @@ class WriteFailureIT extends LockClusterTestBase {
                 "GET " + POD_PATH, "PATCH " + NODE_PATH);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
 
-        // Still working: the next pod on the node is completed as usual.
+        // Still working: the next allocated pod's lock goes as usual.
         cluster.createGpuPod("p2");
         cluster.filterAndBind("p2", GPU_A);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-            assertThat(cluster.lock(NODE)).isNull();
-        });
+        cluster.markAllocated("p2");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(2);
         assertThat(controller.synced()).isTrue();
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(2);
@@ -92,28 +67,24 @@ class WriteFailureIT extends LockClusterTestBase {
 
     @Test
     void aRestartedAgentFinishesTheReleaseItsPredecessorLeft() throws Exception {
-        // The first agent consumes the entries, then every lock write fails until it is stopped.
+        // The first agent's every lock write fails until it is stopped.
         cluster.server.expect().patch().withPath(NODE_PATH).andReturn(500, status(500, "InternalError")).always();
         PrometheusRegistry registry = new PrometheusRegistry();
         AllocationController stopped = cluster.startController(registry);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success"));
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 cluster.takeRequests().stream().anyMatch(r -> r.equals("PATCH " + NODE_PATH)));
-        assertThat(LockTestCluster.allocations(registry, "success")).isEqualTo(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isZero();
         stopped.close();
         assertThat(cluster.lock(NODE)).isEqualTo("2025-06-01T10:00:00Z,team-a,p1");
         assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
 
-        // The successor registers its metrics on the same registry (close() removed the old ones).
+        // The successor shares the registry's metrics, as the agent's parts do.
         cluster.server.clearExpectations();
         cluster.startController(registry);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
-        assertThat(LockTestCluster.allocations(registry, "success")).as("not allocated twice").isZero();
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
         assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
         assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_ALLOCATED)).isEqualTo(GPU_A + ",NVIDIA,10000,30:;");

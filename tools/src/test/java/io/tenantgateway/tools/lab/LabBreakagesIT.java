@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Each check fails, with a clear reason, when its part is broken on purpose. Breakages that do not disturb each
- * other's checks share one in-process lab run (two runs cover all nine); a short step timeout keeps the waits on
+ * other's checks share one in-process lab run (two runs cover all ten); a short step timeout keeps the waits on
  * broken parts short.
  */
 @Timeout(120)
@@ -35,9 +35,9 @@ class LabBreakagesIT {
     }
 
     @Test
-    void tokenDevicesLockControllerSharedApiAndServerAuthBrokenFailChecksOneTwoFiveSixAndSeven() throws Exception {
+    void tokenDevicesDevicePluginSharedApiAndServerAuthBrokenFailChecksOneTwoFiveSixAndSeven() throws Exception {
         LabReport report = run(Set.of(1, 2, 5, 6, 7), Breakage.AGENT_TOKEN, Breakage.DEVICE_REGISTRATION,
-                Breakage.LOCK_CONTROLLER, Breakage.SHARED_API_SERVER, Breakage.SERVER_B_AUTH);
+                Breakage.DEVICE_PLUGIN, Breakage.SHARED_API_SERVER, Breakage.SERVER_B_AUTH);
 
         assertThat(report.passed()).isFalse();
         assertThat(report.checks()).allSatisfy(check -> assertThat(check.passed()).as("check %d", check.number())
@@ -53,15 +53,15 @@ class LabBreakagesIT {
                 .isEqualTo("tenant-a's API lists nodes [worker-a, worker-b] (expected: only worker-a)");
         assertThat(report.check(7).evidence()).isEqualTo("tenant-b-kas-0 accepted tenant-a's agent token (serverid"
                 + " tenant-b-kas-0; expected: refused, it requires a tenant-b client certificate)");
-        assertThat(progress).contains("BROKEN ON PURPOSE: tenant-b's agent runs without the lock controller (check 5"
+        assertThat(progress).contains("BROKEN ON PURPOSE: tenant-b's agent runs without the device plugin (check 5"
                 + " must fail)");
     }
 
     @Test
-    void webhookSharingDialPolicyAndServerAddressBrokenFailChecksThreeFourSevenAndEightButNotTheOthers()
+    void webhookSharingDialPolicyServerAddressAndKubeletDirBrokenFailChecksThreeFourSevenEightAndNine()
             throws Exception {
-        LabReport report = run(Set.of(1, 2, 3, 4, 6, 7, 8), Breakage.WEBHOOK, Breakage.GPU_SHARING,
-                Breakage.DIAL_POLICY, Breakage.SERVER_ADDRESS);
+        LabReport report = run(Set.of(1, 2, 3, 4, 6, 7, 8, 9), Breakage.WEBHOOK, Breakage.GPU_SHARING,
+                Breakage.DIAL_POLICY, Breakage.SERVER_ADDRESS, Breakage.KUBELET_DIR);
 
         assertThat(report.check(3).passed()).isFalse();
         assertThat(report.check(3).evidence()).as("tenant-a's admission passed, tenant-b's has no webhook")
@@ -81,6 +81,10 @@ class LabBreakagesIT {
         assertThat(report.check(8).evidence()).matches("agent worker-a did not reconnect to the restarted"
                 + " tenant-a-kas-0 within 4\\.0 s: the server listens on 127\\.0\\.0\\.1:(\\d+), the agent dials"
                 + " 127\\.0\\.0\\.1:(?!\\1)\\d+; agent not ready: server-connected failed: no servers connected");
+        assertThat(report.check(9).passed()).isFalse();
+        assertThat(report.check(9).evidence()).startsWith("worker-b: kubelet has no device plugin registered for"
+                + " nvidia.com/gpu (kubelet.sock in ").contains("-elsewhere/nvidia-gpu.sock: serving on ",
+                "waiting for kubelet: no ");
         assertThat(List.of(report.check(1), report.check(2), report.check(6))).allSatisfy(check ->
                 assertThat(check.passed()).as("check %d: %s", check.number(), check.evidence()).isTrue());
     }

@@ -22,7 +22,7 @@ class LabJarIT {
     Path dir;
 
     @Test
-    void allEightChecksPassWithTheirEvidence() throws Exception {
+    void allNineChecksPassWithTheirEvidence() throws Exception {
         long start = System.nanoTime();
         JarProcess.Result result = JarProcess.run(List.of(), List.of("-Dio.netty.leakDetection.level=paranoid"),
                 "lab", "--json", "--work-dir", dir.toString());
@@ -36,8 +36,8 @@ class LabJarIT {
         assertThat(report.path("passed").asBoolean()).isTrue();
         assertThat(report.path("scheduler").asString()).contains("SIMULATOR");
         JsonNode checks = report.path("checks");
-        assertThat(checks.size()).isEqualTo(8);
-        for (int i = 0; i < 8; i++) {
+        assertThat(checks.size()).isEqualTo(9);
+        for (int i = 0; i < 9; i++) {
             assertThat(checks.get(i).path("number").asInt()).isEqualTo(i + 1);
             assertThat(checks.get(i).path("result").asString()).as("check %d: %s", i + 1,
                     checks.get(i).path("evidence").asString()).isEqualTo("PASS");
@@ -52,7 +52,8 @@ class LabJarIT {
         assertThat(evidence(checks, 4)).contains("a-share-1…4 (20480 MiB / 25 % each) share worker-a #0 GPU-",
                 "a-share-5 refused by Filter: worker-a: no GPU fits container cuda (1 × 20480 MiB, 25 % cores)",
                 "memory: 0 of 81920 MiB free, 20480 requested", "b-share-1 → #0 GPU-", "b-share-2 → #1 GPU-");
-        assertThat(evidence(checks, 5)).contains("worker-b: bind b-lock-1 ok, node lock held", "bind b-lock-2 ok");
+        assertThat(evidence(checks, 5)).contains("worker-b: bind b-lock-1 ok, node lock held", "until the agent's device"
+                + " plugin completed the allocation in kubelet's Allocate", "bind b-lock-2 ok");
         assertThat(evidence(checks, 6)).contains("tenant-a API: node worker-a (1 × NVIDIA A100-SXM4-80GB)",
                 "all in team-a", "tenant-b API: node worker-b (2 × NVIDIA L4)", "all in team-b");
         assertThat(evidence(checks, 7)).contains("tenant-a token → tenant-b-kas-0: refused",
@@ -63,12 +64,18 @@ class LabJarIT {
                         + " denied by policy");
         assertThat(evidence(checks, 8)).contains("tenant-a-kas-0 stopped and started again", "agent worker-a"
                 + " reconnected", "pod after-restart admitted through the new server: schedulerName=hami-scheduler");
+        assertThat(evidence(checks, 9)).contains("worker-b: device plugin registered with kubelet (v1beta1, endpoint"
+                + " nvidia-gpu.sock, nvidia.com/gpu, preferred allocation on), ListAndWatch 20 × Healthy",
+                "kubelet Allocate(cuda, [GPU-", "CUDA_DEVICE_MEMORY_LIMIT_0=2048m CUDA_DEVICE_SM_LIMIT=20",
+                "CUDA_DEVICE_MEMORY_SHARED_CACHE=/usr/local/vgpu/", "/etc/ld.so.preload←/usr/local/vgpu/ld.so.preload (ro)",
+                "hami.io/vgpu-devices-to-allocate \";;;\", bind-phase success, node lock released")
+                .containsPattern("env NVIDIA_VISIBLE_DEVICES=GPU-[0-9a-f-]{36} ");
         for (JsonNode tenant : report.path("tenants")) {
             assertThat(tenant.path("statusPage").asString()).startsWith("http://127.0.0.1:").endsWith("/ui");
             assertThat(tenant.path("apiServer").asString()).startsWith("http://127.0.0.1:");
         }
 
-        assertThat(result.err()).contains("lab: [1/8] control planes up, agents connected …", "lab: [8/8] PASS");
+        assertThat(result.err()).contains("lab: [1/9] control planes up, agents connected …", "lab: [9/9] PASS");
         Path log = dir.resolve("lab.log");
         assertThat(log).exists();
         assertThat(Files.readString(log)).doesNotContain("LEAK:");

@@ -18,18 +18,18 @@ class LabOptionsTest {
     void defaultsRunAllEightChecksInOrderWithNothingBroken() {
         LabOptions options = LabOptions.defaults();
 
-        assertThat(options.checks()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+        assertThat(options.checks()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
         assertThat(options.breakages()).isEmpty();
         assertThat(options.timeout()).isEqualTo(Duration.ofSeconds(20));
         assertThat(options.withChecks(Set.of(8, 2, 5)).checks()).containsExactly(2, 5, 8);
     }
 
     @Test
-    void rejectsChecksOutsideOneToEightAndNonPositiveTimeouts() {
-        assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of(9)))
-                .hasMessage("--checks: 9 (expected: 1-8)");
+    void rejectsChecksOutsideOneToNineAndNonPositiveTimeouts() {
+        assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of(10)))
+                .hasMessage("--checks: 10 (expected: 1-9)");
         assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of()))
-                .hasMessage("--checks: [] (expected: at least one of 1-8)");
+                .hasMessage("--checks: [] (expected: at least one of 1-9)");
         assertThatThrownBy(() -> LabOptions.defaults().withTimeout(Duration.ZERO))
                 .hasMessage("--timeout: PT0S (expected: > 0)");
         assertThatThrownBy(() -> new LabOptions(Set.of(1), Set.of(), Duration.ofSeconds(1), null))
@@ -41,12 +41,12 @@ class LabOptionsTest {
         for (Breakage breakage : Breakage.values()) {
             assertThat(Breakage.parse(" " + breakage.flagValue().toUpperCase(java.util.Locale.ROOT) + " "))
                     .isEqualTo(breakage);
-            assertThat(breakage.check()).isBetween(1, 8);
+            assertThat(breakage.check()).isBetween(1, 9);
             assertThat(breakage.appliesTo(true) || breakage.appliesTo(false)).isTrue();
         }
         assertThat(Arrays.stream(Breakage.values()).map(Breakage::check).distinct())
-                .as("every check can be broken").containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 7, 8);
-        assertThat(Breakage.LOCK_CONTROLLER.appliesTo(true)).isFalse();
+                .as("every check can be broken").containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 7, 8, 9);
+        assertThat(Breakage.DEVICE_PLUGIN.appliesTo(true)).isFalse();
         assertThat(Breakage.DIAL_POLICY.appliesTo(true) && Breakage.DIAL_POLICY.appliesTo(false)).isTrue();
         assertThatThrownBy(() -> Breakage.parse("tunnel"))
                 .hasMessageStartingWith("--break: tunnel (expected: one of agent-token, device-registration,");

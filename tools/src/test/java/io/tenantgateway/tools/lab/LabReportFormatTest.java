@@ -27,14 +27,14 @@ class LabReportFormatTest {
 
     @Test
     void tableHasARowPerCheckWithResultTimeAndEvidenceAndLabelsTheSimulator() {
-        String table = LabReportFormat.table(report(false, Set.of(Breakage.LOCK_CONTROLLER)));
+        String table = LabReportFormat.table(report(false, Set.of(Breakage.DEVICE_PLUGIN)));
 
         assertThat(table).contains(Lab.SCHEDULER);
         assertThat(table.lines().filter(line -> line.matches(" [0-9]  .*")).toList()).containsExactly(
                 " 1  control planes up, agents connected  PASS       12 ms  all up",
                 " 5  node lock: back-to-back binds        FAIL       4.3 s  second bind refused: node worker-b has"
                         + " been locked");
-        assertThat(table).endsWith("1 of 2 checks passed in 9.9 s (broken on purpose: lock-controller)\n");
+        assertThat(table).endsWith("1 of 2 checks passed in 9.9 s (broken on purpose: device-plugin)\n");
     }
 
     @Test
