@@ -18,8 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The admin port (upstream {@code --admin-server-port}, 8094; Kamaji 8133), bound to {@code --admin-bind-address}
@@ -47,7 +45,6 @@ public final class AdminServer implements AutoCloseable {
     private final String version;
     private final Options options;
     private final Profiling profiling;
-    private final JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
     /**
      * @param agent what the pages show, read on the event loop
@@ -188,7 +185,7 @@ public final class AdminServer implements AutoCloseable {
 
     private void json(Response response, Object body) {
         response.header("content-type", "application/json").header("cache-control", "no-store")
-                .end(json.writeValueAsString(body));
+                .end(Json.MAPPER.writeValueAsString(body));
     }
 
     private Map<String, Object> readiness() {
@@ -262,5 +259,14 @@ public final class AdminServer implements AutoCloseable {
     @Override
     public void close() {
         endpoint.close();
+    }
+
+    /**
+     * The JSON mapper, made on the first {@code /debug} answer: an agent nobody asks for JSON loads no Jackson (the
+     * footprint; agent/README.md, "Memory budget").
+     */
+    private static final class Json {
+        static final tools.jackson.databind.json.JsonMapper MAPPER = tools.jackson.databind.json.JsonMapper.builder()
+                .enable(tools.jackson.databind.SerializationFeature.INDENT_OUTPUT).build();
     }
 }
