@@ -158,8 +158,26 @@ final class FootprintScenario {
                         "nonHeapCommittedKiB"), "bare JVM + Netty"));
     }
 
-    /** One measured child (no NMT), more starts for the start-up median, then one child with NMT. */
+    /** Starts one child: the agent through the launcher, or the floor. */
+    @FunctionalInterface
+    private interface Starter {
+        Child start(boolean nmt) throws IOException;
+    }
+
     private Measured measure(Mode mode, LoopbackTarget target, MockApi api) throws Exception {
+        return measure(nmt -> startAgent(mode, api, nmt), rig.tunnel, child -> target.address());
+    }
+
+    private Measured measureFloor(List<String> jvmOptions) throws Exception {
+        return measure(nmt -> startFloor(jvmOptions, nmt), rig.direct, child -> child.listening);
+    }
+
+    /**
+     * One measured child (no NMT), more starts for the start-up median, then one child with NMT and the same load.
+     * {@code route} and {@code target}: how the load reaches what the child serves.
+     */
+    private Measured measure(Starter starter, Route route, java.util.function.Function<Child, InetSocketAddress> target)
+            throws Exception {
         List<Double> starts = new ArrayList<>();
         long rssIdle;
         long rssFirst;
@@ -168,66 +186,30 @@ final class FootprintScenario {
         double cpuFirst;
         double cpuSecond;
         List<String> jvmOptions;
-        try (Child child = startAgent(mode, api, false)) {
+        try (Child child = starter.start(false)) {
             starts.add(child.startSeconds);
             jvmOptions = child.jvmOptions();
             idle(child);
             rssIdle = child.rss();
-            cpuFirst = load(child, rig.tunnel, target.address());
+            cpuFirst = load(child, route, target.apply(child));
             rssFirst = child.rss();
-            cpuSecond = load(child, rig.tunnel, target.address());
+            cpuSecond = load(child, route, target.apply(child));
             rssSecond = child.rss();
             hwm = child.status("VmHWM");
         }
         for (int i = 1; i < sizes.repeats(); i++) {
-            try (Child child = startAgent(mode, api, false)) {
+            try (Child child = starter.start(false)) {
                 starts.add(child.startSeconds);
             }
         }
         Map<String, Object> nmtIdle;
         Map<String, Object> nmtLoaded;
-        try (Child child = startAgent(mode, api, true)) {
+        try (Child child = starter.start(true)) {
             idle(child);
             nmtIdle = child.nmt();
-            load(child, rig.tunnel, target.address());
-            load(child, rig.tunnel, target.address());
+            load(child, route, target.apply(child));
+            load(child, route, target.apply(child));
             nmtLoaded = child.nmt();
-        }
-        return new Measured(Stats.median(starts), starts, rssIdle, rssFirst, rssSecond, hwm, cpuFirst, cpuSecond,
-                nmtIdle, nmtLoaded, jvmOptions);
-    }
-
-    private Measured measureFloor(List<String> jvmOptions) throws Exception {
-        List<Double> starts = new ArrayList<>();
-        long rssIdle;
-        long rssFirst;
-        long rssSecond;
-        long hwm;
-        double cpuFirst;
-        double cpuSecond;
-        Map<String, Object> nmtIdle;
-        Map<String, Object> nmtLoaded;
-        try (Child floor = startFloor(jvmOptions, false)) {
-            starts.add(floor.startSeconds);
-            idle(floor);
-            rssIdle = floor.rss();
-            cpuFirst = load(floor, rig.direct, floor.listening);
-            rssFirst = floor.rss();
-            cpuSecond = load(floor, rig.direct, floor.listening);
-            rssSecond = floor.rss();
-            hwm = floor.status("VmHWM");
-        }
-        for (int i = 1; i < sizes.repeats(); i++) {
-            try (Child floor = startFloor(jvmOptions, false)) {
-                starts.add(floor.startSeconds);
-            }
-        }
-        try (Child floor = startFloor(jvmOptions, true)) {
-            idle(floor);
-            nmtIdle = floor.nmt();
-            load(floor, rig.direct, floor.listening);
-            load(floor, rig.direct, floor.listening);
-            nmtLoaded = floor.nmt();
         }
         return new Measured(Stats.median(starts), starts, rssIdle, rssFirst, rssSecond, hwm, cpuFirst, cpuSecond,
                 nmtIdle, nmtLoaded, jvmOptions);
@@ -603,14 +585,8 @@ final class FootprintScenario {
             String url = "http://127.0.0.1:" + server.getPort() + "/";
             KubernetesClient client = server.createClient(b -> b.editOrNewConfig().withMasterUrl(url).endConfig());
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
-            Path kubeconfig = Files.writeString(dir.resolve("footprint-kubeconfig"), """
-                    apiVersion: v1
-                    kind: Config
-                    clusters: [{name: mock, cluster: {server: "%s"}}]
-                    contexts: [{name: mock, context: {cluster: mock, user: mock}}]
-                    current-context: mock
-                    users: [{name: mock, user: {token: agent}}]
-                    """.formatted(url));
+            Path kubeconfig = io.tenantgateway.tools.Kubeconfigs.write(dir.resolve("footprint-kubeconfig"), "mock",
+                    url, "default", "agent");
             return new MockApi(server, client, kubeconfig);
         }
 

@@ -359,18 +359,8 @@ final class LabTenant implements AutoCloseable {
     }
 
     private Path writeKubeconfig() {
-        try {
-            return Files.writeString(dir.resolve("kubeconfig"), """
-                    apiVersion: v1
-                    kind: Config
-                    clusters: [{name: %1$s, cluster: {server: "%2$s"}}]
-                    contexts: [{name: %1$s, context: {cluster: %1$s, user: %1$s, namespace: %3$s}}]
-                    current-context: %1$s
-                    users: [{name: %1$s, user: {token: lab}}]
-                    """.formatted(spec.name(), client.getMasterUrl(), spec.namespace()));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + dir.resolve("kubeconfig"), e);
-        }
+        return io.tenantgateway.tools.Kubeconfigs.write(dir.resolve("kubeconfig"), spec.name(),
+                client.getMasterUrl().toString(), spec.namespace(), "lab");
     }
 
     // --- views for the checks and the report ---------------------------------------------------------------
