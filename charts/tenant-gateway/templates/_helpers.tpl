@@ -48,24 +48,25 @@ mode.
 {{- $certs := $v.webhook.certificates.mode -}}
 {{- $devices := ne $v.devices.source "none" -}}
 {{- $lock := $v.hami.lockController.enabled -}}
+{{- $plugin := and $v.devicePlugin.enabled (not $kamaji) -}}
 {{- $tlsSecret := and $webhook (or $kamaji (eq $certs "self-managed")) -}}
 {{- $selfManaged := and $webhook (eq $certs "self-managed") -}}
 {{- $manage := and $webhook (ne $certs "cert-manager") -}}
 {{- $deviceConfigMap := and $webhook (ne $v.hami.deviceConfigMap "") -}}
 {{- /* AgentConfig.needsKubernetes: the webhook checks quotas and looks for HAMi's webhook whenever there is a client */}}
-{{- $api := or $devices $lock $manage $tlsSecret $deviceConfigMap -}}
+{{- $api := or $devices $lock $plugin $manage $tlsSecret $deviceConfigMap -}}
 {{- $hamiCheck := and $webhook $api -}}
 {{- $nodeName := and $kamaji (or $devices $lock) -}}
 {{- dict
     "devices" $devices
     "capacity" (eq $v.devices.source "mock")
     "lock" $lock
-    "complete" (and $lock (eq $v.hami.allocationMode "complete"))
+    "devicePlugin" $plugin
     "nodeNameDiscovery" $nodeName
     "quota" $hamiCheck
     "hamiWebhookCheck" $hamiCheck
     "deviceConfigMap" $deviceConfigMap
-    "events" (or $lock $selfManaged $deviceConfigMap $hamiCheck)
+    "events" (or $lock $plugin $selfManaged $deviceConfigMap $hamiCheck)
     "tlsSecret" $tlsSecret
     "selfManaged" $selfManaged
     "manageConfig" $manage
@@ -123,7 +124,7 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 {{- end }}
 - --enable-lock-controller={{ $v.hami.lockController.enabled }}
 {{- if $v.hami.lockController.enabled }}
-- --allocation-mode={{ $v.hami.allocationMode }}
+- --allocation-mode={{ include "tenant-gateway.allocationMode" . }}
 {{- end }}
 {{- include "tenant-gateway.extraArgs" . }}
 {{- end }}
@@ -159,16 +160,31 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 {{- end }}
 - --enable-lock-controller={{ $v.hami.lockController.enabled }}
 {{- if $v.hami.lockController.enabled }}
-- --allocation-mode={{ $v.hami.allocationMode }}
+- --allocation-mode={{ include "tenant-gateway.allocationMode" . }}
 - --node-lock-timeout={{ $v.hami.lockController.nodeLockTimeout }}
 {{- end }}
 - --shutdown-grace=25s
 {{- include "tenant-gateway.extraArgs" . }}
 {{- end }}
 
-{{/* Flags both modes append after their own, each only when its value is set. */}}
+{{/* --allocation-mode: the value, else the agent's default (device-plugin with the device plugin, else observe). */}}
+{{- define "tenant-gateway.allocationMode" -}}
+{{- .Values.hami.allocationMode | default (ternary "device-plugin" "observe" .Values.devicePlugin.enabled) -}}
+{{- end }}
+
+{{/*
+Flags both modes append after their own, each only when its value is set; the device plugin's first, where
+components/device-plugin appends them (before the overlays' --device-source).
+*/}}
 {{- define "tenant-gateway.extraArgs" -}}
 {{- $v := .Values -}}
+{{- if $v.devicePlugin.enabled }}
+- --device-plugin=on
+- --device-plugin-dir={{ $v.devicePlugin.dir }}
+{{- if $v.devicePlugin.numaTopology }}
+- --device-plugin-numa-topology=true
+{{- end }}
+{{- end }}
 {{- if ne $v.devices.source "none" }}
 - --device-source={{ $v.devices.source }}
 {{- end }}
@@ -187,10 +203,6 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 {{- end }}
 {{- if and (ne $v.devices.source "none") (not (kindIs "invalid" $v.devices.splitCount)) }}
 - --device-split-count={{ $v.devices.splitCount }}
-{{- end }}
-{{- if $v.devicePlugin.enabled }}
-- --device-plugin=on
-- --device-plugin-dir={{ $v.devicePlugin.dir }}
 {{- end }}
 {{- if $v.webhook.enabled }}
 {{- /* "" turns the watch off (HAMi's defaults); the agent's default is not repeated */}}
@@ -235,6 +247,12 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 {{- if $v.devicePlugin.enabled }}
 {{- fail "devicePlugin.enabled: true with mode=kamaji (expected: false; Kamaji's DaemonSet cannot mount the kubelet's device-plugins directory)" }}
 {{- end }}
+{{- end }}
+{{- if and $v.devicePlugin.enabled (eq $v.devices.source "none") }}
+{{- fail "devicePlugin.enabled: true with devices.source=none (expected: devices.source=nvidia-smi or mock; the plugin lists the GPUs the agent discovers)" }}
+{{- end }}
+{{- if and (eq $v.hami.allocationMode "device-plugin") (not $v.devicePlugin.enabled) }}
+{{- fail "hami.allocationMode=device-plugin without devicePlugin.enabled (expected: observe, empty, or devicePlugin.enabled: true)" }}
 {{- end }}
 {{- if and (eq $v.devices.source "mock") (not $v.devices.mock.gpus) (not $v.devices.mock.inventory) }}
 {{- fail "devices.source=mock: no GPUs (expected: devices.mock.gpus, e.g. A100-80GB, or devices.mock.inventory)" }}

@@ -73,12 +73,6 @@ class HelmChartTest {
     private static final Helm HELM = new Helm(CHART);
     /** The line of a ci values file that names the kustomize rendering with the same objects. */
     static final String SAME_AS = "# same objects as kustomize: ";
-    /**
-     * Flags the chart renders for values that other branches are adding to {@code run} (the device plugin; its values
-     * are off by default). Until {@code run} knows one, the arguments are parsed without it and the mode's RBAC check
-     * waits (assumption), so it runs once they land.
-     */
-    private static final List<String> PENDING_FLAGS = List.of("--device-plugin", "--device-plugin-dir");
 
     // What must differ between the chart and kustomize. Nothing else is normalized.
     /** Helm's standard labels; the chart's other labels are the kustomize base's. */
@@ -242,11 +236,6 @@ class HelmChartTest {
 
     // --- the agent's arguments ---------------------------------------------------------------------------------
 
-    private static boolean pendingAndUnknown(String arg) {
-        String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
-        return PENDING_FLAGS.contains(flag) && !RenderedManifests.runKnows(flag);
-    }
-
     /** The agent's full {@code run} arguments: the DaemonSet's (expanded), or Kamaji's own plus the patch's. */
     @SuppressWarnings("unchecked")
     private static List<String> agentArgs(Mode mode, List<HasMetadata> objects) {
@@ -304,9 +293,8 @@ class HelmChartTest {
                     .isEqualTo("NODE_NAME"));
         }
         List<String> args = agentArgs(mode, objects);
-        List<String> known = args.stream().filter(arg -> !pendingAndUnknown(arg)).toList();
         // A flag the CLI does not know, or a bad value, fails here as it fails `run` (exit 2).
-        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("files"), known,
+        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("files"), args,
                 mountedFiles(objects)).toArray(String[]::new)).toConfig();
         assertThat(config).isNotNull();
     }
@@ -316,8 +304,6 @@ class HelmChartTest {
     void clusterRolesGrantExactlyWhatTheAgentsFlagsUse(Mode mode) throws IOException {
         List<HasMetadata> objects = parse(template(mode));
         List<String> args = agentArgs(mode, objects);
-        List<String> unknown = args.stream().filter(HelmChartTest::pendingAndUnknown).toList();
-        assumeTrue(unknown.isEmpty(), () -> "run does not know " + unknown + " yet (added on other branches)");
         // Kamaji's DaemonSet has no NODE_NAME: the agent reads its node from its own pod.
         Set<Use> uses = RenderedManifests.uses(temp.resolve("uses"), args, mode.kamaji(), mountedFiles(objects));
         Set<String> granted = granted(objects, mode.kamaji() ? KAMAJI_ACCOUNT : STANDALONE_ACCOUNT);
@@ -692,23 +678,55 @@ class HelmChartTest {
                 .flatMap(r -> r.getRules().stream()).filter(r -> r.getResources().contains("configmaps")).toList();
     }
 
+    /**
+     * The device plugin's other values ({@code ci/device-plugin-values.yaml}): the directory moves the flag, the
+     * mount and the hostPath together, NUMA topology and HAMi's image reach the flag and the init container, and the
+     * agent parses them into its device plugin settings; without {@code devicePlugin.enabled} none of it renders.
+     */
     @Test
-    void valuesOfTheParallelFeaturesRenderTheirFlagsOnlyWhenSet() {
+    void devicePluginValuesReachTheFlagsTheMountsAndTheInitContainer() throws IOException {
+        String dir = "/var/lib/k0s/kubelet/device-plugins";
         List<HasMetadata> objects = parse(template(Mode.ci("device-plugin-values.yaml")));
         Container container = container(objects);
-        assertThat(container.getArgs()).contains("--device-plugin=on",
-                "--device-plugin-dir=/var/lib/kubelet/device-plugins",
+        assertThat(container.getArgs()).containsSubsequence("--allocation-mode=device-plugin", "--device-plugin=on",
+                "--device-plugin-dir=" + dir, "--device-plugin-numa-topology=true", "--device-source=mock",
                 "--mock-inventory=/etc/tenant-gateway/mock/inventory.yaml");
         var pod = only(objects, DaemonSet.class).getSpec().getTemplate().getSpec();
-        assertThat(pod.getVolumes()).anyMatch(v -> v.getHostPath() != null
-                && v.getHostPath().getPath().equals("/var/lib/kubelet/device-plugins"));
-        assertThat(container.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath())
-                .isEqualTo("/var/lib/kubelet/device-plugins"));
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null)
+                .extracting(v -> v.getName() + "=" + v.getHostPath().getPath())
+                .containsExactly("device-plugins=" + dir, "vgpu=/usr/local/vgpu", "vgpulock=/tmp/vgpulock");
+        assertThat(container.getVolumeMounts()).extracting(VolumeMount::getMountPath)
+                .contains(dir, "/usr/local/vgpu", "/tmp/vgpulock");
+        assertThat(pod.getInitContainers()).singleElement().satisfies(init -> {
+            assertThat(init.getImage()).isEqualTo("registry.example.com/mirror/projecthami/hami:v2.10.0");
+            assertThat(init.getImagePullPolicy()).isEqualTo("IfNotPresent");
+        });
+        assertThat(pod.getSecurityContext().getRunAsUser()).isZero();
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isFalse();
         assertThat(mountedFiles(objects).get("/etc/tenant-gateway/mock/inventory.yaml"))
                 .contains("preset: L4-24GB", "count: 2");
+        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp, agentArgs(Mode.ci(
+                "device-plugin-values.yaml"), objects), mountedFiles(objects)).toArray(String[]::new)).toConfig();
+        var plugin = config.devicePlugin().orElseThrow().plugin();
+        assertThat(plugin.numaTopology()).isTrue();
+        assertThat(plugin.directory().toString()).endsWith(dir);
 
-        List<String> defaults = container(parse(template(Mode.DEFAULTS))).getArgs();
-        assertThat(defaults).noneMatch(arg -> PENDING_FLAGS.stream().anyMatch(f -> arg.startsWith(f + "=")));
+        // Without the lock controller the device plugin still gets its own reads and writes (pods get/list, nodes
+        // get/patch, events), as KubernetesPermissions declares for it alone.
+        List<HasMetadata> noLock = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true,
+                "devices.source", "mock", "devices.mock.gpus", "L4-24GB", "hami.lockController.enabled", false)));
+        Set<Use> uses = RenderedManifests.uses(temp.resolve("no-lock"), agentArgs(Mode.DEFAULTS, noLock), false,
+                Map.of());
+        assertThat(uses).contains(Use.DEVICE_PLUGIN).doesNotContain(Use.LOCK_CONTROLLER);
+        assertThat(granted(noLock, STANDALONE_ACCOUNT)).isEqualTo(declared(uses)).contains("core/pods:patch");
+
+        var defaults = parse(template(Mode.DEFAULTS));
+        assertThat(container(defaults).getArgs()).contains("--allocation-mode=observe")
+                .noneMatch(arg -> arg.startsWith("--device-plugin"));
+        var defaultPod = only(defaults, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(defaultPod.getInitContainers()).isEmpty();
+        assertThat(defaultPod.getVolumes()).noneMatch(v -> v.getHostPath() != null);
+        assertThat(defaultPod.getSecurityContext().getRunAsUser()).isEqualTo(65532L);
     }
 
     @Test
@@ -793,6 +811,12 @@ class HelmChartTest {
                 .hasMessageContaining("devices.source=mock: no GPUs (expected: devices.mock.gpus");
         assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), NAMESPACE, Map.of("devicePlugin.enabled",
                 true))).hasMessageContaining("devicePlugin.enabled: true with mode=kamaji");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true)))
+                .hasMessageContaining("devicePlugin.enabled: true with devices.source=none (expected:");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.allocationMode", "device-plugin")))
+                .hasMessageContaining("hami.allocationMode=device-plugin without devicePlugin.enabled");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.allocationMode", "complete")))
+                .hasMessageContaining("allocationMode");
     }
 
     /** The chart README's values table names every value of the schema, and every ci file is a documented mode. */

@@ -161,11 +161,6 @@ public final class RenderedManifests {
         return withFiles;
     }
 
-    /** Whether {@code run} knows {@code flag} (flags other branches add are not known until they land). */
-    public static boolean runKnows(String flag) {
-        return new picocli.CommandLine(new AgentCommand()).getCommandSpec().findOption(flag) != null;
-    }
-
     /** Whether {@code kubectl} (which renders kustomize) is installed. */
     public static boolean kubectl() {
         return JarProcess.onPath("kubectl");
