@@ -38,8 +38,8 @@ final class ScaleScenario {
     /** Dials in flight at once while opening tunnels. */
     private static final int DIAL_BATCH = 500;
     /**
-     * The JVM options {@code run} gets in the container image (Dockerfile and bin/tenant-gateway: C2 on), with a fixed
-     * heap limit instead of a share of RAM.
+     * A fixed large heap, so that heap sizing does not shape the per-tunnel figures (the footprint scenario measures
+     * {@code run} with the launcher's real options).
      */
     static final List<String> CHILD_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xmx1g", "-Xss512k",
             "-XX:-UsePerfData");
