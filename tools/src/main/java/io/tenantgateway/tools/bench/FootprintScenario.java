@@ -585,7 +585,7 @@ final class FootprintScenario {
             String url = "http://127.0.0.1:" + server.getPort() + "/";
             KubernetesClient client = server.createClient(b -> b.editOrNewConfig().withMasterUrl(url).endConfig());
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
-            Path kubeconfig = io.tenantgateway.tools.Kubeconfigs.write(dir.resolve("footprint-kubeconfig"), "mock",
+            Path kubeconfig = io.tenantgateway.tools.kube.Kubeconfigs.write(dir.resolve("footprint-kubeconfig"), "mock",
                     url, "default", "agent");
             return new MockApi(server, client, kubeconfig);
         }

@@ -359,7 +359,7 @@ final class LabTenant implements AutoCloseable {
     }
 
     private Path writeKubeconfig() {
-        return io.tenantgateway.tools.Kubeconfigs.write(dir.resolve("kubeconfig"), spec.name(),
+        return io.tenantgateway.tools.kube.Kubeconfigs.write(dir.resolve("kubeconfig"), spec.name(),
                 client.getMasterUrl().toString(), spec.namespace(), "lab");
     }
 

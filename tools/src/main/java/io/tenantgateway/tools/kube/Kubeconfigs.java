@@ -1,4 +1,4 @@
-package io.tenantgateway.tools;
+package io.tenantgateway.tools.kube;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
