@@ -131,8 +131,17 @@ public final class AgentProcess implements AutoCloseable {
         return log.stream().filter(line -> line.contains(containing)).toList();
     }
 
+    /**
+     * Kills the agent and waits until it is gone, so that what a test closes next (a mock API server waiting for its
+     * connections to end) never races the dying process.
+     */
     @Override
     public void close() {
         process.destroyForcibly();
+        try {
+            process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
