@@ -6,17 +6,13 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Store;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.tenantgateway.agent.controller.WorkQueue;
-import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.webhook.policy.DeviceConfig;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *   <li>No ConfigMap: HAMi's defaults (said once); deleted later: the last configuration stays.</li>
  * </ul>
  *
- * <p>Threading: the informer's callbacks only enqueue the ConfigMap's key on a {@link WorkQueue}; its worker parses,
+ * <p>Threading: the informer's callbacks only ask an {@link InformerWatch} for one more look; its worker parses,
  * records Events and calls the subscribers, one change at a time. {@link #readiness()} and {@link #current()} read
  * volatile state.
  *
@@ -51,7 +47,6 @@ public final class DeviceConfigWatch implements AutoCloseable {
     static final String APPLIED = "applied";
     static final String REJECTED = "rejected";
 
-    private final KubernetesClient client;
     private final String namespace;
     private final String name;
     private final EventRecorder events;
@@ -71,9 +66,7 @@ public final class DeviceConfigWatch implements AutoCloseable {
     private String reportedVersion;
     private boolean saidAbsent;
 
-    private volatile SharedIndexInformer<ConfigMap> informer;
-    private WorkQueue<String> queue;
-    private boolean closed;
+    private final InformerWatch<ConfigMap> watch;
 
     /**
      * @param namespaceAndName {@code NAMESPACE/NAME} of HAMi's device ConfigMap
@@ -81,7 +74,7 @@ public final class DeviceConfigWatch implements AutoCloseable {
      */
     public DeviceConfigWatch(KubernetesClient client, String namespaceAndName, EventRecorder events,
             PrometheusRegistry registry) {
-        this.client = requireNonNull(client, "client");
+        requireNonNull(client, "client");
         String[] parts = splitName(namespaceAndName);
         this.namespace = parts[0];
         this.name = parts[1];
@@ -97,6 +90,8 @@ public final class DeviceConfigWatch implements AutoCloseable {
         reloads.initLabelValues(APPLIED);
         reloads.initLabelValues(REJECTED);
         invalid.set(0);
+        this.watch = new InformerWatch<>("device config watch for ConfigMap " + configMap(), "device-config-watch",
+                () -> client.configMaps().inNamespace(namespace).withName(name).runnableInformer(0), this::reconcile);
     }
 
     /**
@@ -125,47 +120,18 @@ public final class DeviceConfigWatch implements AutoCloseable {
      * Lists the ConfigMap and starts watching it; blocks until the first list. A failure leaves nothing running, so
      * it may be called again (the agent retries it in the background).
      */
-    public synchronized void start() {
-        if (informer != null) {
-            return;
-        }
-        if (closed) {
-            throw new IllegalStateException("device config watch is closed");
-        }
-        WorkQueue<String> started = new WorkQueue<>("device config watch for ConfigMap " + configMap(),
-                "device-config-watch", (key, attempt) -> {
-                    reconcile();
-                    return WorkQueue.Result.done();
-                }, Backoff.exponential(Duration.ofSeconds(1)).withMaxAttempts(1), Duration.ofSeconds(5));
-        started.start();
-        SharedIndexInformer<ConfigMap> watching = client.configMaps().inNamespace(namespace).withName(name)
-                .runnableInformer(0);
-        watching.addEventHandler(EventHandlers.of(changed -> started.enqueue(configMap()),
-                deleted -> started.enqueue(configMap())));
-        informer = watching; // before the first list: its callbacks' reconciles read the store
+    public void start() {
         try {
-            watching.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            watch.start(); // also when the ConfigMap does not exist: the defaults are then decided on
         } catch (Exception e) {
-            informer = null;
-            watching.close();
-            started.close();
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
             throw new IllegalStateException("--device-config-map: cannot read ConfigMap " + configMap() + ": "
                     + e.getMessage(), e);
         }
-        queue = started;
-        started.enqueue(configMap()); // also when the ConfigMap does not exist: the defaults are then decided on
     }
 
-    /** Runs on the queue's worker: one version of the ConfigMap (or its absence). */
-    private void reconcile() {
-        SharedIndexInformer<ConfigMap> watching = informer;
-        if (watching == null || !watching.hasSynced()) {
-            return; // start() enqueues again once the first list is in
-        }
-        ConfigMap configMap = watching.getStore().getByKey(configMap());
+    /** Runs on the watch's worker: one version of the ConfigMap (or its absence). */
+    private void reconcile(Store<ConfigMap> store) {
+        ConfigMap configMap = store.getByKey(configMap());
         if (configMap == null) {
             if (fromConfigMap) {
                 log.warn("ConfigMap {} deleted; the webhook keeps the device config it had ({})", configMap(),
@@ -295,16 +261,8 @@ public final class DeviceConfigWatch implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (queue != null) {
-            queue.close();
-            queue = null;
-        }
-        if (informer != null) {
-            informer.close();
-            informer = null;
-        }
+    public void close() {
+        watch.close();
         registry.unregister(reloads);
         registry.unregister(invalid);
     }

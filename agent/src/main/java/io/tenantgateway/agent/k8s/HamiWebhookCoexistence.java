@@ -8,19 +8,15 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.RuleWithOperations;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Store;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.tenantgateway.agent.controller.WorkQueue;
-import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.hami.HamiWebhookConfiguration;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * {@code tenant_gateway_hami_webhook_conflicts}. Our own configuration ({@code --webhook-config-name}) is never
  * reported.
  *
- * <p>Threading: informer callbacks only enqueue one key on a {@link WorkQueue}; its worker compares the informer's
- * cache with what was reported and records the Events. {@link #conflicts()} reads a volatile snapshot.
+ * <p>Threading: informer callbacks only ask an {@link InformerWatch} for one more look; its worker compares the
+ * informer's cache with what was reported and records the Events. {@link #conflicts()} reads a volatile snapshot.
  *
  * <p>Lifecycle: not a {@link io.tenantgateway.common.lifecycle.Lifecycle}, on purpose (retried {@link #start()} on
  * one instance, as {@link KubernetesQuotaLookup}). One live instance per {@link PrometheusRegistry}.
@@ -42,7 +38,6 @@ public final class HamiWebhookCoexistence implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HamiWebhookCoexistence.class);
     /** The Event reason. */
     public static final String CONFLICT_REASON = "HamiWebhookConflict";
-    private static final String KEY = "mutatingwebhookconfigurations";
 
     /** One configuration that serves HAMi's webhook, and why it counts as HAMi's. */
     public record Conflict(String configuration, String reason) {
@@ -58,7 +53,6 @@ public final class HamiWebhookCoexistence implements AutoCloseable {
         }
     }
 
-    private final KubernetesClient client;
     private final String ownConfiguration;
     private final EventRecorder events;
     private final PrometheusRegistry registry;
@@ -67,16 +61,14 @@ public final class HamiWebhookCoexistence implements AutoCloseable {
     private volatile boolean checked;
     /** What was last reported, by configuration name (worker thread only). */
     private Map<String, String> reported = Map.of();
-    private volatile SharedIndexInformer<MutatingWebhookConfiguration> informer;
-    private WorkQueue<String> queue;
-    private boolean closed;
+    private final InformerWatch<MutatingWebhookConfiguration> watch;
 
     /**
      * @param ownConfiguration our MutatingWebhookConfiguration ({@code --webhook-config-name}), never reported
      */
     public HamiWebhookCoexistence(KubernetesClient client, String ownConfiguration, EventRecorder events,
             PrometheusRegistry registry) {
-        this.client = requireNonNull(client, "client");
+        requireNonNull(client, "client");
         this.ownConfiguration = requireNonNull(ownConfiguration, "ownConfiguration");
         this.events = requireNonNull(events, "events");
         this.registry = requireNonNull(registry, "registry");
@@ -84,6 +76,9 @@ public final class HamiWebhookCoexistence implements AutoCloseable {
                 .help("MutatingWebhookConfigurations other than tenant-gateway's that serve HAMi's webhook"
                         + " (vgpu.hami.io); should be 0")
                 .register(registry);
+        this.watch = new InformerWatch<>("HAMi webhook check", "hami-webhook-check",
+                () -> client.admissionRegistration().v1().mutatingWebhookConfigurations().runnableInformer(0),
+                this::check);
     }
 
     /** The configurations among {@code all} that serve HAMi's webhook, ours ({@code ownConfiguration}) left out. */
@@ -126,44 +121,18 @@ public final class HamiWebhookCoexistence implements AutoCloseable {
     }
 
     /** Lists the configurations and starts watching them; blocks until the first list. Retryable. */
-    public synchronized void start() {
-        if (informer != null) {
-            return;
-        }
-        if (closed) {
-            throw new IllegalStateException("HAMi webhook check is closed");
-        }
-        WorkQueue<String> started = new WorkQueue<>("HAMi webhook check", "hami-webhook-check", (key, attempt) -> {
-            check();
-            return WorkQueue.Result.done();
-        }, Backoff.exponential(Duration.ofSeconds(1)).withMaxAttempts(1), Duration.ofSeconds(5));
-        started.start();
-        SharedIndexInformer<MutatingWebhookConfiguration> watching = client.admissionRegistration().v1()
-                .mutatingWebhookConfigurations().runnableInformer(0);
-        watching.addEventHandler(EventHandlers.of(changed -> started.enqueue(KEY), deleted -> started.enqueue(KEY)));
+    public void start() {
         try {
-            watching.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            watch.start();
         } catch (Exception e) {
-            watching.close();
-            started.close();
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
             throw new IllegalStateException("HAMi webhook check: cannot list MutatingWebhookConfigurations: "
                     + e.getMessage(), e);
         }
-        informer = watching;
-        queue = started;
-        started.enqueue(KEY);
     }
 
     /** Runs on the worker: reports configurations that newly serve HAMi's webhook, and those that stopped. */
-    private void check() {
-        SharedIndexInformer<MutatingWebhookConfiguration> watching = informer;
-        if (watching == null) {
-            return; // start() enqueues again once the informer is in
-        }
-        List<MutatingWebhookConfiguration> all = watching.getStore().list();
+    private void check(Store<MutatingWebhookConfiguration> store) {
+        List<MutatingWebhookConfiguration> all = store.list();
         List<Conflict> now = find(all, ownConfiguration);
         Map<String, String> current = new LinkedHashMap<>();
         for (Conflict conflict : now) {
@@ -203,16 +172,8 @@ public final class HamiWebhookCoexistence implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (queue != null) {
-            queue.close();
-            queue = null;
-        }
-        if (informer != null) {
-            informer.close();
-            informer = null;
-        }
+    public void close() {
+        watch.close();
         registry.unregister(gauge);
     }
 }
