@@ -3,6 +3,7 @@ package io.tenantgateway.agent;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.common.concurrent.DaemonThreads;
+import io.tenantgateway.common.memory.MemoryBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -10,6 +11,7 @@ import io.tenantgateway.agent.admin.AdminServer;
 import io.tenantgateway.agent.cli.PortInUseException;
 import io.tenantgateway.agent.devices.DeviceRegistrar;
 import io.tenantgateway.agent.health.DeferredCheck;
+import io.tenantgateway.agent.health.MemoryBudgetMetrics;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.HealthServer;
 import io.tenantgateway.agent.k8s.DeviceConfigWatch;
@@ -184,6 +186,7 @@ public final class Agent implements AutoCloseable {
         // process_* and jvm_* on /metrics, as upstream has process_* and go_*; after the tunnel: it loads the
         // management beans, which the first connection should not wait for.
         JvmMetrics.builder().register(registry);
+        MemoryBudgetMetrics.register(MemoryBudget.jvm(), registry);
 
         // Vert.x is made on first use by a part that runs on it (the webhook); it closes here in the order, after
         // every part. A tunnel-only agent never loads it (DESIGN.md "Footprint").
