@@ -208,6 +208,9 @@ final class FailureBookkeeping extends Lifecycle {
             }
             return WorkQueue.Result.done();
         }
+        // Counted before the record goes, so whoever sees it gone sees it counted.
+        metrics.bookkeeping(outcome instanceof Outcome.Written ? LockMetrics.BOOKKEEPING_WRITTEN
+                : LockMetrics.BOOKKEEPING_DROPPED);
         int size;
         synchronized (this) {
             pending.remove(key);
@@ -215,12 +218,10 @@ final class FailureBookkeeping extends Lifecycle {
         }
         metrics.bookkeepingPending(size);
         if (outcome instanceof Outcome.Written written) {
-            metrics.bookkeeping(LockMetrics.BOOKKEEPING_WRITTEN);
             log.info("allocation failure written after the API answered again pod={} node={} attempts={} after={}"
                     + " (last error: {}): {}", key, node, failure.attempts, waited, failure.lastError,
                     written.detail());
         } else if (outcome instanceof Outcome.Dropped dropped) {
-            metrics.bookkeeping(LockMetrics.BOOKKEEPING_DROPPED);
             log.info("allocation failure of pod={} node={} dropped after {} attempt(s), {}: {}", key, node,
                     failure.attempts, waited, dropped.why());
         }
