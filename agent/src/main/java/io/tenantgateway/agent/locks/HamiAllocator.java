@@ -370,8 +370,9 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
     /** Waits HAMi's backoff before the next attempt; false (logged) when no attempt is left. */
     private boolean waitBeforeRetry(int attempt, String what, KubernetesClientException e) {
         if (!config.retry().hasNext(attempt)) {
-            log.info("could not {} after {} attempts ({}); retried with backoff, and the lock controller's reaper"
-                    + " releases a lock whose holder is allocated or failed", what, attempt, describe(e));
+            log.info("could not {} after {} attempts ({}); a failed pod's release waits for the API (retried with"
+                    + " backoff), and the lock controller's reaper releases a lock whose holder is allocated or failed",
+                    what, attempt, describe(e));
             return false;
         }
         Duration wait = config.retry().delayAfter(attempt, random.nextDouble());
