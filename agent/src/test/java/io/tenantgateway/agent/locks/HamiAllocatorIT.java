@@ -539,6 +539,28 @@ class HamiAllocatorIT {
         assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
     }
 
+    /** A failure from before any pod was read is never pinned on a pod bound after it. */
+    @Test
+    void aFailureBeforeThePodWasReadIsNotPinnedOnAPodBoundAfterIt() {
+        bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), true);
+        client.pods().inNamespace(NS).withName("p1").patch(PatchContext.of(PatchType.JSON_MERGE), metadataPatch(
+                Map.of(Annotations.POD_BIND_TIME, Long.toString(LOCKED_AT.getEpochSecond() + 60))));
+        outage.failing = request -> true;
+
+        Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
+                List.of(GPU_A + "-0")));
+
+        assertThat(error).hasMessageStartingWith("UNKNOWN: cannot find the pod to allocate on node worker-1: the API"
+                + " answered HTTP 500");
+        assertThat(allocator.pendingFailures()).containsExactly(FailureBookkeeping.UNATTRIBUTED);
+        outage.heal();
+        await().atMost(Duration.ofSeconds(5)).until(() -> allocator.pendingFailures().isEmpty());
+        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
+        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(lock()).isEqualTo(LOCKED_AT + ",team-a,p1");
+        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+    }
+
     /** The pending set is a count of pods: beyond it a failure is counted and logged, not kept. */
     @Test
     void beyondThePendingLimitAFailureIsCountedNotKept() {
