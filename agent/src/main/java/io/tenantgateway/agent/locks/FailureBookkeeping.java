@@ -228,11 +228,14 @@ final class FailureBookkeeping extends Lifecycle {
         return WorkQueue.Result.done();
     }
 
+    /** {@code HTTP 500 (etcdserver: request timed out)}: the code and the API's own message, or the client's. */
     static String describe(KubernetesClientException e) {
         if (e == null) {
             return "nothing";
         }
-        return (e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer") + " (" + firstLine(e.getMessage()) + ")";
+        String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage()
+                : e.getCause() != null ? e.getCause().toString() : e.getMessage();
+        return (e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer") + " (" + firstLine(message) + ")";
     }
 
     private static String firstLine(String message) {

@@ -166,7 +166,8 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
             found = findPod();
         } catch (KubernetesClientException e) {
             // Nothing is known about the pod: the failure waits for the API, attributed then by this same rule.
-            String why = "cannot find the pod to allocate on node " + node + ": the API answered " + describe(e);
+            String why = "cannot find the pod to allocate on node " + node + ": the API answered "
+                    + FailureBookkeeping.describe(e);
             if (retryable(e)) {
                 bookkeeping.defer(FailureBookkeeping.Pending.unattributed(why, deviceIds, clock.instant()), e);
             } else {
@@ -178,7 +179,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
             return allocate(found, deviceIds);
         } catch (KubernetesClientException e) {
             // A re-read after a conflict failed: the pod is known, its failure is written (or deferred).
-            String why = "cannot re-read pod " + key(found.pod()) + ": " + describe(e);
+            String why = "cannot re-read pod " + key(found.pod()) + ": " + FailureBookkeeping.describe(e);
             fail(found.pod(), found.byLock(), deviceIds, why);
             throw new AllocationException(why, e);
         }
