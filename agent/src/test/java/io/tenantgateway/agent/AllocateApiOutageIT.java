@@ -221,6 +221,8 @@ class AllocateApiOutageIT {
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(agent.lines(
                 "allocation failure written after the API answered again pod=team-a/p1 node=worker-1"))
                 .hasSize(1));
+        agent.lines("allocation failure").stream().filter(line -> !line.contains("still not written"))
+                .forEach(line -> System.out.println("AllocateApiOutageIT agent: " + line));
         assertThat(agent.lines("allocation failure").stream().filter(line -> line.startsWith("W")))
                 .as("one WARN per pod (the retries in between are DEBUG)").hasSize(1);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(metrics(agent))

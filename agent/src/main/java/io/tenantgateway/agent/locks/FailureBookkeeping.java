@@ -102,6 +102,7 @@ final class FailureBookkeeping extends Lifecycle {
     private final LockMetrics metrics;
     private final Clock clock;
     private final int limit;
+    private final Duration firstInterval;
     private final WorkQueue<String> queue;
     private final Map<String, Pending> pending = new LinkedHashMap<>(); // guarded by this
 
@@ -112,6 +113,7 @@ final class FailureBookkeeping extends Lifecycle {
         this.metrics = requireNonNull(metrics, "metrics");
         this.clock = requireNonNull(clock, "clock");
         this.limit = limit;
+        this.firstInterval = backoff.initialInterval();
         this.queue = new WorkQueue<>(name(), "allocation-failures-" + node, this::reconcile,
                 requireNonNull(backoff, "backoff"), CLOSE_TIMEOUT);
     }
@@ -181,6 +183,7 @@ final class FailureBookkeeping extends Lifecycle {
             return WorkQueue.Result.done();
         }
         failure.attempts++;
+        Stage before = failure.stage;
         Outcome outcome;
         try {
             outcome = writer.attempt(failure);
@@ -189,6 +192,11 @@ final class FailureBookkeeping extends Lifecycle {
             metrics.bookkeeping(LockMetrics.BOOKKEEPING_RETRIED);
             log.debug("allocation failure of pod={} node={} still not written (attempt {}, stage {}): {}", key, node,
                     failure.attempts, failure.stage, failure.lastError);
+            if (e.getCode() == 409 || failure.stage != before) {
+                // The API answers again (a conflict is an answer, a step got written): the outage's long waits are
+                // over, re-read after the first interval.
+                return WorkQueue.Result.after(firstInterval);
+            }
             return WorkQueue.Result.retry();
         }
         Duration waited = Duration.between(failure.failedAt, clock.instant());

@@ -276,11 +276,14 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
                 try {
                     failed = reread(failed);
                 } catch (KubernetesClientException reread) {
-                    if (!retryable(reread)) {
-                        throw reread;
+                    if (retryable(reread)) {
+                        bookkeeping.defer(pending(pod, byLock, FailureBookkeeping.Stage.PHASE, deviceIds, why),
+                                reread);
+                        return;
                     }
-                    bookkeeping.defer(pending(pod, byLock, FailureBookkeeping.Stage.PHASE, deviceIds, why), reread);
-                    return;
+                    log.warn("cannot re-read pod={} node={} to set {}=failed: {}", key(pod), node,
+                            Annotations.POD_BIND_PHASE, describe(reread));
+                    break;
                 }
             }
         }
