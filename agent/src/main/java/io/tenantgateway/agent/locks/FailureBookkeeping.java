@@ -209,8 +209,9 @@ final class FailureBookkeeping extends Lifecycle {
                 size = pending.size();
             }
             metrics.bookkeepingPending(size);
-            log.info("allocation failure attributed pod={} node={}: the pod Allocate serves (lock held: {}) is still"
-                    + " allocating, bound before the failure {} ago", failure.podKey, node, failure.lockHeld, waited);
+            log.info("allocation failure attributed pod={} node={}: the pod Allocate serves now (named by the node"
+                    + " lock: {}) is still allocating and was bound before the failure ({} ago)", failure.podKey, node,
+                    failure.lockHeld, waited);
             if (moved) {
                 queue.enqueue(failure.podKey);
             }
