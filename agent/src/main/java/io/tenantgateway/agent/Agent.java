@@ -279,8 +279,7 @@ public final class Agent implements AutoCloseable {
                     }, c -> HealthCheck.Result.OK));
         }
         DevicePlugin plugin = parts.devicePlugin().map(part -> new DevicePlugin(part.plugin(),
-                new HamiAllocator(kubernetes, part.allocator(), () -> devicePlugin.gpuUuids(), lockMetrics(), clock),
-                registry, reason -> {
+                hamiAllocator(part), registry, reason -> {
                     DeviceRegistrar registrar = devices;
                     if (registrar != null) {
                         registrar.suspend(reason); // another plugin writes the register annotation
@@ -421,6 +420,18 @@ public final class Agent implements AutoCloseable {
         if (created != null) {
             created.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * The device plugin's allocator, its failure bookkeeping started; closed after the plugin (pushed before it), so
+     * no Allocate call runs when it stops.
+     */
+    private HamiAllocator hamiAllocator(AgentConfig.DevicePluginPart part) {
+        HamiAllocator allocator = new HamiAllocator(kubernetes, part.allocator(), () -> devicePlugin.gpuUuids(),
+                lockMetrics(), clock);
+        allocator.start();
+        started.push(allocator);
+        return allocator;
     }
 
     /** The node-lock and allocation metrics, registered once for the lock controller and the allocator. */

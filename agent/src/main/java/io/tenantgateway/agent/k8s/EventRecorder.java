@@ -53,7 +53,32 @@ public final class EventRecorder {
     /** Records an Event about {@code object} (a namespaced object, or a node). */
     public void record(HasMetadata object, String type, String reason, String message) {
         requireNonNull(object, "object");
-        ObjectReference ref = new ObjectReferenceBuilder()
+        record(reference(object), type, reason, message);
+    }
+
+    /** Records an Event about the object {@code involved} refers to. */
+    public void record(ObjectReference involved, String type, String reason, String message) {
+        try {
+            create(involved, type, reason, message);
+        } catch (KubernetesClientException e) {
+            log.warn("event not recorded kind={} name={} reason={} code={}", involved.getKind(), involved.getName(),
+                    reason, e.getCode(), e);
+        }
+    }
+
+    /**
+     * Creates an Event about {@code object}, for a caller that retries until it is written (the allocator's deferred
+     * failure bookkeeping).
+     *
+     * @throws KubernetesClientException when the API did not take it
+     */
+    public void create(HasMetadata object, String type, String reason, String message) {
+        requireNonNull(object, "object");
+        create(reference(object), type, reason, message);
+    }
+
+    private static ObjectReference reference(HasMetadata object) {
+        return new ObjectReferenceBuilder()
                 .withApiVersion(object.getApiVersion())
                 .withKind(object.getKind())
                 .withNamespace(object.getMetadata().getNamespace())
@@ -61,11 +86,9 @@ public final class EventRecorder {
                 .withUid(object.getMetadata().getUid())
                 .withResourceVersion(object.getMetadata().getResourceVersion())
                 .build();
-        record(ref, type, reason, message);
     }
 
-    /** Records an Event about the object {@code involved} refers to. */
-    public void record(ObjectReference involved, String type, String reason, String message) {
+    private void create(ObjectReference involved, String type, String reason, String message) {
         requireNonNull(involved, "involved");
         requireNonNull(type, "type");
         requireNonNull(reason, "reason");
@@ -91,11 +114,6 @@ public final class EventRecorder {
                 .withLastTimestamp(time)
                 .withCount(1)
                 .build();
-        try {
-            client.v1().events().inNamespace(namespace).resource(event).create();
-        } catch (KubernetesClientException e) {
-            log.warn("event not recorded kind={} name={} reason={} code={}", involved.getKind(), involved.getName(),
-                    reason, e.getCode(), e);
-        }
+        client.v1().events().inNamespace(namespace).resource(event).create();
     }
 }

@@ -49,6 +49,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -75,11 +76,20 @@ import org.slf4j.LoggerFactory;
  *       failed by a late call.</li>
  * </ol>
  *
+ * <p>When the API does not take that bookkeeping (a server error, throttling, no answer) — or does not even answer
+ * step 1 — the error still goes back to kubelet at once, and the failure waits in {@link FailureBookkeeping}: one
+ * record per pod, retried with {@link AllocatorConfig#failureRetry()} until the API answers, then written as above
+ * (or dropped when the pod is gone, re-bound or decided otherwise, or the lock is no longer its own).
+ *
  * <p>Threading: called on the device plugin's single call thread, one call at a time — which is the "one
  * allocation at a time per node" HAMi's process-wide lock gives. Blocks there on API calls and on HAMi's waits
- * between release attempts (kubelet waits for the answer anyway); never on an event loop.
+ * between release attempts (kubelet waits for the answer anyway); never on an event loop. The deferred bookkeeping
+ * runs on its queue's worker and takes the same lock as Allocate, so it never interleaves with an allocation.
+ *
+ * <p>Lifecycle: {@link #start()} starts the bookkeeping queue (without it a failure the API did not take is only
+ * logged); {@link #close()} stops it.
  */
-public final class HamiAllocator implements Allocator {
+public final class HamiAllocator implements Allocator, AutoCloseable {
     static final String REASON_ALLOCATED = "GPUAllocated";
     static final String REASON_ALLOCATION_FAILED = "GPUAllocationFailed";
     private static final Pattern VERSIONED_LIBRARY = Pattern.compile("libvgpu\\.so\\..+");
@@ -96,6 +106,9 @@ public final class HamiAllocator implements Allocator {
     private final LockPolicy lockPolicy;
     private final EventRecorder events;
     private final Random random = new Random();
+    private final FailureBookkeeping bookkeeping;
+    /** One decision at a time: an Allocate call or one attempt of the deferred bookkeeping. */
+    private final ReentrantLock decisions = new ReentrantLock();
     private String lastDirectoryProblem;
 
     /**
@@ -114,6 +127,24 @@ public final class HamiAllocator implements Allocator {
         this.policy = new AllocatePolicy(config.hamiCore(), node);
         this.lockPolicy = new LockPolicy(AllocationConfig.DEFAULT_NODE_LOCK_TIMEOUT, true);
         this.events = new EventRecorder(client, AllocationController.EVENT_COMPONENT, node, clock);
+        this.bookkeeping = new FailureBookkeeping(node, this::attempt, config.failureRetry(),
+                config.pendingFailureLimit(), metrics, clock);
+    }
+
+    /** Starts the queue that writes failure bookkeeping the API did not take at once. Idempotent. */
+    public void start() {
+        bookkeeping.start();
+    }
+
+    /** Stops that queue (what is pending is dropped and logged). Idempotent. */
+    @Override
+    public void close() {
+        bookkeeping.close();
+    }
+
+    /** Pods whose failed allocation waits for the API; for tests and debug pages. */
+    public List<String> pendingFailures() {
+        return bookkeeping.pendingPods();
     }
 
     // ---------------------------------------------------------------- Allocate
@@ -121,14 +152,48 @@ public final class HamiAllocator implements Allocator {
     @Override
     public ContainerAllocation allocate(List<String> deviceIds) throws AllocationException {
         requireNonNull(deviceIds, "deviceIds");
-        Pod pod = findPod();
+        decisions.lock();
+        try {
+            return allocateLocked(deviceIds);
+        } finally {
+            decisions.unlock();
+        }
+    }
+
+    private ContainerAllocation allocateLocked(List<String> deviceIds) throws AllocationException {
+        Found found;
+        try {
+            found = findPod();
+        } catch (KubernetesClientException e) {
+            // Nothing is known about the pod: the failure waits for the API, attributed then by this same rule.
+            String why = "cannot find the pod to allocate on node " + node + ": the API answered "
+                    + FailureBookkeeping.describe(e);
+            if (retryable(e)) {
+                bookkeeping.defer(FailureBookkeeping.Pending.unattributed(why, deviceIds, clock.instant()), e);
+            } else {
+                log.warn("Allocate refused node={}: {}", node, why);
+            }
+            throw new AllocationException(why, e);
+        }
+        try {
+            return allocate(found, deviceIds);
+        } catch (KubernetesClientException e) {
+            // A re-read after a conflict failed: the pod is known, its failure is written (or deferred).
+            String why = "cannot re-read pod " + key(found.pod()) + ": " + FailureBookkeeping.describe(e);
+            fail(found.pod(), found.byLock(), deviceIds, why);
+            throw new AllocationException(why, e);
+        }
+    }
+
+    private ContainerAllocation allocate(Found found, List<String> deviceIds) throws AllocationException {
+        Pod pod = found.pod();
         for (int attempt = 1; ; attempt++) {
             PodView view = view(pod);
             AllocateDecision decision = policy.decide(view, deviceIds, nodeGpus.get(), libraryFile(),
                     UUID.randomUUID().toString());
             if (decision instanceof AllocateDecision.Refuse refuse) {
                 if (refuse.failPod()) {
-                    fail(pod, refuse.describe());
+                    fail(pod, found.byLock(), deviceIds, refuse.describe());
                 } else {
                     log.info("Allocate refused, pod left as it is pod={} node={} devices={}: {}", view.key(), node,
                             deviceIds, refuse.describe());
@@ -147,19 +212,19 @@ public final class HamiAllocator implements Allocator {
                     continue;
                 }
                 String why = "cannot erase the entry of container " + allocate.containerName() + ": " + describe(e);
-                fail(pod, why);
+                fail(pod, found.byLock(), deviceIds, why);
                 throw new AllocationException(why, e);
             }
             log.info("Allocate pod={} container={} entry={} node={} kubelet={} devices={} to-allocate=\"{}\"",
                     view.key(), allocate.containerName(), allocate.entryIndex(), node, deviceIds,
                     uuids(allocate.devices()), allocate.remaining());
-            completeIfLast(erased);
+            completeIfLast(erased, found.byLock(), deviceIds);
             return allocate.allocation();
         }
     }
 
     /** Step 7 on what the API answered: when no entry is left, success, Event, lock release. */
-    private void completeIfLast(Pod erased) throws AllocationException {
+    private void completeIfLast(Pod erased, boolean byLock, List<String> deviceIds) throws AllocationException {
         String value = Annotations.get(erased.getMetadata().getAnnotations(), Annotations.POD_DEVICES_TO_ALLOCATE);
         if (value == null || DeviceAllocationCodec.nextEntry(DeviceAllocationCodec.decode(value)) >= 0) {
             return; // the next container's call takes the next entry
@@ -170,7 +235,7 @@ public final class HamiAllocator implements Allocator {
             done = patch(erased, Map.of(Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_SUCCESS));
         } catch (KubernetesClientException e) {
             String why = "cannot set " + Annotations.POD_BIND_PHASE + "=success: " + describe(e);
-            fail(erased, why);
+            fail(erased, byLock, deviceIds, why);
             throw new AllocationException(why, e);
         }
         String message = "allocated devices " + (allocated == null ? "[]"
@@ -179,11 +244,16 @@ public final class HamiAllocator implements Allocator {
         metrics.allocation(LockMetrics.RESULT_SUCCESS);
         log.info("allocation completed pod={} node={}: {}", key(done), node, message);
         events.record(done, EventRecorder.NORMAL, REASON_ALLOCATED, message);
-        releaseLock(done, ReleaseReason.ALLOCATED);
+        releaseLock(done, ReleaseReason.ALLOCATED); // what is left, the lock controller's reaper releases
     }
 
-    /** Step 8: {@code failed}, a Warning Event, the pod's own lock released. */
-    private void fail(Pod pod, String why) {
+    /**
+     * Step 8: {@code failed}, a Warning Event, the pod's own lock released. What the API does not take (a server error,
+     * throttling, no answer, conflicts beyond HAMi's tries) waits in the {@link FailureBookkeeping}.
+     *
+     * @param byLock whether the node lock named {@code pod} when it was found
+     */
+    private void fail(Pod pod, boolean byLock, List<String> deviceIds, String why) {
         Pod failed = pod;
         for (int attempt = 1; ; attempt++) {
             try {
@@ -194,39 +264,71 @@ public final class HamiAllocator implements Allocator {
                     log.info("pod deleted mid-allocation pod={} node={}", key(pod), node);
                     return;
                 }
-                if (e.getCode() != 409 || !config.retry().hasNext(attempt)) {
+                if (retryable(e) && (e.getCode() != 409 || !config.retry().hasNext(attempt))) {
+                    bookkeeping.defer(pending(pod, byLock, FailureBookkeeping.Stage.PHASE, deviceIds, why), e);
+                    return;
+                }
+                if (e.getCode() != 409) {
                     log.warn("cannot set {}=failed on pod={} node={}: {}", Annotations.POD_BIND_PHASE, key(pod), node,
                             describe(e));
                     break;
                 }
-                failed = reread(failed);
+                try {
+                    failed = reread(failed);
+                } catch (KubernetesClientException reread) {
+                    if (retryable(reread)) {
+                        bookkeeping.defer(pending(pod, byLock, FailureBookkeeping.Stage.PHASE, deviceIds, why),
+                                reread);
+                        return;
+                    }
+                    log.warn("cannot re-read pod={} node={} to set {}=failed: {}", key(pod), node,
+                            Annotations.POD_BIND_PHASE, describe(reread));
+                    break;
+                }
             }
         }
         metrics.allocation(LockMetrics.RESULT_FAILED);
         log.warn("allocation failed pod={} node={} reason=\"{}\"", key(pod), node, why);
         events.record(failed, EventRecorder.WARNING, REASON_ALLOCATION_FAILED, why);
-        releaseLock(failed, ReleaseReason.FAILED);
+        KubernetesClientException unreleased = releaseLock(failed, ReleaseReason.FAILED);
+        if (unreleased != null) {
+            bookkeeping.defer(pending(failed, byLock, FailureBookkeeping.Stage.RELEASE, deviceIds, why), unreleased);
+        }
+    }
+
+    private FailureBookkeeping.Pending pending(Pod pod, boolean byLock, FailureBookkeeping.Stage stage,
+            List<String> deviceIds, String why) {
+        var metadata = pod.getMetadata();
+        return new FailureBookkeeping.Pending(key(pod), metadata.getUid(),
+                Annotations.get(metadata.getAnnotations(), Annotations.POD_BIND_TIME), byLock, stage, why, deviceIds,
+                clock.instant());
     }
 
     /**
      * Releases the node lock when, and only when, it names {@code pod}: HAMi's merge patch setting the key to null
      * with the node's resourceVersion, retried with HAMi's backoff after re-reading. What is left after the last
      * attempt the lock controller's reaper releases (the holder is then success/failed).
+     *
+     * @return the API's last answer when the lock may still be the pod's after HAMi's tries (a retryable error),
+     *     else {@code null} (released, not the pod's, or an error a retry does not mend)
      */
-    private void releaseLock(Pod pod, ReleaseReason reason) {
+    private KubernetesClientException releaseLock(Pod pod, ReleaseReason reason) {
         for (int attempt = 1; ; attempt++) {
             Node current;
             try {
                 current = client.nodes().withName(node).get();
             } catch (KubernetesClientException e) {
-                if (!retryable(e) || !waitBeforeRetry(attempt, "read node " + node, e)) {
-                    return;
+                if (!retryable(e)) {
+                    return null;
+                }
+                if (!waitBeforeRetry(attempt, "read node " + node, e)) {
+                    return e;
                 }
                 continue;
             }
             if (current == null) {
                 log.warn("node {} not found while releasing its lock", node);
-                return;
+                return null;
             }
             String value = Annotations.get(current.getMetadata().getAnnotations(), Annotations.NODE_LOCK);
             LockDecision decision = lockPolicy.afterAllocation(value, pod.getMetadata().getNamespace(),
@@ -235,17 +337,20 @@ public final class HamiAllocator implements Allocator {
                 if (value != null) {
                     log.info("node lock kept node={} pod={}: {}", node, key(pod), decision.detail());
                 }
-                return;
+                return null;
             }
             try {
                 Node patched = client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE),
                         MergePatch.annotations(current.getMetadata().getResourceVersion(),
                                 Collections.singletonMap(Annotations.NODE_LOCK, null)));
                 released(patched, value, release);
-                return;
+                return null;
             } catch (KubernetesClientException e) {
-                if (e.getCode() == 404 || !retryable(e) || !waitBeforeRetry(attempt, "release the lock of " + node, e)) {
-                    return;
+                if (e.getCode() == 404 || !retryable(e)) {
+                    return null;
+                }
+                if (!waitBeforeRetry(attempt, "release the lock of " + node, e)) {
+                    return e;
                 }
             }
         }
@@ -269,8 +374,9 @@ public final class HamiAllocator implements Allocator {
     /** Waits HAMi's backoff before the next attempt; false (logged) when no attempt is left. */
     private boolean waitBeforeRetry(int attempt, String what, KubernetesClientException e) {
         if (!config.retry().hasNext(attempt)) {
-            log.warn("could not {} after {} attempts ({}); the lock controller's reaper releases a lock whose holder"
-                    + " is allocated or failed", what, attempt, describe(e));
+            log.info("could not {} after {} attempts ({}); a failed pod's release waits for the API (retried with"
+                    + " backoff), and the lock controller's reaper releases a lock whose holder is allocated or failed",
+                    what, attempt, describe(e));
             return false;
         }
         Duration wait = config.retry().delayAfter(attempt, random.nextDouble());
@@ -290,13 +396,165 @@ public final class HamiAllocator implements Allocator {
         return code == 409 || code == 429 || code >= 500 || code <= 0;
     }
 
+    // ---------------------------------------------------------------- deferred failure bookkeeping
+
+    /**
+     * One attempt of a failure's bookkeeping the API did not take (on the bookkeeping queue's worker, under the same
+     * lock as Allocate); an API error is thrown for the queue to retry with the backoff.
+     */
+    private FailureBookkeeping.Outcome attempt(FailureBookkeeping.Pending failure) {
+        decisions.lock();
+        try {
+            return failure.podKey == null ? attribute(failure) : settle(failure);
+        } finally {
+            decisions.unlock();
+        }
+    }
+
+    /**
+     * A failure from before the pod was read belongs to the pod Allocate's own step 1 serves now — the lock's holder,
+     * else HAMi's pending pod — when that pod is still {@code allocating} and was bound before the failure (a pod bound
+     * since cannot have been the one kubelet was admitting).
+     */
+    private FailureBookkeeping.Outcome attribute(FailureBookkeeping.Pending failure) {
+        Duration age = Duration.between(failure.failedAt, clock.instant());
+        if (age.compareTo(AllocationConfig.DEFAULT_NODE_LOCK_TIMEOUT) > 0) {
+            return new FailureBookkeeping.Outcome.Dropped("older than the node lock timeout ("
+                    + AllocationConfig.DEFAULT_NODE_LOCK_TIMEOUT + "): the scheduler may have locked the node for"
+                    + " another pod since");
+        }
+        Found found;
+        try {
+            found = findPod();
+        } catch (AllocationException e) {
+            return new FailureBookkeeping.Outcome.Dropped("no pod Allocate would serve now: " + e.getMessage());
+        }
+        Pod pod = found.pod();
+        Map<String, String> annotations = pod.getMetadata().getAnnotations();
+        String phase = Annotations.get(annotations, Annotations.POD_BIND_PHASE);
+        if (!Annotations.BIND_PHASE_ALLOCATING.equals(phase)) {
+            return new FailureBookkeeping.Outcome.Dropped("pod " + key(pod) + ", the one Allocate serves now, is "
+                    + Annotations.POD_BIND_PHASE + "=" + phase + ", not allocating");
+        }
+        String bindTime = Annotations.get(annotations, Annotations.POD_BIND_TIME);
+        long boundAt;
+        try {
+            boundAt = bindTime == null ? Long.MAX_VALUE : Long.parseLong(bindTime.strip());
+        } catch (NumberFormatException e) {
+            boundAt = Long.MAX_VALUE;
+        }
+        if (boundAt > failure.failedAt.getEpochSecond()) {
+            return new FailureBookkeeping.Outcome.Dropped("pod " + key(pod) + ", the one Allocate serves now, was"
+                    + " bound (" + Annotations.POD_BIND_TIME + " " + bindTime + ") after the failure at "
+                    + failure.failedAt);
+        }
+        failure.podKey = key(pod);
+        failure.uid = pod.getMetadata().getUid();
+        failure.bindTime = bindTime;
+        failure.lockHeld = found.byLock();
+        return new FailureBookkeeping.Outcome.Attributed();
+    }
+
+    /** Writes what is left of a known pod's failure: {@code failed}, the Warning Event, the own lock's release. */
+    private FailureBookkeeping.Outcome settle(FailureBookkeeping.Pending failure) {
+        int slash = failure.podKey.indexOf('/');
+        String namespace = failure.podKey.substring(0, slash);
+        String name = failure.podKey.substring(slash + 1);
+        Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+        String moot = moot(failure, pod);
+        if (moot != null) {
+            return new FailureBookkeeping.Outcome.Dropped(moot);
+        }
+        if (failure.stage == FailureBookkeeping.Stage.PHASE) {
+            if (failure.lockHeld) {
+                Node current = client.nodes().withName(node).get();
+                String value = current == null ? null
+                        : Annotations.get(current.getMetadata().getAnnotations(), Annotations.NODE_LOCK);
+                if (value != null && !(lockPolicy.afterAllocation(value, namespace, name, ReleaseReason.FAILED)
+                        instanceof LockDecision.Release)) {
+                    return new FailureBookkeeping.Outcome.Dropped("the node lock is no longer its own (\"" + value
+                            + "\"): the scheduler has moved on");
+                }
+            }
+            try {
+                pod = patch(pod, Map.of(Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_FAILED));
+            } catch (KubernetesClientException e) {
+                if (e.getCode() == 404) {
+                    return new FailureBookkeeping.Outcome.Dropped("pod deleted");
+                }
+                throw e; // a conflict re-reads and judges again on the next attempt
+            }
+            metrics.allocation(LockMetrics.RESULT_FAILED); // logged once written (FailureBookkeeping)
+            failure.stage = FailureBookkeeping.Stage.EVENT;
+        }
+        if (failure.stage == FailureBookkeeping.Stage.EVENT) {
+            try {
+                events.create(pod, EventRecorder.WARNING, REASON_ALLOCATION_FAILED, failure.why);
+            } catch (KubernetesClientException e) {
+                if (retryable(e)) {
+                    throw e;
+                }
+                log.warn("event not recorded pod={} reason={}: {}", failure.podKey, REASON_ALLOCATION_FAILED,
+                        describe(e));
+            }
+            failure.stage = FailureBookkeeping.Stage.RELEASE;
+        }
+        Node current = client.nodes().withName(node).get();
+        if (current == null) {
+            return new FailureBookkeeping.Outcome.Written("bind-phase=failed, Warning " + REASON_ALLOCATION_FAILED
+                    + "; node " + node + " not found");
+        }
+        String value = Annotations.get(current.getMetadata().getAnnotations(), Annotations.NODE_LOCK);
+        LockDecision decision = lockPolicy.afterAllocation(value, namespace, name, ReleaseReason.FAILED);
+        if (!(decision instanceof LockDecision.Release release)) {
+            return new FailureBookkeeping.Outcome.Written("bind-phase=failed, Warning " + REASON_ALLOCATION_FAILED
+                    + "; node lock kept: " + decision.detail());
+        }
+        Node patched;
+        try {
+            patched = client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE),
+                    MergePatch.annotations(current.getMetadata().getResourceVersion(),
+                            Collections.singletonMap(Annotations.NODE_LOCK, null)));
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return new FailureBookkeeping.Outcome.Written("bind-phase=failed, Warning " + REASON_ALLOCATION_FAILED
+                        + "; node " + node + " not found");
+            }
+            throw e; // a conflict re-reads the node and judges the lock again
+        }
+        released(patched, value, release);
+        return new FailureBookkeeping.Outcome.Written("bind-phase=failed, Warning " + REASON_ALLOCATION_FAILED
+                + ", node lock \"" + value + "\" released");
+    }
+
+    /** Why a pending failure no longer applies to {@code pod} as read now, or {@code null} when it does. */
+    private static String moot(FailureBookkeeping.Pending failure, Pod pod) {
+        if (pod == null) {
+            return "pod deleted";
+        }
+        var metadata = pod.getMetadata();
+        if (failure.uid != null && !failure.uid.equals(metadata.getUid())) {
+            return "pod re-created (uid " + metadata.getUid() + ", failed was " + failure.uid + ")";
+        }
+        String bindTime = Annotations.get(metadata.getAnnotations(), Annotations.POD_BIND_TIME);
+        if (!java.util.Objects.equals(failure.bindTime, bindTime)) {
+            return "pod re-bound (" + Annotations.POD_BIND_TIME + " " + bindTime + ", failed was " + failure.bindTime
+                    + ")";
+        }
+        String phase = Annotations.get(metadata.getAnnotations(), Annotations.POD_BIND_PHASE);
+        if (failure.stage == FailureBookkeeping.Stage.PHASE && !Annotations.BIND_PHASE_ALLOCATING.equals(phase)) {
+            return "decided since: " + Annotations.POD_BIND_PHASE + "=" + phase;
+        }
+        return null;
+    }
+
     // ---------------------------------------------------------------- GetPreferredAllocation
 
     @Override
     public Optional<List<String>> preferred(int index, List<String> available, List<String> mustInclude, int size) {
         Pod pod;
         try {
-            pod = findPod();
+            pod = findPod().pod();
         } catch (AllocationException | KubernetesClientException e) {
             log.debug("no preferred allocation node={}: {}", node, e.getMessage());
             return Optional.empty();
@@ -325,8 +583,11 @@ public final class HamiAllocator implements Allocator {
 
     // ---------------------------------------------------------------- the pod
 
+    /** The pod step 1 found, and whether the node lock named it. */
+    private record Found(Pod pod, boolean byLock) { }
+
     /** Step 1; throws (nothing written) when no pod is found. */
-    private Pod findPod() throws AllocationException {
+    private Found findPod() throws AllocationException {
         Node current = client.nodes().withName(node).get();
         if (current == null) {
             throw new AllocationException("node " + node + " not found");
@@ -350,7 +611,7 @@ public final class HamiAllocator implements Allocator {
                 log.warn("Allocate refused: {}", wrong);
                 throw new AllocationException(wrong);
             }
-            return pod;
+            return new Found(pod, true);
         }
         List<Pod> pods = (config.podFieldSelector() ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
                 : client.pods().inAnyNamespace()).list().getItems();
@@ -365,7 +626,7 @@ public final class HamiAllocator implements Allocator {
             log.warn("Allocate refused: {}", pending.noBindingPod());
             throw new AllocationException(pending.noBindingPod());
         }
-        return candidates.get(picked.get());
+        return new Found(candidates.get(picked.get()), false);
     }
 
     private Pod reread(Pod pod) {

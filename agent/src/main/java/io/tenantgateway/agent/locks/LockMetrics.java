@@ -3,6 +3,7 @@ package io.tenantgateway.agent.locks;
 import static java.util.Objects.requireNonNull;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
@@ -16,16 +17,29 @@ import java.time.Duration;
  *   <li>{@code tenant_gateway_allocations_total{result}} — pods whose allocation the device plugin completed: success,
  *       failed</li>
  *   <li>{@code tenant_gateway_node_lock_hold_seconds} — from the lock's time to its release by the agent</li>
+ *   <li>{@code tenant_gateway_allocation_bookkeeping_total{result}} — a failed Allocate whose bookkeeping
+ *       (bind-phase failed, Warning Event, own lock release) the API did not take: deferred (a pending record made),
+ *       retried (an attempt that failed again), written (done after the API answered again), dropped (pod gone,
+ *       re-bound or decided otherwise, lock no longer its own), overflow (not recorded: the pending set was full)</li>
+ *   <li>{@code tenant_gateway_allocation_bookkeeping_pending} — pods whose failure bookkeeping is waiting for the
+ *       API</li>
  * </ul>
  */
 public final class LockMetrics {
     static final String RESULT_SUCCESS = "success";
     static final String RESULT_FAILED = "failed";
+    static final String BOOKKEEPING_DEFERRED = "deferred";
+    static final String BOOKKEEPING_RETRIED = "retried";
+    static final String BOOKKEEPING_WRITTEN = "written";
+    static final String BOOKKEEPING_DROPPED = "dropped";
+    static final String BOOKKEEPING_OVERFLOW = "overflow";
 
     private final PrometheusRegistry registry;
     private final Counter releases;
     private final Counter allocations;
     private final Histogram holdSeconds;
+    private final Counter bookkeeping;
+    private final Gauge bookkeepingPending;
 
     public LockMetrics(PrometheusRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
@@ -50,6 +64,20 @@ public final class LockMetrics {
                 .classicOnly()
                 .classicUpperBounds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
                 .register(registry);
+        bookkeeping = Counter.builder()
+                .name("tenant_gateway_allocation_bookkeeping_total")
+                .help("Failed allocations whose bookkeeping (bind-phase failed, Event, own lock release) the API did"
+                        + " not take at once, by result: deferred, retried, written, dropped, overflow")
+                .labelNames("result")
+                .register(registry);
+        for (String result : new String[] {BOOKKEEPING_DEFERRED, BOOKKEEPING_RETRIED, BOOKKEEPING_WRITTEN,
+                BOOKKEEPING_DROPPED, BOOKKEEPING_OVERFLOW}) {
+            bookkeeping.initLabelValues(result);
+        }
+        bookkeepingPending = Gauge.builder()
+                .name("tenant_gateway_allocation_bookkeeping_pending")
+                .help("Pods whose failed allocation's bookkeeping waits for the API (capped)")
+                .register(registry);
     }
 
     /** Removes the metrics again. */
@@ -57,6 +85,8 @@ public final class LockMetrics {
         registry.unregister(releases);
         registry.unregister(allocations);
         registry.unregister(holdSeconds);
+        registry.unregister(bookkeeping);
+        registry.unregister(bookkeepingPending);
     }
 
     void released(ReleaseReason reason, Duration held) {
@@ -68,5 +98,13 @@ public final class LockMetrics {
 
     void allocation(String result) {
         allocations.labelValues(result).inc();
+    }
+
+    void bookkeeping(String result) {
+        bookkeeping.labelValues(result).inc();
+    }
+
+    void bookkeepingPending(int pods) {
+        bookkeepingPending.set(pods);
     }
 }

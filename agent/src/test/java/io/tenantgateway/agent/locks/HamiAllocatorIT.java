@@ -18,6 +18,9 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.tenantgateway.agent.k8s.MergePatch;
@@ -44,7 +47,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,12 +82,45 @@ class HamiAllocatorIT {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private LockMetrics metrics;
     private Path hostRoot;
+    private HamiAllocator allocator;
+    private final Outage outage = new Outage();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+    /** The mock API's dispatcher behind a switch: requests it matches get a 500 Status while it is on. */
+    static final class Outage extends Dispatcher {
+        volatile Dispatcher delegate;
+        volatile Predicate<RecordedRequest> failing = request -> false;
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            if (failing.test(request)) {
+                return new MockResponse().setResponseCode(500).setHeader("Content-Type", "application/json")
+                        .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":"
+                                + "\"etcdserver: request timed out\",\"reason\":\"InternalError\",\"code\":500}");
+            }
+            return delegate.dispatch(request);
+        }
+
+        @Override
+        public void shutdown() {
+            delegate.shutdown();
+        }
+
+        /** Writes (PATCH, POST, PUT, DELETE) fail: reads answer, nothing of an allocation can be written. */
+        void writesDown() {
+            failing = request -> !"GET".equals(request.getMethod());
+        }
+
+        void heal() {
+            failing = request -> false;
+        }
+    }
 
     @BeforeEach
     void start() throws Exception {
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-                new KubernetesMixedDispatcher(responses), false);
+        outage.delegate = new KubernetesMixedDispatcher(responses);
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, outage, false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         client = server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
@@ -90,9 +130,11 @@ class HamiAllocatorIT {
         metrics = new LockMetrics(registry);
         AllocatorConfig config = AllocatorConfig.defaults(NODE).withHostRoot(hostRoot)
                 .withRetry(Backoff.hamiNodeLock(Duration.ofMillis(5))).withPodFieldSelector(false);
+        allocator = new HamiAllocator(client, config, () -> plugin.gpuUuids(), metrics, Clock.fixed(LOCKED_AT
+                .plusSeconds(2), ZoneOffset.UTC));
+        allocator.start();
         plugin = new DevicePlugin(DevicePluginConfig.of(plugins, RESOURCE).withCheckInterval(Duration.ofMinutes(5)),
-                new HamiAllocator(client, config, () -> plugin.gpuUuids(), metrics, Clock.fixed(LOCKED_AT
-                        .plusSeconds(2), ZoneOffset.UTC)), registry, reason -> { }, "test", Clock.systemUTC());
+                allocator, registry, reason -> { }, "test", Clock.systemUTC());
         plugin.updateDevices(List.of(gpu(GPU_A, 0), gpu(GPU_B, 1)));
         plugin.start();
         await().atMost(Duration.ofSeconds(20)).until(() -> kubelet.plugin(RESOURCE)
@@ -101,7 +143,9 @@ class HamiAllocatorIT {
 
     @AfterEach
     void stop() {
+        timer.shutdownNow();
         plugin.close();
+        allocator.close();
         kubelet.close();
         metrics.unregister();
         client.close();
@@ -417,4 +461,124 @@ class HamiAllocatorIT {
                 .isEqualTo(1);
     }
 
+    // ---------------------------------------------------------------- failures the API did not take
+
+    /** The API takes no write while Allocate fails the pod; it heals 5 s later: written within 5 s of the heal. */
+    @Test
+    void aFailureTheApiDidNotTakeIsWrittenWithinSecondsOfTheHeal() throws Exception {
+        bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), true);
+        outage.writesDown();
+        long[] healedAt = new long[1];
+        ScheduledFuture<?> heal = timer.schedule(() -> {
+            healedAt[0] = System.nanoTime();
+            outage.heal();
+        }, 5, TimeUnit.SECONDS);
+
+        Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
+                List.of(GPU_A + "-0", GPU_A + "-1")));
+
+        assertThat(error).hasMessage("UNKNOWN: device number not matched");
+        assertThat(allocator.pendingFailures()).containsExactly("team-a/p1");
+        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "deferred")).isEqualTo(1);
+
+        heal.get(10, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
+            assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+            assertThat(lock()).isNull();
+            assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
+                assertThat(e.getType()).isEqualTo("Warning");
+                assertThat(e.getMessage()).startsWith("device number not matched (container cuda of team-a/p1");
+            });
+        });
+        System.out.println("HamiAllocatorIT: heal to written and released: "
+                + Duration.ofNanos(System.nanoTime() - healedAt[0]).toMillis() + " ms");
+        await().atMost(Duration.ofSeconds(1)).untilAsserted(() -> {
+            assertThat(allocator.pendingFailures()).isEmpty(); // right after the last write
+            assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "written")).isEqualTo(1);
+        });
+        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "retried")).isPositive();
+        assertThat(counter("tenant_gateway_allocations", "result", "failed")).isEqualTo(1);
+        assertThat(counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label()))
+                .isEqualTo(1);
+    }
+
+    /** A pod deleted while its failure waits: dropped, and the lock is left to the lock controller's reaper. */
+    @Test
+    void aFailureOfAPodDeletedMeanwhileIsDropped() {
+        bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), true);
+        // Pod and Event writes fail; the test's DELETE goes through.
+        outage.failing = request -> !"GET".equals(request.getMethod()) && !"DELETE".equals(request.getMethod());
+        org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
+                List.of(GPU_A + "-0", GPU_A + "-1")));
+        assertThat(allocator.pendingFailures()).containsExactly("team-a/p1");
+
+        client.pods().inNamespace(NS).withName("p1").withGracePeriod(0).delete();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> allocator.pendingFailures().isEmpty());
+        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
+        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "written")).isZero();
+        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+    }
+
+    /** The lock no longer names the pod (the scheduler moved on): nothing is written for it. */
+    @Test
+    void aFailureWhoseLockWentToAnotherPodIsDropped() {
+        bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), true);
+        outage.failing = request -> !"GET".equals(request.getMethod()) && request.getPath().contains("/pods/");
+        org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
+                List.of(GPU_A + "-0", GPU_A + "-1")));
+        assertThat(allocator.pendingFailures()).containsExactly("team-a/p1");
+        String p2Lock = LOCKED_AT.plusSeconds(400) + ",team-a,p2";
+        setLock(p2Lock);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> allocator.pendingFailures().isEmpty());
+        outage.heal();
+        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
+        assertThat(lock()).isEqualTo(p2Lock);
+        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+    }
+
+    /** A failure from before any pod was read is never pinned on a pod bound after it. */
+    @Test
+    void aFailureBeforeThePodWasReadIsNotPinnedOnAPodBoundAfterIt() {
+        bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), true);
+        client.pods().inNamespace(NS).withName("p1").patch(PatchContext.of(PatchType.JSON_MERGE), metadataPatch(
+                Map.of(Annotations.POD_BIND_TIME, Long.toString(LOCKED_AT.getEpochSecond() + 60))));
+        outage.failing = request -> true;
+
+        Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
+                List.of(GPU_A + "-0")));
+
+        assertThat(error).hasMessageStartingWith("UNKNOWN: cannot find the pod to allocate on node worker-1: the API"
+                + " answered HTTP 500");
+        assertThat(allocator.pendingFailures()).containsExactly(FailureBookkeeping.UNATTRIBUTED);
+        outage.heal();
+        await().atMost(Duration.ofSeconds(5)).until(() -> allocator.pendingFailures().isEmpty());
+        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
+        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(lock()).isEqualTo(LOCKED_AT + ",team-a,p1");
+        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+    }
+
+    /** The pending set is a count of pods: beyond it a failure is counted and logged, not kept. */
+    @Test
+    void beyondThePendingLimitAFailureIsCountedNotKept() {
+        AllocatorConfig config = AllocatorConfig.defaults(NODE).withHostRoot(hostRoot).withPodFieldSelector(false)
+                .withFailureRetry(AllocatorConfig.DEFAULT_FAILURE_RETRY, 1);
+        try (HamiAllocator small = new HamiAllocator(client, config, () -> java.util.Set.of(GPU_A, GPU_B), metrics,
+                Clock.fixed(LOCKED_AT.plusSeconds(2), ZoneOffset.UTC))) {
+            small.start();
+            bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), true);
+            // Pod writes fail; the node (the test's lock changes) still answers.
+            outage.failing = request -> !"GET".equals(request.getMethod()) && request.getPath().contains("/pods/");
+            org.assertj.core.api.Assertions.catchThrowable(() -> small.allocate(List.of(GPU_A + "-0", GPU_A + "-1")));
+            // Then nothing answers: the next failure (its pod unread) finds the set full.
+            outage.failing = request -> true;
+            org.assertj.core.api.Assertions.catchThrowable(() -> small.allocate(List.of(GPU_B + "-0")));
+
+            assertThat(small.pendingFailures()).containsExactly("team-a/p1");
+            assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "overflow")).isEqualTo(1);
+        }
+    }
 }
