@@ -96,8 +96,17 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
             if (adminPort < 0 || adminPort > 65535) {
                 throw new IllegalArgumentException("admin port: " + adminPort + " (expected: 0..65535)");
             }
-            hostAddresses = requireNonNull(hostAddresses, "hostAddresses").stream().map(IpLiteral::canonical)
-                    .distinct().toList();
+            // Compared by address only: an interface's IPv6 address carries its scope, a dialled one may not.
+            hostAddresses = requireNonNull(hostAddresses, "hostAddresses").stream().map(Defaults::unscoped)
+                    .map(IpLiteral::canonical).distinct().toList();
+        }
+
+        private static InetAddress unscoped(InetAddress address) {
+            try {
+                return InetAddress.getByAddress(address.getAddress());
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalStateException("4 or 16 bytes are always an address", e);
+            }
         }
 
         /** The agent's default: loopback and link-local denied, {@code adminPort} denied on this host. */
@@ -116,7 +125,7 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
         /** Whether {@code address} (canonical) reaches this host: loopback, unspecified or a host address. */
         boolean isThisHost(InetAddress address) {
             return LOOPBACK.stream().anyMatch(c -> c.contains(address)) || IpLiteral.isUnspecified(address)
-                    || hostAddresses.contains(address);
+                    || hostAddresses.contains(unscoped(address));
         }
     }
 
