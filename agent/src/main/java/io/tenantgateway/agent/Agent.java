@@ -233,7 +233,7 @@ public final class Agent implements AutoCloseable {
         if (guardAdmin) {
             DialPolicy policy = client.dialPolicy();
             client.dialPolicy(policy.withDefaults(policy.defaults().withAdminPort(admin.boundPort())));
-            log.info("dial policy {}", client.dialPolicy().describe());
+            log.info("dial policy in force policy=\"{}\"", client.dialPolicy().describe());
         }
 
         if (config.needsKubernetes()) {
