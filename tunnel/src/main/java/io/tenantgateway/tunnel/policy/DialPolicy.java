@@ -14,9 +14,10 @@ import java.util.List;
  * table in {@code tunnel/README.md}; in short:
  *
  * <ul>
- *   <li>A deny entry (CIDR, host pattern or port) always wins. When any allow list for destinations
- *       ({@code allowCidrs}, {@code allowHosts}) is non-empty, the destination must match one of its entries; when
- *       {@code allowPorts} is non-empty the port must be in it. The default allows everything, like upstream.
+ *   <li>A deny entry (CIDR, host pattern or port) always wins. When an allow list for destinations
+ *       ({@code allowCidrs}, {@code allowHosts}) is in force ({@link #allowListed}: any entry, or with
+ *       {@link Defaults} any entry outside the default ranges), the destination must match one of its entries; when
+ *       {@code allowPorts} is non-empty the port must be in it. {@link #ALLOW_ALL} allows everything, like upstream.
  *   <li>CIDRs judge the address that will be connected to: literals at once, names on every address they resolve
  *       to (one denied address denies the name). A deny-only policy allows a name whose addresses are all allowed.
  *   <li>IPv4-mapped addresses are judged as IPv4; IPv4-compatible and NAT64 ({@code 64:ff9b::/96}) addresses are
