@@ -38,6 +38,7 @@ import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.tunnel.client.DrainReport;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
+import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.webhook.WebhookServer;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.vertx.core.Vertx;
@@ -217,11 +218,26 @@ public final class Agent implements AutoCloseable {
         health.start();
         started.push(health);
 
+        // The dial policy's defaults keep the admin port closed on every address of this host: its interfaces'
+        // addresses are added before the admin port listens, and with --admin-server-port=0 its port once bound
+        // (nothing listens there before).
+        DialPolicy.Defaults dialDefaults = client.dialPolicy().defaults();
+        boolean guardAdmin = !dialDefaults.equals(DialPolicy.Defaults.NONE);
+        if (guardAdmin) {
+            List<java.net.InetAddress> own = new ArrayList<>(dialDefaults.hostAddresses());
+            own.addAll(interfaceAddresses());
+            client.dialPolicy(client.dialPolicy().withDefaults(dialDefaults.withHostAddresses(own)));
+        }
         admin = new AdminServer(http, config.servers().adminBindAddress(), config.servers().adminServerPort(),
                 new AgentAdminStatus(this), Version.version(), clock, new AdminServer.Options(health.boundPort(),
                         config.profiling(), config.contentionProfiling()));
         admin.start();
         started.push(admin);
+        if (guardAdmin) {
+            DialPolicy policy = client.dialPolicy();
+            client.dialPolicy(policy.withDefaults(policy.defaults().withAdminPort(admin.boundPort())));
+            log.info("dial policy in force policy=\"{}\"", client.dialPolicy().describe());
+        }
 
         if (config.needsKubernetes()) {
             kubernetes = KubernetesClients.create(config.servers().kubeconfig()); // builds only: no API call yet
@@ -257,6 +273,20 @@ public final class Agent implements AutoCloseable {
         }
         log.info("tenant-gateway started parts={} health-port={} admin-port={}", parts(), health.boundPort(),
                 admin.boundPort());
+    }
+
+    /** This host's interface addresses (loopback aside: the policy always counts it); none if unreadable. */
+    private static List<java.net.InetAddress> interfaceAddresses() {
+        try {
+            return java.net.NetworkInterface.networkInterfaces()
+                    .flatMap(java.net.NetworkInterface::inetAddresses)
+                    .filter(address -> !address.isLoopbackAddress())
+                    .toList();
+        } catch (java.net.SocketException e) {
+            log.warn("cannot list this host's addresses ({}): the dial policy keeps the admin port closed on"
+                    + " loopback and the admin bind address only", e.getMessage());
+            return List.of();
+        }
     }
 
     /**

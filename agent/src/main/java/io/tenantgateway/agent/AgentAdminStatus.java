@@ -30,7 +30,10 @@ final class AgentAdminStatus implements AgentStatus {
 
     @Override
     public Map<String, String> config() {
-        return agent.config().describe();
+        Map<String, String> config = new java.util.LinkedHashMap<>(agent.config().describe());
+        // The policy in force: the admin port once bound, this host's addresses.
+        agent.tunnel().ifPresent(tunnel -> config.put("dial-policy", tunnel.dialPolicy().describe()));
+        return config;
     }
 
     @Override

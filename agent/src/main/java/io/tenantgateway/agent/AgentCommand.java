@@ -245,11 +245,14 @@ public final class AgentCommand implements Callable<Integer> {
     String shutdownGrace;
 
     @Option(names = "--dial-allow", split = ",", order = 2, paramLabel = "RULE",
-            description = "Allowed dial targets: CIDR, host name (*.svc patterns), optionally :port or :lo-hi.")
+            description = "Dial targets to allow: CIDR or IP, host name (*.svc patterns), port:N or port:N-M."
+                    + " Loopback, localhost and link-local (169.254.0.0/16, fe80::/10) are denied by default: an"
+                    + " entry inside them opens just that part; any other entry makes an allow list."
+                    + " 0.0.0.0/0,::/0 allows every target, as upstream. The agent's admin port is never dialled.")
     List<String> dialAllow = new ArrayList<>();
 
     @Option(names = "--dial-deny", split = ",", order = 2, paramLabel = "RULE",
-            description = "Denied dial targets (deny wins over allow).")
+            description = "Dial targets to deny, same forms (deny wins over allow).")
     List<String> dialDeny = new ArrayList<>();
 
     @Option(names = "--dial-timeout", defaultValue = "5s", order = 2,

@@ -14,6 +14,7 @@ import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
+import io.tenantgateway.tunnel.protocol.IpLiteral;
 import io.tenantgateway.webhook.WebhookConfig;
 import io.tenantgateway.webhook.policy.HamiCompat;
 import io.tenantgateway.webhook.policy.PolicyConfig;
@@ -148,24 +149,35 @@ final class AgentConfigMapper {
                 .leaseNamespace(c.leaseNamespace)
                 .leaseLabelSelector(c.leaseLabelSelector)
                 .dialTimeout(GoDuration.parse("--dial-timeout", c.dialTimeout))
-                .dialPolicy(dialPolicy(c.dialAllow, c.dialDeny))
+                .dialPolicy(dialPolicy(c.dialAllow, c.dialDeny, c.adminBindAddress, c.adminServerPort))
                 .flowControl(c.flowControl)
                 .build();
     }
 
     /**
      * A rule is a CIDR or IP ({@code 10.96.0.0/12}, {@code 10.0.0.1}), a host pattern ({@code *.svc}), or a port
-     * ({@code port:443}, {@code port:8000-8999}).
+     * ({@code port:443}, {@code port:8000-8999}). The agent's defaults ({@link DialPolicy.Defaults#agent}) always
+     * apply: its admin port on this host is never dialled, loopback and link-local only where an allow entry names
+     * them. {@code adminPort} 0 is set by {@link Agent} once the admin server is bound; a specific
+     * {@code --admin-bind-address} counts as an address of this host.
      */
-    static DialPolicy dialPolicy(List<String> allow, List<String> deny) {
+    static DialPolicy dialPolicy(List<String> allow, List<String> deny, String adminBindAddress, int adminPort) {
         List<List<String>> allowParts = split("--dial-allow", allow);
         List<List<String>> denyParts = split("--dial-deny", deny);
+        DialPolicy rules;
         try {
-            return DialPolicy.of(allowParts.get(0), denyParts.get(0), allowParts.get(1), denyParts.get(1),
+            rules = DialPolicy.of(allowParts.get(0), denyParts.get(0), allowParts.get(1), denyParts.get(1),
                     allowParts.get(2), denyParts.get(2));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--dial-allow/--dial-deny: " + e.getMessage(), e);
         }
+        DialPolicy.Defaults defaults = DialPolicy.Defaults.agent(adminPort >= 0 && adminPort <= 65535 ? adminPort : 0);
+        java.net.InetAddress bind = adminBindAddress == null ? null
+                : IpLiteral.parseOrNull(adminBindAddress.strip().replaceAll("^\\[(.*)]$", "$1"));
+        if (bind != null && !bind.isLoopbackAddress() && !bind.isAnyLocalAddress()) {
+            defaults = defaults.withHostAddresses(List.of(bind));
+        }
+        return rules.withDefaults(defaults);
     }
 
     private static List<List<String>> split(String flag, List<String> rules) {

@@ -8,6 +8,7 @@ import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.certs.testing.TestPki;
+import io.tenantgateway.tunnel.policy.DialPolicy;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -87,6 +88,35 @@ class AgentCommandTest {
         assertThat(config.tunnel().leaseLabelSelector()).isEqualTo("k8s-app=konnectivity-server");
         assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(25));
         assertThat(config.tunnel().agentId()).isNotBlank();
+    }
+
+    @Test
+    void theDefaultDialPolicyKeepsTheAdminPortLoopbackAndLinkLocalClosed() {
+        DialPolicy policy = parse(List.of("--ca-cert=" + pki.caCert())).toConfig().tunnel().dialPolicy();
+        assertThat(policy.defaults()).isEqualTo(DialPolicy.Defaults.agent(8094));
+        assertThat(policy.beforeResolution("127.0.0.1", 8094).rule()).isEqualTo("agent admin port");
+        assertThat(policy.beforeResolution("127.0.0.1", 8093).rule()).isEqualTo("default: loopback");
+        assertThat(policy.beforeResolution("localhost", 80).rule()).isEqualTo("default: loopback");
+        assertThat(policy.beforeResolution("169.254.169.254", 80).rule()).isEqualTo("default: link-local");
+        assertThat(policy.beforeResolution("fe80::1", 80).rule()).isEqualTo("default: link-local");
+        assertThat(policy.beforeResolution("10.96.0.10", 443).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
+        assertThat(policy.describe()).startsWith("denied: agent admin port 8094 on this host (loopback, unspecified,"
+                + " localhost); default: loopback");
+
+        // Kamaji's admin port; loopback opened, the admin port still closed, everything else as before.
+        DialPolicy loopback = parse(List.of("--ca-cert=" + pki.caCert(), "--admin-server-port=8133",
+                "--dial-allow=127.0.0.0/8")).toConfig().tunnel().dialPolicy();
+        assertThat(loopback.beforeResolution("127.0.0.1", 8093).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
+        assertThat(loopback.beforeResolution("127.0.0.1", 8133).rule()).isEqualTo("agent admin port");
+        assertThat(loopback.beforeResolution("10.0.0.1", 22).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
+
+        // The one-line override: every target, as upstream, but still not the admin port, here on its bind address.
+        DialPolicy upstream = parse(List.of("--ca-cert=" + pki.caCert(), "--admin-bind-address=10.0.0.5",
+                "--dial-allow=0.0.0.0/0,::/0")).toConfig().tunnel().dialPolicy();
+        assertThat(upstream.beforeResolution("169.254.169.254", 80).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
+        assertThat(upstream.beforeResolution("127.0.0.1", 8093).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
+        assertThat(upstream.beforeResolution("10.0.0.5", 8094).rule()).isEqualTo("agent admin port");
+        assertThat(upstream.beforeResolution("10.0.0.5", 9443).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
     }
 
     @Test

@@ -79,6 +79,7 @@ class KamajiDropInIT extends AgentProcessTestBase {
     private int startWithKamajiArgs(String shutdownGrace) throws java.io.IOException {
         testbed = new TunnelTestbed(dir);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.add("--shutdown-grace=" + shutdownGrace);
         agent = AgentProcess.start(args);
         return agent.healthPort();

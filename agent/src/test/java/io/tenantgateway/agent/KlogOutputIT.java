@@ -53,6 +53,7 @@ class KlogOutputIT {
     /** Kamaji's arguments without its {@code -v=8}: upstream's default verbosity (4). */
     private List<String> defaultVerbosityArgs() {
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.removeIf(arg -> arg.startsWith("-v="));
         return args;
     }

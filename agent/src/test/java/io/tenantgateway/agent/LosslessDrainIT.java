@@ -68,6 +68,7 @@ class LosslessDrainIT {
         for (int repetition = 1; repetition <= REPETITIONS; repetition++) {
             String agentId = "drain-" + repetition;
             List<String> args = new ArrayList<>(testbed.kamajiArgs());
+            args.add(TunnelTestbed.DIAL_LOOPBACK); // downloads from a loopback target
             args.add("--agent-id=" + agentId);
             args.add("--shutdown-grace=60s");
             try (AgentProcess agent = AgentProcess.start(args)) {

@@ -29,6 +29,7 @@ class ReadinessFromStartIT extends AgentProcessTestBase {
         int healthPort = TunnelTestbed.freePort();
         testbed = new TunnelTestbed(dir, serverPort, false);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.removeIf(arg -> arg.startsWith("--health-server-port="));
         // A short error backoff so the agent dials again soon after the server appears (default: 1 s growing to 10 s).
         args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort,

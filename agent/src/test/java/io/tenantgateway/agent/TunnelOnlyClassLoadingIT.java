@@ -39,6 +39,7 @@ class TunnelOnlyClassLoadingIT extends AgentProcessTestBase {
         testbed = new TunnelTestbed(dir);
         Path classLog = dir.resolve("class-load.log");
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.addAll(List.of("--health-server-host=127.0.0.1", "--shutdown-grace=10s"));
         agent = AgentProcess.launch(args, Map.of("JAVA_OPTS", "-Xlog:class+load=info:file=" + classLog));
         int health = agent.healthPort();

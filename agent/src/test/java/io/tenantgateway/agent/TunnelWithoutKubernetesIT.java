@@ -119,6 +119,7 @@ class TunnelWithoutKubernetesIT extends AgentProcessTestBase {
     /** Kamaji's arguments against the testbed, health on 127.0.0.1, a kubeconfig for the (dead) API. */
     private List<String> argsWithDeadApi(Ports ports, String... more) throws IOException {
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.removeIf(arg -> arg.startsWith("--health-server-port="));
         args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + ports.health(),
                 "--kubeconfig=" + MockApiKubeconfig.write(dir, ports.apiUrl())));

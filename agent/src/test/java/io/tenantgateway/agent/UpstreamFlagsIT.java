@@ -80,6 +80,7 @@ class UpstreamFlagsIT extends AgentProcessTestBase {
     void alpnKonnectivityAndShortKeepaliveConnectWithOneWarningEach() throws Exception {
         testbed = new TunnelTestbed(dir);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.addAll(List.of("--alpn-proto=konnectivity", "--keepalive-time=10s", "--warn-on-channel-limit",
                 "-log-file-max-size=100"));
         agent = AgentProcess.start(args);

@@ -161,7 +161,7 @@ public record TunnelConfig(
         out.put("xfr-channel-size", Integer.toString(xfrChannelSize));
         out.put("count-server-leases", Boolean.toString(countServerLeases));
         out.put("dial-timeout", GoDuration.format(dialTimeout));
-        out.put("dial-policy", dialPolicy.allowsAll() ? "allow-all" : dialPolicy.toString());
+        out.put("dial-policy", dialPolicy.describe());
         out.put("flow-control", flowControl ? "v1 window=" + flowControlWindow : "off");
         out.put("max-data-size", Integer.toString(maxDataSize));
         return out;

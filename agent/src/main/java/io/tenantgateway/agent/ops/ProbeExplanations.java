@@ -131,10 +131,30 @@ public final class ProbeExplanations {
                     "dial the Service's ClusterIP, as kube-apiserver does for service-referenced webhooks, or a name"
                             + " the node can resolve");
         }
+        if (lower.contains("denied by policy (agent admin port)")) {
+            return new Explanation("the agent never dials its own admin port (thread dumps, heap histograms) on an"
+                    + " address of its node, whatever --dial-allow says",
+                    "read the admin port on the node itself: kubectl port-forward to the agent pod, or"
+                            + " 'tenant-gateway doctor' there; through the tunnel, dial the webhook or health port");
+        }
+        if (lower.contains("denied by policy (default: loopback)")) {
+            return new Explanation("the agent denies loopback (127.0.0.0/8, ::1, localhost, 0.0.0.0) by default:"
+                    + " through it the control plane would reach every node-local service",
+                    "dial the Service's ClusterIP or the pod IP instead; if the target really listens on the"
+                            + " node's loopback, start the agent with --dial-allow=127.0.0.0/8 (add ::1 for IPv6;"
+                            + " its admin port stays closed)");
+        }
+        if (lower.contains("denied by policy (default: link-local)")) {
+            return new Explanation("the agent denies link-local addresses (169.254.0.0/16, fe80::/10) by default:"
+                    + " they hold the cloud metadata service (169.254.169.254) and its credentials",
+                    "if this target is wanted, name it on the agent: --dial-allow="
+                            + host(context.target()).replaceAll("^\\[|%.*$|]$", "")
+                            + " (only that address opens)");
+        }
         if (lower.contains("denied by policy")) {
-            return new Explanation("the agent's dial policy refused " + context.target(),
-                    "on the agent, add the address to --dial-allow (CIDR, host pattern or port:N rule) or remove"
-                            + " the --dial-deny rule that matches it");
+            return new Explanation("the agent's dial policy refused " + context.target()
+                    + ruleOf(error), "on the agent, add the address to --dial-allow (CIDR, host pattern or port:N"
+                            + " rule) or remove the --dial-deny rule that matches it");
         }
         if (lower.contains("ssl") || lower.contains("certificate") || lower.contains("tls")) {
             return new Explanation("the server's TLS refused this client after the handshake: " + error,
@@ -152,6 +172,15 @@ public final class ProbeExplanations {
         }
         return new Explanation("the dial failed: " + error,
                 "the text comes from the server or the agent that dialled; look for it in the agent's log");
+    }
+
+    /** The rule in {@code dial to … denied by policy (RULE)}, as {@code " (rule: RULE)"}, or "". */
+    private static String ruleOf(String error) {
+        int open = error.lastIndexOf("denied by policy (");
+        if (open < 0 || !error.endsWith(")")) {
+            return "";
+        }
+        return " (rule: " + error.substring(open + "denied by policy (".length(), error.length() - 1) + ")";
     }
 
     public static Explanation tls(ChainCheck.Problem problem, String error, Context context) {

@@ -72,6 +72,7 @@ class AdminServerIT {
                 .create();
         Path kubeconfig = MockApiKubeconfig.write(dir, client);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock",
                 "--mock-gpus=L4-24GB:2", "--webhook-tls-cert=" + testbed.files.serverCert(),
                 "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",

@@ -48,6 +48,16 @@ class ProbeExplanationsTest {
                 .contains("node's DNS");
         assertThat(ProbeExplanations.dial("dial to 10.96.0.20:443 denied by policy", UDS).next())
                 .contains("--dial-allow");
+        assertThat(ProbeExplanations.dial("dial to 10.96.0.20:443 denied by policy (deny cidr 10.96.0.0/12)", UDS)
+                .why()).endsWith("(rule: deny cidr 10.96.0.0/12)");
+        assertThat(ProbeExplanations.dial("dial to 127.0.0.1:443 denied by policy (default: loopback)", UDS).next())
+                .contains("--dial-allow=127.0.0.0/8").contains("admin port stays closed");
+        assertThat(ProbeExplanations.dial("dial to 127.0.0.1:8094 denied by policy (agent admin port)", UDS).why())
+                .contains("never dials its own admin port");
+        assertThat(ProbeExplanations.dial("dial to [fe80::1%eth0]:80 denied by policy (default: link-local)",
+                new ProbeExplanations.Context(UDS.server(), true, "[fe80::1%eth0]:80", UDS.tlsName(),
+                        UDS.dialTimeout(), UDS.webhookPath(), false)).next())
+                .endsWith("--dial-allow=fe80::1 (only that address opens)");
         assertThat(ProbeExplanations.dial("ssl exception", TCP).next()).contains("--client-cert/--client-key");
         assertThat(ProbeExplanations.dial("invalid version format: \u0000\u0000", TCP).why()).contains("--mode grpc");
         assertThat(ProbeExplanations.dial("agent disconnected", UDS).why()).contains("disconnected before it"

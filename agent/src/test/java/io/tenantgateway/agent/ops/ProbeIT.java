@@ -53,6 +53,7 @@ class ProbeIT {
     void start() throws Exception {
         testbed = new TunnelTestbed(dir);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.addAll(List.of("--webhook-tls-cert=" + testbed.files.serverCert(),
                 "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",
                 "--device-config-map=")); // no API here: the webhook with HAMi's defaults

@@ -35,6 +35,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TunnelTestbed implements AutoCloseable {
     public static final String TOKEN = "agent-token-for-tests";
+    /**
+     * What a test adds to the agent's flags when its agent must reach this testbed's loopback targets (the echo
+     * target, downloads, its own webhook on 127.0.0.1): the agent's default dial policy denies loopback
+     * (agent/README.md, "Dial policy"); naming it opens loopback and nothing else (the admin port stays closed).
+     */
+    public static final String DIAL_LOOPBACK = "--dial-allow=127.0.0.0/8";
     /** Upstream mode: bytes the server queues per client before pausing the agent stream. */
     static final long UPSTREAM_TUNNEL_LIMIT = 256 * 1024;
 

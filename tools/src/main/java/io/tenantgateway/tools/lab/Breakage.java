@@ -26,8 +26,12 @@ public enum Breakage {
     DEVICE_PLUGIN("device-plugin", 5, Target.TENANT_B, "tenant-b's agent runs without the device plugin"),
     /** Check 6: tenant-b's worker and pods live in tenant-a's API server. */
     SHARED_API_SERVER("shared-api-server", 6, Target.TENANT_B, "both tenants share one API server"),
-    /** Check 7: the agents dial any address their server asks for. */
-    DIAL_POLICY("dial-policy", 7, Target.BOTH, "the agents run without --dial-allow"),
+    /**
+     * Check 7: the agents dial any address their server asks for but their own admin port: upstream's behaviour,
+     * {@code --dial-allow=0.0.0.0/0,::/0}.
+     */
+    DIAL_POLICY("dial-policy", 7, Target.BOTH, "the agents run with --dial-allow=0.0.0.0/0,::/0 (every target, as"
+            + " upstream)"),
     /** Check 7: tenant-b's konnectivity-server accepts agents without client certificates. */
     SERVER_B_AUTH("server-b-auth", 7, Target.TENANT_B, "tenant-b's konnectivity-server authenticates nobody"),
     /** Check 8: tenant-a's konnectivity-server comes back on another port than its agent dials. */

@@ -29,6 +29,7 @@ import io.tenantgateway.hami.ResourceNames;
 import io.tenantgateway.agent.devices.DeviceRegistrar;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.client.ServerConnectionSnapshot;
+import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.ServerSnapshot;
 import io.tenantgateway.webhook.AdmissionRecord;
@@ -361,18 +362,31 @@ final class LabChecks {
             throw new CheckFailed(a.spec.serverId() + " accepted tenant-b's agent certificate (serverid "
                     + bCertAtA.serverId() + "; expected: refused, it requires a tenant-a token)");
         }
-        String aToB = dialDenied(a, b);
-        String bToA = dialDenied(b, a);
+        String aToB = dialDenied(a, b.webhookService().address(), a.spec.name() + " tunnel → " + b.spec.name()
+                + " webhook", null);
+        String bToA = dialDenied(b, a.webhookService().address(), b.spec.name() + " tunnel → " + a.spec.name()
+                + " webhook", null);
+        // The agent's own admin port (thread dumps, heap histograms) is never dialled, whatever --dial-allow says.
+        String aAdmin = dialDenied(a, adminAddress(a), a.spec.name() + " tunnel → " + a.spec.node() + " admin port",
+                DialPolicy.ADMIN_PORT);
+        String bAdmin = dialDenied(b, adminAddress(b), b.spec.name() + " tunnel → " + b.spec.node() + " admin port",
+                DialPolicy.ADMIN_PORT);
         return "tenant-a token → " + b.spec.serverId() + ": refused (" + aTokenAtB.refusal() + "); tenant-b"
                 + " certificate → " + a.spec.serverId() + ": refused (" + bCertAtA.refusal() + "); " + aToB + "; "
-                + bToA;
+                + bToA + "; " + aAdmin + "; " + bAdmin;
     }
 
-    /** Dials {@code other}'s webhook Service through {@code tenant}'s server; the dial policy must refuse it. */
-    private String dialDenied(LabTenant tenant, LabTenant other) throws CheckFailed, InterruptedException {
-        InetSocketAddress target = other.webhookService().address();
-        String what = tenant.spec.name() + " tunnel → " + other.spec.name() + " webhook "
-                + LabTenant.hostPort(target);
+    private static InetSocketAddress adminAddress(LabTenant tenant) {
+        return new InetSocketAddress("127.0.0.1", tenant.agent().admin().orElseThrow().boundPort());
+    }
+
+    /**
+     * Dials {@code target} through {@code tenant}'s server; the agent's dial policy must refuse it (by {@code rule}
+     * when given).
+     */
+    private String dialDenied(LabTenant tenant, InetSocketAddress target, String description, String rule)
+            throws CheckFailed, InterruptedException {
+        String what = description + " " + LabTenant.hostPort(target);
         try (ProxyClient proxy = tenant.proxyClient()) {
             Channel channel = proxy.dial(target.getHostString(), target.getPort(), new ChannelInboundHandlerAdapter())
                     .get(Lab.CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -385,6 +399,9 @@ final class LabChecks {
                 // The agent tried the address: only the target's answer stopped it, not the policy.
                 throw new CheckFailed(what + ": not stopped by " + tenant.spec.node() + "'s dial policy, the dial"
                         + " failed at the target: " + reason);
+            }
+            if (rule != null && !reason.contains("denied by policy (" + rule + ")")) {
+                throw new CheckFailed(what + ": " + reason + " (expected: denied by policy (" + rule + "))");
             }
             return what + ": " + reason;
         } catch (TimeoutException e) {

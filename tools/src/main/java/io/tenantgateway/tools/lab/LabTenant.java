@@ -283,8 +283,12 @@ final class LabTenant implements AutoCloseable {
         if (broken(Breakage.GPU_SHARING)) {
             args.add("--device-split-count=1");
         }
-        if (!broken(Breakage.DIAL_POLICY)) {
-            // The tunnel may reach this tenant's webhook Service and nothing else.
+        if (broken(Breakage.DIAL_POLICY)) {
+            args.add("--dial-allow=0.0.0.0/0,::/0");
+        } else {
+            // The tunnel may reach this tenant's webhook Service and nothing else: the Service lives on 127.0.0.1,
+            // which the default denies (loopback) unless named; its port is the only port allowed. The agent's admin
+            // port on 127.0.0.1 stays closed either way.
             args.add("--dial-allow=127.0.0.1,port:" + webhookService.address().getPort());
         }
         return args;

@@ -59,9 +59,13 @@ class LabJarIT {
         assertThat(evidence(checks, 7)).contains("tenant-a token → tenant-b-kas-0: refused",
                 "tenant-b certificate → tenant-a-kas-0: refused (UNAUTHENTICATED")
                 .containsPattern("tenant-a tunnel → tenant-b webhook 127\\.0\\.0\\.1:\\d+: dial to 127\\.0\\.0\\.1:\\d+"
-                        + " denied by policy")
+                        + " denied by policy \\(port not in allow list\\)")
                 .containsPattern("tenant-b tunnel → tenant-a webhook 127\\.0\\.0\\.1:\\d+: dial to 127\\.0\\.0\\.1:\\d+"
-                        + " denied by policy");
+                        + " denied by policy \\(port not in allow list\\)")
+                .containsPattern("tenant-a tunnel → worker-a admin port 127\\.0\\.0\\.1:\\d+: dial to"
+                        + " 127\\.0\\.0\\.1:\\d+ denied by policy \\(agent admin port\\)")
+                .containsPattern("tenant-b tunnel → worker-b admin port 127\\.0\\.0\\.1:\\d+: dial to"
+                        + " 127\\.0\\.0\\.1:\\d+ denied by policy \\(agent admin port\\)");
         assertThat(evidence(checks, 8)).contains("tenant-a-kas-0 stopped and started again", "agent worker-a"
                 + " reconnected", "pod after-restart admitted through the new server: schedulerName=hami-scheduler");
         assertThat(evidence(checks, 9)).contains("worker-b: device plugin registered with kubelet (v1beta1, endpoint"

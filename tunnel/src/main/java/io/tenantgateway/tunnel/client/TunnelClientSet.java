@@ -19,6 +19,7 @@ import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.endpoint.EndpointDialer;
 import io.tenantgateway.tunnel.metrics.AgentMetrics;
+import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.protocol.ConnectionIds;
 import io.tenantgateway.tunnel.transport.TlsProviders;
 import io.tenantgateway.tunnel.transport.Transports;
@@ -150,6 +151,19 @@ public final class TunnelClientSet implements AutoCloseable {
             long probeNanos = config.probeInterval().toNanos();
             probe = scheduler.scheduleWithFixedDelay(this::probe, probeNanos, probeNanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    /** The dial policy in force (the configuration's, or the last {@link #dialPolicy(DialPolicy)}). */
+    public DialPolicy dialPolicy() {
+        return resources.dialer().policy();
+    }
+
+    /**
+     * Replaces the dial policy for every later dial, e.g. once the agent's admin port is bound ({@code
+     * --admin-server-port=0}) or this host's addresses are known. Any thread.
+     */
+    public void dialPolicy(DialPolicy value) {
+        resources.dialer().policy(value);
     }
 
     /**

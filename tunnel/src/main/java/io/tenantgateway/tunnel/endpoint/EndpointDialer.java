@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
 public final class EndpointDialer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EndpointDialer.class);
 
-    private final DialPolicy policy;
+    /** Replaced whole by {@link #policy(DialPolicy)} (the agent learns its admin port after the tunnel started). */
+    private volatile DialPolicy policy;
     private final Duration timeout;
     private final int maxReadSize;
     private final WriteBufferWaterMark waterMark;
@@ -86,6 +87,11 @@ public final class EndpointDialer implements AutoCloseable {
         return policy;
     }
 
+    /** Judges every later dial by {@code value}; dials in flight finish under the policy they started with. */
+    public void policy(DialPolicy value) {
+        policy = requireNonNull(value, "policy");
+    }
+
     /**
      * Dials {@code address} ({@code host:port}, IPv6 hosts in brackets) on {@code loop}, with {@code handler}
      * installed on the new channel. Must be called on {@code loop}; the result completes there. Cancelling the
@@ -113,6 +119,7 @@ public final class EndpointDialer implements AutoCloseable {
             return promise;
         }
         TargetHost target = TargetHost.parse(host);
+        DialPolicy policy = this.policy;
         Decision decision = policy.check(target, port);
         if (decision.verdict() == Verdict.DENY) {
             return denied(promise, address, target, decision);
@@ -207,7 +214,7 @@ public final class EndpointDialer implements AutoCloseable {
         promise.tryFailure(new DialFailure(DialFailure.Reason.DENIED, decision.rule(),
                 decision.malformed() ? "dial tcp " + address + ": address " + target.text()
                         + ": malformed host (expected: a host name, a.b.c.d without leading zeros, or an IPv6"
-                        + " address)" : DialPolicy.deniedMessage(address), null));
+                        + " address)" : DialPolicy.deniedMessage(address, decision.rule()), null));
         return promise;
     }
 

@@ -14,9 +14,10 @@ import java.util.List;
  * table in {@code tunnel/README.md}; in short:
  *
  * <ul>
- *   <li>A deny entry (CIDR, host pattern or port) always wins. When any allow list for destinations
- *       ({@code allowCidrs}, {@code allowHosts}) is non-empty, the destination must match one of its entries; when
- *       {@code allowPorts} is non-empty the port must be in it. The default allows everything, like upstream.
+ *   <li>A deny entry (CIDR, host pattern or port) always wins. When an allow list for destinations
+ *       ({@code allowCidrs}, {@code allowHosts}) is in force ({@link #allowListed}: any entry, or with
+ *       {@link Defaults} any entry outside the default ranges), the destination must match one of its entries; when
+ *       {@code allowPorts} is non-empty the port must be in it. {@link #ALLOW_ALL} allows everything, like upstream.
  *   <li>CIDRs judge the address that will be connected to: literals at once, names on every address they resolve
  *       to (one denied address denies the name). A deny-only policy allows a name whose addresses are all allowed.
  *   <li>IPv4-mapped addresses are judged as IPv4; IPv4-compatible and NAT64 ({@code 64:ff9b::/96}) addresses are
@@ -26,13 +27,21 @@ import java.util.List;
  *       {@code ::1/128}) or contains it, and under allow lists it needs an allow CIDR that contains it.
  *   <li>Only strict literals are addresses ({@link IpLiteral}); a numeric-looking host that is not one
  *       ({@code 127.1}, {@code 0x7f.0.0.1}, {@code 127.000.000.001}) is malformed and refused, never resolved.
+ *   <li>{@link Defaults} (the agent's {@code run} turns them on; the library default {@link #ALLOW_ALL} and
+ *       {@link #of} have none): the agent's own admin port on any address of this host is always denied
+ *       ({@value #ADMIN_PORT}); loopback ({@value #DEFAULT_LOOPBACK}: {@code 127.0.0.0/8}, {@code ::1},
+ *       {@code localhost}, the unspecified address) and link-local ({@value #DEFAULT_LINK_LOCAL}:
+ *       {@code 169.254.0.0/16}, {@code fe80::/10}) are denied unless an allow entry names them. An allow entry that
+ *       lies inside those ranges ({@code 127.0.0.0/8}, {@code ::1}, {@code 169.254.169.254}, {@code localhost})
+ *       only lifts the default where it covers it: it does not make an allow list. Any other allow entry does, as
+ *       above, and then the lifting entries are members of it too.
  * </ul>
  *
  * <p>Decisions are made in two steps: {@link #check} on the requested host, then (when it answers
  * {@link Verdict#NEEDS_ADDRESS}) {@link #afterResolution} on every resolved address.
  */
 public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostPattern> allowHosts,
-        List<HostPattern> denyHosts, List<PortRange> allowPorts, List<PortRange> denyPorts) {
+        List<HostPattern> denyHosts, List<PortRange> allowPorts, List<PortRange> denyPorts, Defaults defaults) {
 
     public static final DialPolicy ALLOW_ALL = new DialPolicy(List.of(), List.of(), List.of(), List.of(), List.of(),
             List.of());
@@ -42,8 +51,16 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
     public static final String HOST_NOT_ALLOWED = "host not in allow list";
     public static final String NOT_ALLOWED = "destination not in allow lists";
     public static final String PORT_NOT_ALLOWED = "port not in allow list";
+    /** {@link Defaults}: the agent's own admin port on an address of this host (never lifted). */
+    public static final String ADMIN_PORT = "agent admin port";
+    /** {@link Defaults}: loopback, {@code localhost} or the unspecified address, not named by an allow entry. */
+    public static final String DEFAULT_LOOPBACK = "default: loopback";
+    /** {@link Defaults}: link-local (cloud metadata at 169.254.169.254), not named by an allow entry. */
+    public static final String DEFAULT_LINK_LOCAL = "default: link-local";
 
     private static final List<Cidr> LOOPBACK = List.of(Cidr.parse("127.0.0.0/8"), Cidr.parse("::1/128"));
+    private static final List<Cidr> LINK_LOCAL = List.of(Cidr.parse("169.254.0.0/16"), Cidr.parse("fe80::/10"));
+    private static final List<Cidr> UNSPECIFIED = List.of(Cidr.parse("0.0.0.0/32"), Cidr.parse("::/128"));
 
     public DialPolicy {
         allowCidrs = List.copyOf(requireNonNull(allowCidrs, "allowCidrs"));
@@ -52,6 +69,70 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
         denyHosts = List.copyOf(requireNonNull(denyHosts, "denyHosts"));
         allowPorts = List.copyOf(requireNonNull(allowPorts, "allowPorts"));
         denyPorts = List.copyOf(requireNonNull(denyPorts, "denyPorts"));
+        requireNonNull(defaults, "defaults");
+    }
+
+    /** Exactly these rules, without {@link Defaults}. */
+    public DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostPattern> allowHosts,
+            List<HostPattern> denyHosts, List<PortRange> allowPorts, List<PortRange> denyPorts) {
+        this(allowCidrs, denyCidrs, allowHosts, denyHosts, allowPorts, denyPorts, Defaults.NONE);
+    }
+
+    /**
+     * What is denied before any configured rule is consulted: the agent's default. The agent's {@code run} builds
+     * {@link #agent}; a library user who builds a {@link DialPolicy} gets {@link #NONE} (upstream's allow-all).
+     *
+     * @param denyLocal deny loopback ({@code 127.0.0.0/8}, {@code ::1}, {@code localhost}, {@code *.localhost}, the
+     *     unspecified address) and link-local ({@code 169.254.0.0/16}, {@code fe80::/10}) unless an allow entry
+     *     names them
+     * @param adminPort the agent's admin port, denied on every address of this host whatever the allow entries
+     *     say; 0: none (yet: the agent sets the bound port once its admin server listens)
+     * @param hostAddresses this host's own addresses besides loopback and the unspecified address (which always
+     *     count), e.g. its interfaces' addresses and the admin bind address
+     */
+    public record Defaults(boolean denyLocal, int adminPort, List<InetAddress> hostAddresses) {
+        public static final Defaults NONE = new Defaults(false, 0, List.of());
+
+        public Defaults {
+            if (adminPort < 0 || adminPort > 65535) {
+                throw new IllegalArgumentException("admin port: " + adminPort + " (expected: 0..65535)");
+            }
+            // Compared by address only: an interface's IPv6 address carries its scope, a dialled one may not.
+            hostAddresses = requireNonNull(hostAddresses, "hostAddresses").stream().map(Defaults::unscoped)
+                    .map(IpLiteral::canonical).distinct().toList();
+        }
+
+        private static InetAddress unscoped(InetAddress address) {
+            try {
+                return InetAddress.getByAddress(address.getAddress());
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalStateException("4 or 16 bytes are always an address", e);
+            }
+        }
+
+        /** The agent's default: loopback and link-local denied, {@code adminPort} denied on this host. */
+        public static Defaults agent(int adminPort) {
+            return new Defaults(true, adminPort, List.of());
+        }
+
+        public Defaults withAdminPort(int port) {
+            return new Defaults(denyLocal, port, hostAddresses);
+        }
+
+        public Defaults withHostAddresses(List<InetAddress> addresses) {
+            return new Defaults(denyLocal, adminPort, addresses);
+        }
+
+        /** Whether {@code address} (canonical) reaches this host: loopback, unspecified or a host address. */
+        boolean isThisHost(InetAddress address) {
+            return LOOPBACK.stream().anyMatch(c -> c.contains(address)) || IpLiteral.isUnspecified(address)
+                    || hostAddresses.contains(unscoped(address));
+        }
+    }
+
+    /** This policy with {@code value} as its defaults. */
+    public DialPolicy withDefaults(Defaults value) {
+        return new DialPolicy(allowCidrs, denyCidrs, allowHosts, denyHosts, allowPorts, denyPorts, value);
     }
 
     public enum Verdict { ALLOW, DENY, NEEDS_ADDRESS }
@@ -81,9 +162,9 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
         return this.equals(ALLOW_ALL);
     }
 
-    /** The error text sent back in DIAL_RSP for a denied dial. */
-    public static String deniedMessage(String address) {
-        return "dial to " + address + " denied by policy";
+    /** The error text sent back in DIAL_RSP for a denied dial: the address and the rule that denied it. */
+    public static String deniedMessage(String address, String rule) {
+        return "dial to " + address + " denied by policy (" + rule + ")";
     }
 
     /** Decides on the requested host text (see {@link TargetHost#parse}) and port, before any DNS lookup. */
@@ -96,24 +177,35 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
         if (host instanceof TargetHost.Malformed) {
             return Decision.deny(MALFORMED);
         }
+        if (host instanceof TargetHost.Literal literal) {
+            InetAddress address = IpLiteral.canonical(literal.address());
+            if (isAdminPort(address, port)) {
+                return Decision.deny(ADMIN_PORT, address);
+            }
+            Decision portDecision = checkPort(port);
+            return portDecision != null ? portDecision : judge(null, address);
+        }
+        String name = ((TargetHost.Name) host).normalized();
+        boolean localhost = isLocalhostName(name);
+        if (localhost && defaults.adminPort() != 0 && port == defaults.adminPort()) {
+            return Decision.deny(ADMIN_PORT);
+        }
         Decision portDecision = checkPort(port);
         if (portDecision != null) {
             return portDecision;
         }
-        if (host instanceof TargetHost.Literal literal) {
-            return judge(null, literal.address());
-        }
-        String name = ((TargetHost.Name) host).normalized();
         for (HostPattern pattern : denyHosts) {
             if (pattern.matches(name)) {
                 return Decision.deny("deny host " + pattern);
             }
         }
+        if (localhost && defaults.denyLocal() && !localhostLifted(name)) {
+            return Decision.deny(DEFAULT_LOOPBACK);
+        }
         boolean hostAllowed = allowHosts.stream().anyMatch(p -> p.matches(name));
-        boolean allowLists = !allowHosts.isEmpty() || !allowCidrs.isEmpty();
-        if (!allowLists || hostAllowed) {
-            // Allowed by name (or nothing to be allowed by): only deny CIDRs can still refuse it.
-            return denyCidrs.isEmpty() ? Decision.ALLOW : Decision.NEEDS_ADDRESS;
+        if (!allowListed() || hostAllowed) {
+            // Allowed by name (or nothing to be allowed by): only deny CIDRs and the defaults can still refuse it.
+            return denyCidrs.isEmpty() && defaults.equals(Defaults.NONE) ? Decision.ALLOW : Decision.NEEDS_ADDRESS;
         }
         return allowCidrs.isEmpty() ? Decision.deny(HOST_NOT_ALLOWED) : Decision.NEEDS_ADDRESS;
     }
@@ -126,6 +218,11 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
         requireNonNull(name, "name");
         if (addresses.isEmpty()) {
             return Decision.deny(NOT_ALLOWED);
+        }
+        for (InetAddress address : addresses) {
+            if (isAdminPort(IpLiteral.canonical(address), port)) {
+                return Decision.deny(ADMIN_PORT, IpLiteral.canonical(address));
+            }
         }
         Decision portDecision = checkPort(port);
         if (portDecision != null) {
@@ -145,6 +242,15 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
             }
         }
         return Decision.ALLOW;
+    }
+
+    /** Whether {@code address} (canonical) and {@code port} are the agent's admin port on this host. */
+    private boolean isAdminPort(InetAddress address, int port) {
+        if (defaults.adminPort() == 0 || port != defaults.adminPort()) {
+            return false;
+        }
+        Inet4Address embedded = IpLiteral.embeddedIpv4(address);
+        return defaults.isThisHost(address) || (embedded != null && defaults.isThisHost(embedded));
     }
 
     /** Judges one address to be connected to; {@code name} is the normalized host name it came from, or null. */
@@ -171,7 +277,16 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
                 }
             }
         }
-        if (allowCidrs.isEmpty() && allowHosts.isEmpty()) {
+        if (defaults.denyLocal()) {
+            Decision local = judgeLocal(name, address, unspecified);
+            if (local == null && embedded != null) {
+                local = judgeLocal(name, embedded, false);
+            }
+            if (local != null) {
+                return Decision.deny(local.rule(), address);
+            }
+        }
+        if (!allowListed()) {
             return Decision.ALLOW;
         }
         if (allowCidrs.stream().anyMatch(c -> c.contains(address))) {
@@ -182,6 +297,107 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
         }
         return Decision.deny(unspecified ? "unspecified address is the local host: " + NOT_ALLOWED : NOT_ALLOWED,
                 address);
+    }
+
+    /**
+     * The default denial of {@code address} (loopback, unspecified or link-local) unless an allow CIDR contains it
+     * (or, for loopback, {@code name} matches an allow entry {@code localhost}/{@code *.localhost}); {@code null}
+     * when the defaults let it through.
+     */
+    private Decision judgeLocal(String name, InetAddress address, boolean unspecified) {
+        String rule = unspecified || LOOPBACK.stream().anyMatch(c -> c.contains(address)) ? DEFAULT_LOOPBACK
+                : LINK_LOCAL.stream().anyMatch(c -> c.contains(address)) ? DEFAULT_LINK_LOCAL : null;
+        if (rule == null || allowCidrs.stream().anyMatch(c -> c.contains(address))) {
+            return null;
+        }
+        if (rule.equals(DEFAULT_LOOPBACK) && !unspecified && name != null && localhostNamed(name)) {
+            return null;
+        }
+        return Decision.deny(rule);
+    }
+
+    /** {@code localhost} and names below it (RFC 6761: always loopback). */
+    private static boolean isLocalhostName(String normalized) {
+        return normalized.equals("localhost") || normalized.endsWith(".localhost");
+    }
+
+    /** {@code localhost}, {@code *.localhost} and the like: patterns that only match loopback names. */
+    private static boolean isLocalhostPattern(HostPattern pattern) {
+        String text = pattern.pattern();
+        return isLocalhostName(text.startsWith("*.") ? text.substring(2) : text);
+    }
+
+    /**
+     * Whether the name {@code localhost} ({@code normalized}) passes the default before resolution: an allow entry
+     * names it ({@code localhost}, {@code *.localhost}) or an allow CIDR opens part of loopback (its addresses are
+     * then judged one by one).
+     */
+    private boolean localhostLifted(String normalized) {
+        return localhostNamed(normalized) || allowCidrs.stream().anyMatch(c -> LOOPBACK.stream().anyMatch(c::overlaps));
+    }
+
+    /** Whether an allow entry {@code localhost}/{@code *.localhost} matches {@code normalized}. */
+    private boolean localhostNamed(String normalized) {
+        return allowHosts.stream().anyMatch(p -> isLocalhostPattern(p) && p.matches(normalized));
+    }
+
+    /**
+     * Whether an allow list is in force: some allow CIDR or host pattern that does not merely lift a default (one
+     * that lies inside loopback, the unspecified address or link-local, or {@code localhost}). Without defaults
+     * every entry makes the list.
+     */
+    public boolean allowListed() {
+        if (!defaults.denyLocal()) {
+            return !allowCidrs.isEmpty() || !allowHosts.isEmpty();
+        }
+        return allowCidrs.stream().anyMatch(c -> !liftsOnly(c))
+                || allowHosts.stream().anyMatch(p -> !isLocalhostPattern(p));
+    }
+
+    /** Whether {@code cidr} lies inside loopback, the unspecified address or link-local. */
+    private static boolean liftsOnly(Cidr cidr) {
+        return java.util.stream.Stream.of(LOOPBACK, UNSPECIFIED, LINK_LOCAL).flatMap(List::stream)
+                .anyMatch(range -> range.contains(cidr.network()) && cidr.prefixLength() >= range.prefixLength());
+    }
+
+    /**
+     * One line for {@code /debug/config} and the start log: the defaults, what the allow entries do, the lists.
+     */
+    public String describe() {
+        if (allowsAll()) {
+            return "allow-all";
+        }
+        StringBuilder out = new StringBuilder();
+        if (defaults.adminPort() != 0) {
+            out.append("denied: agent admin port ").append(defaults.adminPort()).append(" on this host (loopback,")
+                    .append(" unspecified, localhost");
+            if (!defaults.hostAddresses().isEmpty()) {
+                out.append(", ").append(defaults.hostAddresses().stream().map(InetAddress::getHostAddress)
+                        .collect(java.util.stream.Collectors.joining(", ")));
+            }
+            out.append("); ");
+        }
+        if (defaults.denyLocal()) {
+            out.append("default: loopback (127.0.0.0/8, ::1, localhost, 0.0.0.0, ::) and link-local")
+                    .append(" (169.254.0.0/16, fe80::/10) denied unless allowed; ");
+        }
+        out.append(allowListed() ? "allow list: " + list(allowCidrs, allowHosts) : allowCidrs.isEmpty()
+                && allowHosts.isEmpty() ? "no allow list" : "no allow list, opened: " + list(allowCidrs, allowHosts));
+        if (!denyCidrs.isEmpty() || !denyHosts.isEmpty()) {
+            out.append("; deny: ").append(list(denyCidrs, denyHosts));
+        }
+        if (!allowPorts.isEmpty()) {
+            out.append("; allow ports: ").append(allowPorts);
+        }
+        if (!denyPorts.isEmpty()) {
+            out.append("; deny ports: ").append(denyPorts);
+        }
+        return out.toString();
+    }
+
+    private static String list(List<Cidr> cidrs, List<HostPattern> hosts) {
+        return java.util.stream.Stream.concat(cidrs.stream().map(Cidr::toString), hosts.stream()
+                .map(HostPattern::toString)).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
     }
 
     private Decision checkPort(int port) {

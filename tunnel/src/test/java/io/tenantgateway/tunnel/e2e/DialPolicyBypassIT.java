@@ -170,6 +170,23 @@ class DialPolicyBypassIT extends TunnelTestBase {
     }
 
     @Test
+    void theAgentsDefaultDeniesEverySpellingOfTheLocalHost() throws Exception {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        int count = run(DialPolicy.ALLOW_ALL.withDefaults(DialPolicy.Defaults.agent(0)), DENY_LOOPBACK, registry);
+        assertThat(denied(registry, DialPolicy.DEFAULT_LOOPBACK)).isEqualTo(count - 22);
+        assertThat(denied(registry, DialPolicy.MALFORMED)).isEqualTo(22);
+    }
+
+    @Test
+    void theAdminPortStaysClosedOnEverySpellingWhenEverythingIsAllowed() throws Exception {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        // The listener's port plays the agent's admin port; upstream's allow-all through --dial-allow.
+        int count = run(DialPolicy.of(List.of("0.0.0.0/0", "::/0"), List.of(), List.of(), List.of(), List.of(),
+                List.of()).withDefaults(DialPolicy.Defaults.agent(port)), DENY_LOOPBACK, registry);
+        assertThat(denied(registry, DialPolicy.ADMIN_PORT)).isEqualTo(count - 22);
+    }
+
+    @Test
     void aDenyOnlyPolicyAllowsNamesAndTheRest() throws Exception {
         PrometheusRegistry registry = new PrometheusRegistry();
         run(DialPolicy.of(List.of(), List.of("127.0.0.2/32"), List.of(), List.of(), List.of(), List.of()), DENY_ONE,
@@ -201,7 +218,7 @@ class DialPolicyBypassIT extends TunnelTestBase {
             String outcome = dial(client, address);
             boolean ok = switch (expected) {
                 case "reached" -> outcome.equals("reached");
-                case "denied" -> outcome.equals("dial to " + address + " denied by policy");
+                case "denied" -> outcome.startsWith("dial to " + address + " denied by policy (");
                 case "malformed" -> outcome.startsWith("dial tcp " + address + ": address ")
                         && outcome.contains("malformed host");
                 default -> throw new IllegalArgumentException(line);

@@ -99,7 +99,7 @@ class FaultsIT extends TunnelTestBase {
         try (FullListener full = FullListener.open()) {
             assertThat(dialError(client, full.address())).isEqualTo("dial tcp " + full.address() + ": i/o timeout");
         }
-        assertThat(dialError(client, "127.0.0.1:7")).isEqualTo("dial to 127.0.0.1:7 denied by policy");
+        assertThat(dialError(client, "127.0.0.1:7")).isEqualTo("dial to 127.0.0.1:7 denied by policy (deny port 7)");
 
         assertThat(counter(registry, "konnectivity_network_proxy_agent_endpoint_dial_failure", "timeout"))
                 .isEqualTo(1);

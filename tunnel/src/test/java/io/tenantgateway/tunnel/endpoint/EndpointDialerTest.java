@@ -107,10 +107,10 @@ class EndpointDialerTest {
         EndpointDialer dialer = dialer(policy, Duration.ofSeconds(5));
         DialFailure failure = expectFailure(dialer, "127.0.0.1:9");
         assertThat(failure.reason()).isEqualTo(DialFailure.Reason.DENIED);
-        assertThat(failure.getMessage()).isEqualTo("dial to 127.0.0.1:9 denied by policy");
+        assertThat(failure.getMessage()).isEqualTo("dial to 127.0.0.1:9 denied by policy (deny cidr 127.0.0.0/8)");
         // A name resolving into a denied network is refused after resolution.
         assertThat(expectFailure(dialer, "localhost:9").getMessage())
-                .isEqualTo("dial to localhost:9 denied by policy");
+                .isEqualTo("dial to localhost:9 denied by policy (deny cidr 127.0.0.0/8)");
     }
 
     @Test
