@@ -53,8 +53,8 @@ import org.junit.jupiter.api.Timeout;
  * </ul>
  *
  * <p>File descriptors: the flood holds up to 1,100 sockets here and the agent as many (at most its 1,024-connection
- * cap, plus what it has not closed yet). Both processes inherit this shell's {@code ulimit -n} (20,000 on CI; the
- * launcher sets none, the container runtime's default is 1,048,576); the test checks it is at least 4,096.
+ * cap, plus what it has not closed yet). Both processes inherit this shell's {@code ulimit -n} (20,000 where this was
+ * written; the launcher raises nothing); the test checks it is at least 4,096 rather than lowering or raising it.
  */
 @Timeout(120)
 class HealthPortUnderAttackIT extends AgentProcessTestBase {
