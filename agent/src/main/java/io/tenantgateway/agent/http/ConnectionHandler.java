@@ -68,6 +68,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private int waiting;
     /** More than {@link #MAX_PIPELINED} were decoded: the rest was dropped; close once the waiting ones are answered. */
     private boolean overflowed;
+    /** Requests handed to the handler so far: tells a late "sending" signal from the current request's. */
+    private long dispatched;
 
     ConnectionHandler(HttpEndpoint endpoint, ConnectionSlots.Slot slot) {
         this.endpoint = endpoint;
@@ -220,8 +222,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         cancelDeadline();
         HttpRequest head = request;
         boolean keepAlive = HttpUtil.isKeepAlive(head);
+        long id = ++dispatched;
+        Runnable sending = () -> ctx.executor().execute(() -> {
+            if (state == State.RESPONDING && dispatched == id) {
+                endpoint.slotState(slot, ConnectionSlots.State.SENDING); // now waiting on the client to read
+            }
+        });
         Response response = new Response(ctx.channel(), head.protocolVersion(), keepAlive,
-                HttpMethod.HEAD.equals(head.method()), done -> written(ctx, done, keepAlive));
+                HttpMethod.HEAD.equals(head.method()), sending, endpoint.responses(),
+                done -> written(ctx, done, keepAlive));
         Request parsed;
         try {
             parsed = Request.of(head);
@@ -246,8 +255,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             log.debug("{}: response to {} not sent: {}", endpoint.name(), ctx.channel().remoteAddress(),
                     String.valueOf(done.cause()));
             ctx.close();
-        } else if (!keepAlive || (overflowed && waiting == 0)) {
+        } else if (!keepAlive) {
             ctx.close();
+        } else if (overflowed && waiting == 0) {
+            lingeringClose(ctx, done);
         } else if (ctx.channel().isActive()) {
             awaitNextRequest(ctx);
         }
@@ -263,18 +274,23 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
                 .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         HttpUtil.setContentLength(response, response.content().readableBytes());
-        ctx.writeAndFlush(response).addListener((ChannelFuture done) -> {
-            if (!done.isSuccess() || !(ctx.channel() instanceof DuplexChannel duplex) || !duplex.isActive()) {
-                ctx.close();
-                return;
-            }
-            state = State.LINGERING;
-            duplex.shutdownOutput();
-            ctx.executor().schedule(() -> {
-                ctx.close();
-            }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
-            ctx.read();
-        });
+        ctx.writeAndFlush(response).addListener((ChannelFuture done) -> lingeringClose(ctx, done));
+    }
+
+    /**
+     * Closes after {@code done} was written: shuts the output (the client reads what was sent, then EOF), reads and
+     * drops what the client still sends for {@link #LINGER_MILLIS}, then closes.
+     */
+    private void lingeringClose(ChannelHandlerContext ctx, ChannelFuture done) {
+        if (!done.isSuccess() || !(ctx.channel() instanceof DuplexChannel duplex) || !duplex.isActive()) {
+            ctx.close();
+            return;
+        }
+        state = State.LINGERING;
+        endpoint.slotState(slot, ConnectionSlots.State.RECEIVING);
+        duplex.shutdownOutput();
+        ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+        ctx.read();
     }
 
     @Override

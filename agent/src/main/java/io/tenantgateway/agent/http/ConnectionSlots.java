@@ -12,17 +12,19 @@ import java.util.Map;
  *
  * <ul>
  *   <li>A slot is {@link State#IDLE} while nothing of a request has arrived (a new connection, or a kept-alive one
- *       between requests), {@link State#RECEIVING} from the first byte of a request until it arrived in full, and
- *       {@link State#RESPONDING} while its answer is built and written.
+ *       between requests), {@link State#RECEIVING} from the first byte of a request until it arrived in full,
+ *       {@link State#RESPONDING} while its answer is built, and {@link State#SENDING} once the answer was handed to
+ *       the socket until the client took it all. Receiving and sending slots are "waiting on the client": a client
+ *       that trickles its request or stops reading its answer holds its slot only until someone needs it.
  *   <li>A peer (remote address) that holds {@code perPeer} slots and opens one more displaces its own oldest idle
- *       slot (else its oldest receiving one); the new connection is always taken. Refusing it instead would lock out
+ *       slot (else its oldest one waiting on the client); the new connection is always taken. Refusing it instead would lock out
  *       everyone else behind that address: the kubelet probes from the node's own address, which host-network
  *       processes share.
  *   <li>At {@code max} slots, a new connection displaces the slot idle the longest, of any peer; with none idle, the
  *       oldest receiving slot of the peer holding the most. A probe connection is never displaced this way before it
  *       sends its request: every slot taken after it is younger.
- *   <li>A slot {@link State#RESPONDING} is never displaced (its request gets its answer): with every slot responding
- *       the new connection is refused.
+ *   <li>A slot {@link State#RESPONDING} is never displaced (its handler is at work: its request gets its answer):
+ *       with every slot responding the new connection is refused.
  * </ul>
  *
  * <p>Displaced slots leave the table at once (their connection closes afterwards), so the counts never exceed the
@@ -31,10 +33,10 @@ import java.util.Map;
  * <p>Threading: not thread-safe; confined to the endpoint's one event loop.
  */
 final class ConnectionSlots {
-    enum State { IDLE, RECEIVING, RESPONDING }
+    enum State { IDLE, RECEIVING, RESPONDING, SENDING }
 
     /** How a connection was let in. */
-    enum Admission { TAKEN, DISPLACED_PEER, DISPLACED_OLDEST_IDLE, DISPLACED_OLDEST_RECEIVING, REFUSED }
+    enum Admission { TAKEN, DISPLACED_PEER, DISPLACED_OLDEST_IDLE, DISPLACED_OLDEST_WAITING, REFUSED }
 
     /** One connection's slot; {@code owner} is what the endpoint closes when the slot is displaced. */
     static final class Slot {
@@ -59,7 +61,8 @@ final class ConnectionSlots {
 
     private static final class Peer {
         final LinkedHashSet<Slot> idle = new LinkedHashSet<>();
-        final LinkedHashSet<Slot> receiving = new LinkedHashSet<>();
+        /** Receiving or sending: waiting on the client, the one waiting the longest first. */
+        final LinkedHashSet<Slot> waiting = new LinkedHashSet<>();
         int count;
     }
 
@@ -100,12 +103,12 @@ final class ConnectionSlots {
             if (displaced == null) {
                 Peer biggest = null;
                 for (Peer candidate : peers.values()) {
-                    if (!candidate.receiving.isEmpty() && (biggest == null || candidate.count > biggest.count)) {
+                    if (!candidate.waiting.isEmpty() && (biggest == null || candidate.count > biggest.count)) {
                         biggest = candidate;
                     }
                 }
-                displaced = biggest == null ? null : biggest.receiving.iterator().next();
-                admission = Admission.DISPLACED_OLDEST_RECEIVING;
+                displaced = biggest == null ? null : biggest.waiting.iterator().next();
+                admission = Admission.DISPLACED_OLDEST_WAITING;
             }
             if (displaced == null) {
                 return new Opened(Admission.REFUSED, null, null);
@@ -127,7 +130,7 @@ final class ConnectionSlots {
         if (!peer.idle.isEmpty()) {
             return peer.idle.iterator().next();
         }
-        return peer.receiving.isEmpty() ? null : peer.receiving.iterator().next();
+        return peer.waiting.isEmpty() ? null : peer.waiting.iterator().next();
     }
 
     /** Moves {@code slot} to {@code state}; a slot that became idle again is now the youngest idle one. */
@@ -143,7 +146,7 @@ final class ConnectionSlots {
                 idle.add(slot);
                 holder.idle.add(slot);
             }
-            case RECEIVING -> holder.receiving.add(slot);
+            case RECEIVING, SENDING -> holder.waiting.add(slot);
             case RESPONDING -> { }
         }
     }
@@ -168,7 +171,7 @@ final class ConnectionSlots {
                 idle.remove(slot);
                 holder.idle.remove(slot);
             }
-            case RECEIVING -> holder.receiving.remove(slot);
+            case RECEIVING, SENDING -> holder.waiting.remove(slot);
             case RESPONDING -> { }
         }
     }

@@ -17,6 +17,7 @@ import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.tenantgateway.agent.cli.PortInUseException;
 import io.tenantgateway.certs.vertx.ServerLimits;
+import io.tenantgateway.common.memory.MemoryBudget;
 import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.net.InetSocketAddress;
@@ -73,6 +74,15 @@ public final class HttpEndpoint implements AutoCloseable {
      * timeout, and an idle-connection flood is cleared within it.
      */
     public static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofSeconds(3);
+    /**
+     * The memory-budget account of answers written but not yet taken by their clients (direct memory while the socket
+     * is full): an eighth of the direct limit (4 MiB of the launcher's 32), at least 1 MiB. Only clients that stop
+     * reading fill it (1,024 of them each holding a {@code /metrics} answer would hold tens of MiB, the tunnels'
+     * memory); past it a large answer is a short 503. Shared by the health and admin ports.
+     */
+    public static final String RESPONSES_ACCOUNT = "http-responses";
+    static final double RESPONSES_SHARE = 0.125;
+    static final long RESPONSES_MINIMUM = 1024 * 1024;
     private static final long WARN_EVERY_NANOS = 60_000_000_000L;
     private static final long BIND_TIMEOUT_SECONDS = 30;
     private static final long CLOSE_TIMEOUT_SECONDS = 10;
@@ -92,6 +102,8 @@ public final class HttpEndpoint implements AutoCloseable {
     private final AtomicLong pipelineOverflows = new AtomicLong();
     private int maxPerPeer;
     private Duration firstByteTimeout = DEFAULT_FIRST_BYTE_TIMEOUT;
+    private MemoryBudget.Account responses = MemoryBudget.jvm().account(RESPONSES_ACCOUNT,
+            MemoryBudget.Pool.DIRECT, RESPONSES_SHARE, RESPONSES_MINIMUM);
     /** Made at start; used on the loop only. */
     private volatile ConnectionSlots slots;
     /** Each kind of warning is throttled on its own, so a flood of one kind never hides the other. */
@@ -199,7 +211,7 @@ public final class HttpEndpoint implements AutoCloseable {
                         displaced.get());
                 ((Channel) opened.displaced().owner).close();
             }
-            case DISPLACED_OLDEST_IDLE, DISPLACED_OLDEST_RECEIVING -> {
+            case DISPLACED_OLDEST_IDLE, DISPLACED_OLDEST_WAITING -> {
                 displaced.incrementAndGet();
                 Channel victim = (Channel) opened.displaced().owner;
                 warn(lastDisplaceWarn, "{}: {} connections open, the cap (max connections {}); closing the {} one"
@@ -225,7 +237,7 @@ public final class HttpEndpoint implements AutoCloseable {
     }
 
     private static String what(ConnectionSlots.Opened opened) {
-        return opened.displaced().state() == ConnectionSlots.State.IDLE ? "oldest idle" : "oldest receiving";
+        return opened.displaced().state() == ConnectionSlots.State.IDLE ? "oldest idle" : "oldest waiting-on-the-client";
     }
 
     /** The connection's slot changed state (on the loop). */
@@ -246,6 +258,16 @@ public final class HttpEndpoint implements AutoCloseable {
 
     Duration firstByteTimeout() {
         return firstByteTimeout;
+    }
+
+    MemoryBudget.Account responses() {
+        return responses;
+    }
+
+    /** Replaces the {@link #RESPONSES_ACCOUNT} account (tests). Before {@link #start}. */
+    synchronized HttpEndpoint responsesAccount(MemoryBudget.Account account) {
+        this.responses = requireNonNull(account, "account");
+        return this;
     }
 
     /** A new connection sent nothing within the first-byte timeout: counted, logged (throttled); the caller closes. */

@@ -41,6 +41,17 @@ class ConnectionSlotsTest {
         slots.set(big2.slot(), State.RECEIVING);
         assertThat(slots.open("10.0.0.9", "probe").displaced().owner).isEqualTo("big1");
 
+        // An answer handed to a client that does not read it: waiting on the client, displaceable too.
+        ConnectionSlots stalled = new ConnectionSlots(2, 2);
+        Opened reader = stalled.open("10.0.0.1", "reader");
+        Opened nonReader = stalled.open("10.0.0.2", "nonReader");
+        stalled.set(reader.slot(), State.RESPONDING);
+        stalled.set(nonReader.slot(), State.RESPONDING);
+        stalled.set(nonReader.slot(), State.SENDING);
+        Opened next = stalled.open("10.0.0.9", "next");
+        assertThat(next.admission()).isEqualTo(Admission.DISPLACED_OLDEST_WAITING);
+        assertThat(next.displaced().owner).isEqualTo("nonReader");
+
         ConnectionSlots busy = new ConnectionSlots(2, 2);
         Opened x = busy.open("10.0.0.1", "x");
         Opened y = busy.open("10.0.0.2", "y");

@@ -255,6 +255,37 @@ class HttpEndpointTest {
     }
 
     @Test
+    void aClientThatStopsReadingItsAnswerIsDisplacedLikeAnIdleOne() throws Exception {
+        byte[] huge = new byte[32 << 20]; // more than loopback's socket buffers hold: the write stalls
+        CompletableFuture<Response> parked = new CompletableFuture<>();
+        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
+                (request, response) -> {
+                    switch (request.path()) {
+                        case "/huge" -> response.end(huge);
+                        case "/park" -> parked.complete(response);
+                        default -> response.end("ok");
+                    }
+                }, ServerLimits.DEFAULTS.withMaxConnections(2)).responsesAccount(
+                        io.tenantgateway.common.memory.MemoryBudget.fromLimits(1L << 30, 1L << 30).account("r",
+                                io.tenantgateway.common.memory.MemoryBudget.Pool.DIRECT, 1, 0));
+        endpoint.start();
+        closeables.add(endpoint);
+        Socket nonReader = connect(endpoint);
+        send(nonReader, "GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
+        Socket handled = connect(endpoint);
+        send(handled, "GET /park HTTP/1.1\r\nHost: h\r\n\r\n");
+        parked.join();
+        // Both slots are taken, neither idle: one waits on its handler, one on its client to read.
+        Socket probe = connect(endpoint);
+        send(probe, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(probe)).startsWith("HTTP/1.1 200 OK").endsWith("ok");
+        assertThat(endpoint.displacedConnections()).isEqualTo(1);
+        assertThat(endpoint.rejectedConnections()).isZero();
+        parked.join().end("answered");
+        assertThat(readResponse(handled.getInputStream())).endsWith("answered");
+    }
+
+    @Test
     void withEveryConnectionBeingAnsweredANewOneIsRefused() throws Exception {
         List<Response> parked = new java.util.concurrent.CopyOnWriteArrayList<>();
         HttpEndpoint endpoint = start((request, response) -> parked.add(response),
@@ -418,6 +449,31 @@ class HttpEndpointTest {
         Socket garbage = connect(endpoint);
         send(garbage, "NOT HTTP AT ALL\r\n\r\n");
         assertThat(readToClose(garbage)).startsWith("HTTP/1.1 400 ");
+    }
+
+    @Test
+    void largeAnswersAreReservedFromTheBudgetAndA503WhenItIsFullProbesAlwaysAnswered() throws Exception {
+        io.tenantgateway.common.memory.MemoryBudget.Account account = io.tenantgateway.common.memory.MemoryBudget
+                .fromLimits(64L << 20, 64L << 20).account("http-responses", 
+                        io.tenantgateway.common.memory.MemoryBudget.Pool.DIRECT, 0.001, 0);
+        String big = "m".repeat(Response.ALWAYS_SENT + 1);
+        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
+                (request, response) -> response.end(request.path().equals("/metrics") ? big : "ok"),
+                ServerLimits.DEFAULTS).responsesAccount(account);
+        endpoint.start();
+        closeables.add(endpoint);
+        Socket socket = connect(endpoint);
+        send(socket, "GET /metrics HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertThat(readResponse(socket.getInputStream())).startsWith("HTTP/1.1 200 OK").endsWith(big);
+        await().atMost(Duration.ofSeconds(10)).until(() -> account.used() == 0); // released once written
+        assertThat(account.peak()).isEqualTo(big.length());
+
+        account.reserveAnyway(account.limit()); // answers to clients that stopped reading fill it
+        send(socket, "GET /metrics HTTP/1.1\r\nHost: h\r\n\r\nGET /healthz HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertThat(readResponse(socket.getInputStream())).startsWith("HTTP/1.1 503 Service Unavailable")
+                .contains("busy: answers waiting for clients to read them hold " + account.limit() + " bytes");
+        assertThat(readResponse(socket.getInputStream())).as("a probe's answer is always sent")
+                .startsWith("HTTP/1.1 200 OK").endsWith("ok");
     }
 
     @Test
