@@ -274,7 +274,7 @@ class HealthPortUnderAttackIT extends AgentProcessTestBase {
                 channel.configureBlocking(false);
                 channel.bind(new InetSocketAddress(sources.get(index), 0));
                 channel.connect(target);
-                channel.register(selector, SelectionKey.OP_CONNECT, index);
+                channel.register(selector, SelectionKey.OP_CONNECT, new Attempt(index));
             } catch (IOException e) {
                 // Out of ports or descriptors for a moment: the next round tries again.
                 pending.add(index);
@@ -282,6 +282,16 @@ class HealthPortUnderAttackIT extends AgentProcessTestBase {
         }
 
         private final java.util.ArrayDeque<Integer> pending = new java.util.ArrayDeque<>();
+
+        /** One connection attempt of slot {@code index}. */
+        private static final class Attempt {
+            final int index;
+            boolean connected;
+
+            Attempt(int index) {
+                this.index = index;
+            }
+        }
 
         private void run() {
             ByteBuffer buffer = ByteBuffer.allocate(1024);
@@ -296,12 +306,13 @@ class HealthPortUnderAttackIT extends AgentProcessTestBase {
                 }
                 for (SelectionKey key : selector.selectedKeys()) {
                     SocketChannel channel = (SocketChannel) key.channel();
-                    int index = (Integer) key.attachment();
+                    Attempt attempt = (Attempt) key.attachment();
                     try {
                         if (key.isConnectable()) {
                             channel.finishConnect();
                             opened.incrementAndGet();
                             connected.incrementAndGet();
+                            attempt.connected = true;
                             key.interestOps(SelectionKey.OP_READ);
                         } else if (key.isReadable()) {
                             buffer.clear();
@@ -309,8 +320,8 @@ class HealthPortUnderAttackIT extends AgentProcessTestBase {
                                 throw new IOException("closed by the agent");
                             }
                         }
-                    } catch (IOException e) {
-                        if (key.interestOps() == SelectionKey.OP_READ) {
+                    } catch (IOException | java.nio.channels.CancelledKeyException e) {
+                        if (attempt.connected) {
                             connected.decrementAndGet();
                             cut.incrementAndGet();
                         }
@@ -320,7 +331,7 @@ class HealthPortUnderAttackIT extends AgentProcessTestBase {
                         } catch (IOException ignored) {
                             // closing a failed socket
                         }
-                        pending.add(index);
+                        pending.add(attempt.index);
                     }
                 }
                 selector.selectedKeys().clear();

@@ -124,7 +124,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             firstByte = null;
             if (!bytesSeen && ctx.channel().isActive()) {
                 endpoint.firstByteTimedOut(ctx.channel());
-                ctx.close();
+                HttpEndpoint.abort(ctx.channel());
             }
         }, millis, TimeUnit.MILLISECONDS);
         awaitNextRequest(ctx);

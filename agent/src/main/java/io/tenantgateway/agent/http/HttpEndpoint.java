@@ -209,7 +209,7 @@ public final class HttpEndpoint implements AutoCloseable {
                 warn(lastDisplaceWarn, "{}: {} holds {} connections, the per-address cap; closing its {} one for"
                         + " its new one ({} displaced so far)", name, peer, table.perPeer(), what(opened),
                         displaced.get());
-                ((Channel) opened.displaced().owner).close();
+                abort((Channel) opened.displaced().owner);
             }
             case DISPLACED_OLDEST_IDLE, DISPLACED_OLDEST_WAITING -> {
                 displaced.incrementAndGet();
@@ -217,7 +217,7 @@ public final class HttpEndpoint implements AutoCloseable {
                 warn(lastDisplaceWarn, "{}: {} connections open, the cap (max connections {}); closing the {} one"
                         + " from {} for a new one from {} ({} displaced so far)", name, table.max(), table.max(),
                         what(opened), victim.remoteAddress(), peer, displaced.get());
-                victim.close();
+                abort(victim);
             }
             case TAKEN -> { }
         }
@@ -234,6 +234,19 @@ public final class HttpEndpoint implements AutoCloseable {
                 connection.pipelineLimit(),
                 new FlowControlHandler(),
                 connection);
+    }
+
+    /**
+     * Closes with a reset ({@code SO_LINGER} 0): a displaced or silent connection has nothing worth a FIN handshake,
+     * and a flood re-opened as cut leaves no TIME_WAIT socket per connection on the node (200,000 in 40 s otherwise).
+     */
+    static void abort(Channel channel) {
+        try {
+            channel.config().setOption(ChannelOption.SO_LINGER, 0);
+        } catch (RuntimeException e) {
+            log.debug("SO_LINGER on {}: {}", channel, e.toString()); // closed already; the close below is a no-op
+        }
+        channel.close();
     }
 
     private static String what(ConnectionSlots.Opened opened) {
