@@ -87,7 +87,7 @@ class TunnelOnlyClassLoadingIT extends AgentProcessTestBase {
         }
         // The log is the real one: it has the agent, the HTTP codec the ports run on and the status page.
         assertThat(loaded).as("classes in %s", classLog).contains("io.tenantgateway.agent.Agent",
-                "io.netty.handler.codec.http.HttpServerCodec", "io.tenantgateway.agent.admin.StatusPage",
+                "io.tenantgateway.agent.http.RequestDecoder", "io.tenantgateway.agent.admin.StatusPage",
                 "io.tenantgateway.tunnel.client.TunnelClientSet");
         List<String> offending = loaded.stream().filter(name -> FORBIDDEN.stream().anyMatch(name::startsWith))
                 .toList();

@@ -2,6 +2,8 @@ package io.tenantgateway.agent.health;
 
 import static java.util.Objects.requireNonNull;
 
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.http.HttpEndpoint;
@@ -44,6 +46,28 @@ public final class HealthServer implements AutoCloseable {
         this.endpoint = new HttpEndpoint(loop, "health server", "--health-server-port",
                 host == null || host.isEmpty() ? "0.0.0.0" : host, port, this::handle);
         this.registry = requireNonNull(registry, "registry");
+        registerConnectionMetrics(registry);
+    }
+
+    /**
+     * {@code tenant_gateway_health_server_connections} (open now) and
+     * {@code tenant_gateway_health_server_connections_closed_total{reason}}: what the port closed to stay answerable
+     * ({@code displaced}: a new connection took an idle one's slot at a cap; {@code first_byte_timeout};
+     * {@code request_timeout}; {@code refused}: every slot was answering; {@code pipeline_overflow}).
+     */
+    private void registerConnectionMetrics(PrometheusRegistry registry) {
+        GaugeWithCallback.builder().name("tenant_gateway_health_server_connections")
+                .help("Connections open on the health port")
+                .callback(callback -> callback.call(endpoint.openConnections())).register(registry);
+        CounterWithCallback.builder().name("tenant_gateway_health_server_connections_closed_total")
+                .help("Connections the health port closed to stay answerable, by reason").labelNames("reason")
+                .callback(callback -> {
+                    callback.call(endpoint.displacedConnections(), "displaced");
+                    callback.call(endpoint.firstByteTimeouts(), "first_byte_timeout");
+                    callback.call(endpoint.timedOutConnections(), "request_timeout");
+                    callback.call(endpoint.rejectedConnections(), "refused");
+                    callback.call(endpoint.pipelineOverflows(), "pipeline_overflow");
+                }).register(registry);
     }
 
     /**

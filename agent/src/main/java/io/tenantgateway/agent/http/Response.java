@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.tenantgateway.common.memory.MemoryBudget;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,10 @@ import java.util.function.Consumer;
  * ({@code Connection: close} and HTTP/1.0 without keep-alive close the connection once it is written). A
  * {@code HEAD} request gets the headers of the {@code GET} answer and no body.
  *
+ * <p>Memory: a body waits in direct memory while the client does not read it; bodies over {@value #ALWAYS_SENT}
+ * bytes are reserved from the endpoint's {@code http-responses} account ({@link HttpEndpoint#RESPONSES_ACCOUNT})
+ * until written, and when it is full the answer is a short 503 instead (a probe's answer is always sent).
+ *
  * <p>Threading: the setters are not thread-safe; one thread at a time builds the response (the loop, or the
  * blocking thread that finished the work). {@code end} and {@code sendFile} may be called from any thread: the
  * write happens on the connection's event loop. Ending twice throws.
@@ -40,12 +45,21 @@ public final class Response {
     private final boolean head;
     /** The connection's hook, on its loop, once the response was written (or failed): read the next or close. */
     private final Consumer<ChannelFuture> written;
+    /** The connection's hook once the answer is handed to the socket (any thread). */
+    private final Runnable sending;
+    private final MemoryBudget.Account responses;
     private final HttpHeaders headers = new DefaultHttpHeaders();
     private final AtomicBoolean ended = new AtomicBoolean();
     private int status = 200;
 
-    Response(Channel channel, HttpVersion version, boolean keepAlive, boolean head, Consumer<ChannelFuture> written) {
+    /** Bodies up to this size are sent whatever the budget says: probes' and errors' answers. */
+    static final int ALWAYS_SENT = 4096;
+
+    Response(Channel channel, HttpVersion version, boolean keepAlive, boolean head, Runnable sending,
+            MemoryBudget.Account responses, Consumer<ChannelFuture> written) {
         this.channel = requireNonNull(channel, "channel");
+        this.sending = requireNonNull(sending, "sending");
+        this.responses = requireNonNull(responses, "responses");
         this.version = requireNonNull(version, "version");
         this.keepAlive = keepAlive;
         this.head = head;
@@ -90,12 +104,27 @@ public final class Response {
     public void end(byte[] body) {
         requireNonNull(body, "body");
         markEnded();
-        FullHttpResponse response = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(status),
+        HttpHeaders sent = headers;
+        int code = status;
+        if (!head && body.length > ALWAYS_SENT && !responses.tryReserve(body.length)) {
+            code = 503;
+            body = ("busy: answers waiting for clients to read them hold " + responses.used() + " bytes (expected:"
+                    + " at most " + responses.limit() + "); try again\n").getBytes(StandardCharsets.UTF_8);
+            sent = new DefaultHttpHeaders().set("content-type", "text/plain; charset=utf-8");
+        } else if (!head && body.length <= ALWAYS_SENT) {
+            responses.reserveAnyway(body.length);
+        }
+        long reserved = head ? 0 : body.length;
+        FullHttpResponse response = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(code),
                 head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
-        response.headers().set(headers);
+        response.headers().set(sent);
         HttpUtil.setContentLength(response, body.length);
         HttpUtil.setKeepAlive(response, keepAlive);
-        channel.writeAndFlush(response).addListener((ChannelFuture done) -> written.accept(done));
+        sending.run();
+        channel.writeAndFlush(response).addListener((ChannelFuture done) -> {
+            responses.release(reserved);
+            written.accept(done);
+        });
     }
 
     /**
@@ -120,6 +149,7 @@ public final class Response {
         HttpUtil.setKeepAlive(response, keepAlive);
         if (head) {
             closeQuietly(file);
+            sending.run();
             channel.write(response);
             channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFuture done) -> {
                 complete(result, done);
@@ -128,6 +158,7 @@ public final class Response {
             return result;
         }
         DefaultFileRegion region = new DefaultFileRegion(file, 0, length); // closes the file when released
+        sending.run(); // the kernel copies the file: nothing to reserve
         channel.write(response);
         channel.write(region);
         channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFuture done) -> {

@@ -85,6 +85,20 @@ class HttpEndpointTest {
         return socket;
     }
 
+    /** Displaced and silent connections are reset (no FIN handshake, no TIME_WAIT left on the server). */
+    private static void assertReset(Socket socket, String what) {
+        assertThatThrownBy(() -> socket.getInputStream().read()).as("%s reset", what)
+                .isInstanceOf(java.net.SocketException.class).hasMessageContaining("reset");
+    }
+
+    /** A connection from another loopback address (127.0.0.0/8 is all loopback on Linux): another peer. */
+    private Socket connectFrom(HttpEndpoint endpoint, String source) throws IOException {
+        Socket socket = new Socket(InetAddress.getByName("127.0.0.1"), endpoint.boundPort(),
+                InetAddress.getByName(source), 0);
+        closeables.add(socket);
+        return socket;
+    }
+
     private static void send(Socket socket, String text) throws IOException {
         OutputStream out = socket.getOutputStream();
         out.write(text.getBytes(StandardCharsets.ISO_8859_1));
@@ -216,22 +230,142 @@ class HttpEndpointTest {
     }
 
     @Test
-    void connectionsOverTheCapAreClosedAsTheyArrive() throws Exception {
-        HttpEndpoint endpoint = start((request, response) -> response.end("ok"),
+    void aNewConnectionAtTheCapDisplacesTheOldestIdleOneNeverOneBeingAnswered() throws Exception {
+        CompletableFuture<Response> parked = new CompletableFuture<>();
+        HttpEndpoint endpoint = start((request, response) -> {
+            if (request.path().equals("/park")) {
+                parked.complete(response);
+            } else {
+                response.end("ok");
+            }
+        }, ServerLimits.DEFAULTS.withMaxConnections(3));
+        Socket answering = connect(endpoint);
+        send(answering, "GET /park HTTP/1.1\r\nHost: h\r\n\r\n");
+        parked.join();
+        Socket older = connect(endpoint);
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 2);
+        Socket newer = connect(endpoint);
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 3);
+        // The cap is full: the probe gets in, the idle connection that waited longest goes.
+        Socket probe = connect(endpoint);
+        send(probe, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(probe)).startsWith("HTTP/1.1 200 OK").endsWith("ok");
+        assertReset(older, "the oldest idle connection");
+        assertThat(endpoint.displacedConnections()).isEqualTo(1);
+        send(newer, "GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(newer)).as("the younger idle one stayed").endsWith("ok");
+        // The parked request still gets its answer.
+        parked.join().end("late but answered");
+        assertThat(readResponse(answering.getInputStream())).endsWith("late but answered");
+        assertThat(endpoint.rejectedConnections()).isZero();
+    }
+
+    @Test
+    void aClientThatStopsReadingItsAnswerIsDisplacedLikeAnIdleOne() throws Exception {
+        byte[] huge = new byte[32 << 20]; // more than loopback's socket buffers hold: the write stalls
+        CompletableFuture<Response> parked = new CompletableFuture<>();
+        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
+                (request, response) -> {
+                    switch (request.path()) {
+                        case "/huge" -> response.end(huge);
+                        case "/park" -> parked.complete(response);
+                        default -> response.end("ok");
+                    }
+                }, ServerLimits.DEFAULTS.withMaxConnections(2)).responsesAccount(
+                        io.tenantgateway.common.memory.MemoryBudget.fromLimits(1L << 30, 1L << 30).account("r",
+                                io.tenantgateway.common.memory.MemoryBudget.Pool.DIRECT, 1, 0));
+        endpoint.start();
+        closeables.add(endpoint);
+        Socket nonReader = connect(endpoint);
+        send(nonReader, "GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
+        Socket handled = connect(endpoint);
+        send(handled, "GET /park HTTP/1.1\r\nHost: h\r\n\r\n");
+        parked.join();
+        // Both slots are taken, neither idle: one waits on its handler, one on its client to read.
+        Socket probe = connect(endpoint);
+        send(probe, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(probe)).startsWith("HTTP/1.1 200 OK").endsWith("ok");
+        assertThat(endpoint.displacedConnections()).isEqualTo(1);
+        assertThat(endpoint.rejectedConnections()).isZero();
+        parked.join().end("answered");
+        assertThat(readResponse(handled.getInputStream())).endsWith("answered");
+    }
+
+    @Test
+    void withEveryConnectionBeingAnsweredANewOneIsRefused() throws Exception {
+        List<Response> parked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpEndpoint endpoint = start((request, response) -> parked.add(response),
                 ServerLimits.DEFAULTS.withMaxConnections(2));
         Socket first = connect(endpoint);
         Socket second = connect(endpoint);
-        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 2);
+        send(first, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        send(second, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        await().atMost(Duration.ofSeconds(10)).until(() -> parked.size() == 2);
         Socket third = connect(endpoint);
         assertThat(third.getInputStream().read()).as("the third connection is closed").isEqualTo(-1);
         assertThat(endpoint.rejectedConnections()).isEqualTo(1);
-        send(first, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        parked.forEach(response -> response.end("ok"));
         assertThat(readResponse(first.getInputStream())).endsWith("ok");
-        second.close();
+        assertThat(readResponse(second.getInputStream())).endsWith("ok");
+    }
+
+    @Test
+    void onePeerAtItsCapDisplacesItsOwnIdleConnectionsOthersKeepTheirs() throws Exception {
+        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
+                (request, response) -> response.end("ok " + request.path()), ServerLimits.DEFAULTS)
+                .peerLimits(2, Duration.ofSeconds(30));
+        endpoint.start();
+        closeables.add(endpoint);
+        Socket other = connectFrom(endpoint, "127.0.0.3");
         await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 1);
-        Socket fourth = connect(endpoint);
-        send(fourth, "GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
-        assertThat(readToClose(fourth)).endsWith("ok");
+        List<Socket> flood = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            flood.add(connectFrom(endpoint, "127.0.0.2"));
+        }
+        // 127.0.0.2 holds at most 2: each new one displaced its own oldest; the probe from the same address gets in.
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.displacedConnections() == 3);
+        Socket probe = connectFrom(endpoint, "127.0.0.2");
+        send(probe, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(probe)).endsWith("ok /healthz");
+        for (int i = 0; i < 4; i++) {
+            assertReset(flood.get(i), "flood connection " + i);
+        }
+        send(other, "GET /other HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(other)).as("another address keeps its connection").endsWith("ok /other");
+        assertThat(endpoint.rejectedConnections()).isZero();
+    }
+
+    @Test
+    void aConnectionThatSendsNothingIsClosedAtTheFirstByteTimeoutOneThatSentABitIsNot() throws Exception {
+        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
+                (request, response) -> response.end("ok"), new ServerLimits(16, Duration.ofSeconds(10),
+                        Duration.ofSeconds(30), Duration.ofSeconds(60))).peerLimits(16, Duration.ofMillis(300));
+        endpoint.start();
+        closeables.add(endpoint);
+        Socket silent = connect(endpoint);
+        Socket started = connect(endpoint);
+        send(started, "GET / HTTP/1.1\r\n");
+        assertReset(silent, "the silent connection");
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.firstByteTimeouts() == 1);
+        // The other one began its request: the request deadline (30 s) applies to it, not the first-byte timeout.
+        send(started, "Host: h\r\nConnection: close\r\n\r\n");
+        assertThat(readToClose(started)).startsWith("HTTP/1.1 200 OK");
+        assertThat(endpoint.firstByteTimeouts()).isEqualTo(1);
+    }
+
+    @Test
+    void moreThanSixteenPipelinedRequestsAreCutAfterTheFirstSixteenAreAnswered() throws Exception {
+        // Answered from another thread: the pipelined requests wait decoded meanwhile (an inline answer would be
+        // written before the next one is decoded, and nothing would wait).
+        HttpEndpoint endpoint = start((request, response) -> loop.blocking(() -> "ok " + request.path())
+                .thenAccept(response::end), ServerLimits.DEFAULTS);
+        Socket socket = connect(endpoint);
+        send(socket, "GET /p HTTP/1.1\r\nHost: h\r\n\r\n".repeat(40));
+        String all = readToClose(socket);
+        // One socket read usually holds all 40 (then exactly 16 are answered); the limit applies per read.
+        int answered = all.split("HTTP/1.1 200 OK", -1).length - 1;
+        assertThat(answered).as("answers before the close").isBetween(ConnectionHandler.MAX_PIPELINED, 39);
+        assertThat(endpoint.pipelineOverflows()).isEqualTo(1);
     }
 
     @Test
@@ -321,6 +455,31 @@ class HttpEndpointTest {
         Socket garbage = connect(endpoint);
         send(garbage, "NOT HTTP AT ALL\r\n\r\n");
         assertThat(readToClose(garbage)).startsWith("HTTP/1.1 400 ");
+    }
+
+    @Test
+    void largeAnswersAreReservedFromTheBudgetAndA503WhenItIsFullProbesAlwaysAnswered() throws Exception {
+        io.tenantgateway.common.memory.MemoryBudget.Account account = io.tenantgateway.common.memory.MemoryBudget
+                .fromLimits(64L << 20, 64L << 20).account("http-responses", 
+                        io.tenantgateway.common.memory.MemoryBudget.Pool.DIRECT, 0.001, 0);
+        String big = "m".repeat(Response.ALWAYS_SENT + 1);
+        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
+                (request, response) -> response.end(request.path().equals("/metrics") ? big : "ok"),
+                ServerLimits.DEFAULTS).responsesAccount(account);
+        endpoint.start();
+        closeables.add(endpoint);
+        Socket socket = connect(endpoint);
+        send(socket, "GET /metrics HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertThat(readResponse(socket.getInputStream())).startsWith("HTTP/1.1 200 OK").endsWith(big);
+        await().atMost(Duration.ofSeconds(10)).until(() -> account.used() == 0); // released once written
+        assertThat(account.peak()).isEqualTo(big.length());
+
+        account.reserveAnyway(account.limit()); // answers to clients that stopped reading fill it
+        send(socket, "GET /metrics HTTP/1.1\r\nHost: h\r\n\r\nGET /healthz HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertThat(readResponse(socket.getInputStream())).startsWith("HTTP/1.1 503 Service Unavailable")
+                .contains("busy: answers waiting for clients to read them hold " + account.limit() + " bytes");
+        assertThat(readResponse(socket.getInputStream())).as("a probe's answer is always sent")
+                .startsWith("HTTP/1.1 200 OK").endsWith("ok");
     }
 
     @Test
