@@ -150,6 +150,7 @@ final class AgentConfigMapper {
                 .dialTimeout(GoDuration.parse("--dial-timeout", c.dialTimeout))
                 .dialPolicy(dialPolicy(c.dialAllow, c.dialDeny))
                 .flowControl(c.flowControl)
+                .maxDialsInFlight(c.maxDialsInFlight)
                 .build();
     }
 
