@@ -82,6 +82,8 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
      * slack, not zero: DATA towards targets needs no answer and keeps flowing while the server is busy.
      */
     static final int MAX_SENT_WHILE_UNREADY = 256 * 1024;
+    /** Per-dial log lines (DIAL_REQ received, dial failed, connection established) per second per stream. */
+    static final int DIAL_LOG_LINES_PER_SECOND = 100;
     /** Bytes gRPC may queue for this stream before {@code isReady()} turns false. */
     private static final int ON_READY_THRESHOLD = 1024 * 1024;
     /** HTTP/2 window for the stream: room for many tunnels' in-flight DATA. */
@@ -130,6 +132,9 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private long sentWhileUnready;
     private int dialsInFlight;
     private boolean dialCapLogged;
+    private long dialLogWindowStart = System.nanoTime();
+    private int dialLogLines;
+    private long dialLogSuppressed;
     private final Set<String> malformedLogged = new HashSet<>();
     private ScheduledFuture<?> connectTimer;
     // Graceful close (loop-confined).
@@ -611,10 +616,39 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         }
     }
 
+    /**
+     * A per-dial log line at V {@code level} (upstream's lines), at most {@link #DIAL_LOG_LINES_PER_SECOND} per second
+     * per stream: under a dial flood the log would otherwise cost more than the dials (and fill the node's disk).
+     * What was left out is counted in one line per second.
+     */
+    private org.slf4j.spi.LoggingEventBuilder dialLog(int level) {
+        org.slf4j.spi.LoggingEventBuilder builder = Verbosity.v(log, level);
+        if (builder instanceof org.slf4j.spi.NOPLoggingEventBuilder) {
+            return builder;
+        }
+        long now = System.nanoTime();
+        if (now - dialLogWindowStart >= TimeUnit.SECONDS.toNanos(1)) {
+            if (dialLogSuppressed > 0) {
+                log.info("left out {} per-dial log lines in the last {} ms (more than {} a second) serverID={}",
+                        dialLogSuppressed, TimeUnit.NANOSECONDS.toMillis(now - dialLogWindowStart),
+                        DIAL_LOG_LINES_PER_SECOND, serverId);
+            }
+            dialLogWindowStart = now;
+            dialLogLines = 0;
+            dialLogSuppressed = 0;
+        }
+        if (dialLogLines < DIAL_LOG_LINES_PER_SECOND) {
+            dialLogLines++;
+            return builder;
+        }
+        dialLogSuppressed++;
+        return org.slf4j.spi.NOPLoggingEventBuilder.singleton();
+    }
+
     private void onDialRequest(DialRequest request) {
         long random = request.getRandom();
         String address = request.getAddress();
-        Verbosity.v(log, 3).addKeyValue("serverID", serverId).addKeyValue("agentID", config.agentId())
+        dialLog(3).addKeyValue("serverID", serverId).addKeyValue("agentID", config.agentId())
                 .addKeyValue("dialID", random).addKeyValue("dialAddress", address).log("Received DIAL_REQ");
         if (halfClosed) {
             // The stream is half-closed: no DIAL_RSP can go out; the server fails the dial when the stream ends.
@@ -670,7 +704,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 metrics.dialSucceeded(Duration.ofNanos(System.nanoTime() - startNanos));
                 metrics.endpointOpened();
                 send(Packets.dialResponse(random, connectId));
-                Verbosity.v(log, 3).addKeyValue("dialID", random).addKeyValue("connectionID", connectId)
+                dialLog(3).addKeyValue("dialID", random).addKeyValue("connectionID", connectId)
                         .addKeyValue("dialAddress", address).log("Endpoint connection established");
                 connection.startReading();
             } else if (connection.state() == EndpointConnection.State.DIALING && !f.isCancelled()) {
@@ -687,7 +721,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                     error = "dial tcp " + address + ": " + f.cause();
                     metrics.dialFailed(DialFailure.Reason.UNKNOWN.label());
                 }
-                Verbosity.v(log, 1).addKeyValue("error", error).addKeyValue("dialID", random)
+                dialLog(1).addKeyValue("error", error).addKeyValue("dialID", random)
                         .addKeyValue("connectionID", connectId).addKeyValue("dialAddress", address)
                         .log("error dialing backend");
                 if (!callDone) {
