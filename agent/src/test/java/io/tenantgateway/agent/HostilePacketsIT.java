@@ -71,6 +71,50 @@ class HostilePacketsIT extends HostileServerTestBase {
         assertCleanLog();
     }
 
+    /**
+     * Out of file descriptors ({@code prlimit} lowers the running agent's limit): dials fail with what ran out, in Go's
+     * words, one WARN says so, and no stack trace is logged per dial.
+     */
+    @Test
+    void runningOutOfDescriptorsIsNamedInTheDialErrorAndLoggedOnce() throws Exception {
+        start();
+        echo = io.tenantgateway.agent.testing.TunnelTestbed.newEchoTarget();
+        server.dial(echo.hostPort(), 1);
+        long pid = agent.process.pid();
+        long open;
+        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc", Long.toString(pid), "fd"))) {
+            open = fds.count();
+        }
+        long limit = open + 4;
+        Process prlimit = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--nofile=" + limit + ":" + limit)
+                .inheritIO().start();
+        assertThat(prlimit.waitFor()).as("prlimit --nofile=%d", limit).isZero();
+
+        int dials = 40;
+        for (int i = 0; i < dials; i++) {
+            server.send(Packets.dialRequest(echo.hostPort(), 1000 + i));
+        }
+        java.util.List<String> errors = new java.util.ArrayList<>();
+        for (int i = 0; i < dials; i++) {
+            String error = error(1000 + i);
+            if (!error.isEmpty()) {
+                errors.add(error);
+            }
+        }
+        System.out.printf("descriptor limit %d: %d of %d dials failed, e.g. %s%n", limit, errors.size(), dials,
+                errors.isEmpty() ? "-" : errors.get(0));
+        assertThat(errors).isNotEmpty().allSatisfy(error -> assertThat(error)
+                .isEqualTo("dial tcp " + echo.hostPort() + ": socket: too many open files"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !agent.lines("ran out of a resource").isEmpty());
+        assertThat(agent.lines("ran out of a resource")).as("one WARN").hasSize(1)
+                .allSatisfy(line -> assertThat(line).contains("(too many open files)"));
+        assertThat(agent.process.isAlive()).isTrue();
+        assertCleanLog();
+    }
+
+    @AutoClose
+    private io.tenantgateway.agent.testing.TunnelTestbed.EchoTarget echo;
+
     private String error(long random) throws Exception {
         Packet response = server.dialResponse(random).get(10, TimeUnit.SECONDS);
         return response.getDialResponse().getError();

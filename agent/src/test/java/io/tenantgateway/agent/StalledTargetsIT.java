@@ -50,14 +50,25 @@ class StalledTargetsIT extends HostileServerTestBase {
         }
     }
 
+    /** 12 × 64 KiB DATA: each tunnel stays under its high-water mark; together they fill the budget. */
     @Test
-    void tunnelsIntoTargetsThatNeverReadPauseTheStreamWithinBudgetAndResumeIntact() throws Exception {
+    void twelveTunnelsIntoTargetsThatNeverReadPauseTheStreamAtTheBudgetAndResumeIntact() throws Exception {
+        stallAndResume(SMALL_TUNNELS, false, "target buffers reached the agent's direct-memory budget");
+    }
+
+    /** 4 MiB DATA (what an upstream server may send) into a target that never reads, next to the 12 small ones. */
+    @Test
+    void fourMebibyteDataIntoATargetThatNeverReadsPausesTheStreamAndResumesIntact() throws Exception {
+        stallAndResume(SMALL_TUNNELS, true, "pausing the server stream");
+    }
+
+    private void stallAndResume(int smallTunnels, boolean withBig, String pauseLog) throws Exception {
         start();
-        int tunnels = SMALL_TUNNELS + 1;
+        int tunnels = smallTunnels + (withBig ? 1 : 0);
         long[] connectIds = new long[tunnels];
         Feeder[] feeders = new Feeder[tunnels];
         for (int i = 0; i < tunnels; i++) {
-            boolean big = i == SMALL_TUNNELS;
+            boolean big = i == smallTunnels;
             NonReadingTarget target = new NonReadingTarget(big ? BIG_BYTES : SMALL_BYTES);
             targets.add(target);
             connectIds[i] = server.dial(target.address(), 100 + i);
@@ -90,8 +101,12 @@ class StalledTargetsIT extends HostileServerTestBase {
         String paused = metrics();
         double budgetLimit = value(paused, "tenant_gateway_tunnel_target_buffer_bytes", "state=\"limit\"");
         System.out.printf("paused: %.1f of %.1f MiB accepted for targets, flood done=%s, budget limit %.1f MiB; %s%n",
-                seen[0] / MIB, (SMALL_TUNNELS * SMALL_BYTES + BIG_BYTES) / (double) MIB, flood.isDone(),
+                seen[0] / MIB, (smallTunnels * SMALL_BYTES + (withBig ? BIG_BYTES : 0)) / (double) MIB, flood.isDone(),
                 budgetLimit / MIB, memoryReport());
+        System.out.printf("pauses: budget WARN %d, tunnel-buffer WARN %d%n",
+                agent.lines("reached the agent's direct-memory budget").size(),
+                agent.lines("tunnel buffer full; pausing").size());
+        assertThat(agent.lines(pauseLog)).as("pause logged: %s", pauseLog).hasSize(1);
         assertThat(flood).as("the server is held back").isNotDone();
         assertThat(server.closeResponses.get()).as("no tunnel closed").isZero();
         assertThat(peakBudgetUsed).as("target-buffer budget used")
