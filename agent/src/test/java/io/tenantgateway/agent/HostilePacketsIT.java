@@ -46,7 +46,8 @@ class HostilePacketsIT extends HostileServerTestBase {
 
         assertThat(error(11)).isEqualTo("dial tcp [fe80::1%99999999999]:80: address fe80::1%99999999999: malformed host"
                 + " (expected: a host name, a.b.c.d without leading zeros, or an IPv6 address)");
-        assertThat(error(12)).startsWith("dial tcp [fe80::1%2147483648]:80: address fe80::1%2147483648: malformed host");
+        assertThat(error(12))
+                .startsWith("dial tcp [fe80::1%2147483648]:80: address fe80::1%2147483648: malformed host");
         assertThat(error(13)).isEqualTo("dial tcp 127.0.0.1\uFFFD\uFFFD:80: address is not valid UTF-8"
                 + " (expected: host:port)");
         assertThat(error(14)).startsWith("dial tcp [fe80::1%4294967296]:80: address fe80::1%4294967296: malformed");
@@ -68,6 +69,8 @@ class HostilePacketsIT extends HostileServerTestBase {
                 .isEqualTo(3.0);
         assertThat(agent.lines("has a string field that is not UTF-8")).as("one WARN").hasSize(1);
         System.out.printf("bad DIAL_REQs refused during a 64 MiB download; %s%n", memoryReport());
+        assertThat(peakRss).as("RSS").isLessThan(RSS_LIMIT);
+        assertThat(peakDirect).as("direct buffers").isLessThanOrEqualTo(DIRECT_LIMIT);
         assertCleanLog();
     }
 

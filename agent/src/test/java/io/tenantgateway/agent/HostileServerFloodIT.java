@@ -30,6 +30,13 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class HostileServerFloodIT extends HostileServerTestBase {
+    /**
+     * How soon a good tunnel on the attacked stream must answer (issue 24: "within 1 s throughout a flood");
+     * {@code -Dtenantgateway.it.goodTunnelLimitMs} overrides it to measure on an overloaded machine.
+     */
+    private static final Duration GOOD_TUNNEL_LIMIT =
+            Duration.ofMillis(Long.getLong("tenantgateway.it.goodTunnelLimitMs", 1000));
+
     @AutoClose
     private TunnelTestbed.EchoTarget echo;
 
@@ -72,7 +79,7 @@ class HostileServerFloodIT extends HostileServerTestBase {
         assertThat(flood).isDone();
         roundTrip();
         System.out.printf("400,000 CLOSE_REQs answered; %s%n", memoryReport());
-        assertThat(peakRss).as("RSS").isLessThan(200 * MIB);
+        assertThat(peakRss).as("RSS").isLessThan(RSS_LIMIT);
         assertThat(peakDirect).as("direct buffers").isLessThanOrEqualTo(DIRECT_LIMIT);
         assertCleanLog();
     }
@@ -96,7 +103,7 @@ class HostileServerFloodIT extends HostileServerTestBase {
         assertThat(fresh).isPositive();
         System.out.printf("dial floods: %d good round trips, slowest %.0f ms; %s%n", pings,
                 maxRoundTripNanos / 1e6, memoryReport());
-        assertThat(peakRss).as("RSS").isLessThan(200 * MIB);
+        assertThat(peakRss).as("RSS").isLessThan(RSS_LIMIT);
         assertThat(peakDirect).as("direct buffers").isLessThanOrEqualTo(DIRECT_LIMIT);
         String metrics = metrics();
         assertThat(value(metrics, "konnectivity_network_proxy_agent_open_endpoint_connections")).as("open tunnels")
@@ -105,8 +112,9 @@ class HostileServerFloodIT extends HostileServerTestBase {
     }
 
     /**
-     * {@code count} DIAL_REQs for {@code address} at ~10,000/s (20,000 in 2 s, the middle of what the red team sent) (a Go server's Send blocks while the stream is not
-     * ready, so does this one); a good round trip at least every few hundred requests, each within 1 s.
+     * {@code count} DIAL_REQs for {@code address} at ~10,000/s (20,000 in 2 s, the middle of the red team's 1-3 s;
+     * a Go server's Send blocks while the stream is not ready, so does this one), with good round trips on the same
+     * stream throughout, each within 1 s.
      */
     private void dialFlood(String what, String address, int count, long firstId) throws Exception {
         long errorsBefore = server.dialErrors.get();
@@ -143,7 +151,7 @@ class HostileServerFloodIT extends HostileServerTestBase {
         long start = System.nanoTime();
         server.send(Packets.data(goodConnectId, ByteString.copyFrom(ping)));
         StringBuilder echoed = new StringBuilder();
-        await().atMost(Duration.ofMillis(Long.getLong("rtt.limit.ms", 1000))).pollInterval(Duration.ofMillis(5)).until(() -> {
+        await().atMost(GOOD_TUNNEL_LIMIT).pollInterval(Duration.ofMillis(5)).until(() -> {
             ByteString chunk;
             while ((chunk = goodData.chunks.poll()) != null) {
                 echoed.append(chunk.toString(StandardCharsets.US_ASCII));
@@ -172,7 +180,8 @@ class HostileServerFloodIT extends HostileServerTestBase {
         }
 
         static SynDroppingListener open() throws IOException {
-            SynDroppingListener full = new SynDroppingListener(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            SynDroppingListener full =
+                    new SynDroppingListener(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
             for (int i = 0; i < 16; i++) {
                 Socket socket = new Socket();
                 full.fillers.add(socket);

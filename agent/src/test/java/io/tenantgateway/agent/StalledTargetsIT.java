@@ -129,7 +129,7 @@ class StalledTargetsIT extends HostileServerTestBase {
         assertThat(value(metrics(), "konnectivity_network_proxy_agent_open_endpoint_connections"))
                 .isEqualTo(tunnels);
         System.out.printf("resumed: all %d tunnels intact; %s%n", tunnels, memoryReport());
-        assertThat(peakRss).as("RSS").isLessThan(200 * MIB);
+        assertThat(peakRss).as("RSS").isLessThan(RSS_LIMIT);
         assertCleanLog();
     }
 
