@@ -259,6 +259,11 @@ public final class AgentCommand implements Callable<Integer> {
             description = "Timeout of one dial to a target. Default: ${DEFAULT-VALUE}.")
     String dialTimeout;
 
+    @Option(names = "--max-dials-in-flight", defaultValue = "256", order = 2,
+            description = "Dials one server connection runs at once; more get a DIAL_RSP error at once (bounds what a"
+                    + " dial flood costs in sockets and memory). Default: ${DEFAULT-VALUE}.")
+    int maxDialsInFlight;
+
     @Option(names = "--flow-control", arity = "0..1", defaultValue = "true", fallbackValue = "true", order = 2,
             description = "Offer per-tunnel flow control to servers that support it. Default: ${DEFAULT-VALUE}.")
     boolean flowControl;

@@ -151,6 +151,7 @@ final class AgentConfigMapper {
                 .dialTimeout(GoDuration.parse("--dial-timeout", c.dialTimeout))
                 .dialPolicy(dialPolicy(c.dialAllow, c.dialDeny, c.adminBindAddress, c.adminServerPort))
                 .flowControl(c.flowControl)
+                .maxDialsInFlight(c.maxDialsInFlight)
                 .build();
     }
 

@@ -50,6 +50,8 @@ import java.util.UUID;
  * @param flowControl whether to offer the per-tunnel credit extension to servers
  * @param flowControlWindow bytes a peer may send per tunnel before it needs more credit (extension only)
  * @param maxDataSize largest DATA payload the agent sends (the socket read size; upstream uses 4 KiB)
+ * @param maxDialsInFlight {@code --max-dials-in-flight}: dials one server connection runs at once; a DIAL_REQ past it
+ *     is answered at once with a DIAL_RSP error (upstream: unbounded, one goroutine per dial)
  */
 public record TunnelConfig(
         String proxyServerHost,
@@ -75,12 +77,18 @@ public record TunnelConfig(
         DialPolicy dialPolicy,
         boolean flowControl,
         int flowControlWindow,
-        int maxDataSize) {
+        int maxDataSize,
+        int maxDialsInFlight) {
 
     /** konnectivity-server answers pings more frequent than this with GOAWAY {@code too_many_pings}. */
     public static final Duration MIN_KEEPALIVE_TIME = Duration.ofSeconds(30);
     /** gRPC's default message limit, which upstream servers enforce on what we send. */
     public static final int MAX_MESSAGE_SIZE = 4 * 1024 * 1024;
+    /**
+     * Dials in flight per server connection: 256 covers ~50 dials/s into targets that never answer (5 s dial timeout)
+     * and keeps a flood's sockets (one descriptor each) well under the usual 1024 descriptor soft limit.
+     */
+    public static final int DEFAULT_MAX_DIALS_IN_FLIGHT = 256;
 
     public TunnelConfig {
         requireNonNull(proxyServerHost, "proxyServerHost");
@@ -121,6 +129,9 @@ public record TunnelConfig(
         if (maxDataSize < 1024 || maxDataSize > MAX_MESSAGE_SIZE / 2) {
             throw new IllegalArgumentException("maxDataSize: " + maxDataSize + " (expected: 1024.."
                     + MAX_MESSAGE_SIZE / 2 + ")");
+        }
+        if (maxDialsInFlight < 1) {
+            throw new IllegalArgumentException("--max-dials-in-flight: " + maxDialsInFlight + " (expected: >= 1)");
         }
     }
 
@@ -164,6 +175,7 @@ public record TunnelConfig(
         out.put("dial-policy", dialPolicy.describe());
         out.put("flow-control", flowControl ? "v1 window=" + flowControlWindow : "off");
         out.put("max-data-size", Integer.toString(maxDataSize));
+        out.put("max-dials-in-flight", Integer.toString(maxDialsInFlight));
         return out;
     }
 
@@ -223,6 +235,7 @@ public record TunnelConfig(
         private boolean flowControl = true;
         private int flowControlWindow = 2 * 1024 * 1024;
         private int maxDataSize = 64 * 1024;
+        private int maxDialsInFlight = DEFAULT_MAX_DIALS_IN_FLIGHT;
 
         private Builder() {
         }
@@ -252,6 +265,7 @@ public record TunnelConfig(
             flowControl = c.flowControl;
             flowControlWindow = c.flowControlWindow;
             maxDataSize = c.maxDataSize;
+            maxDialsInFlight = c.maxDialsInFlight;
         }
 
         public Builder proxyServerHost(String value) {
@@ -374,12 +388,17 @@ public record TunnelConfig(
             return this;
         }
 
+        public Builder maxDialsInFlight(int value) {
+            maxDialsInFlight = value;
+            return this;
+        }
+
         public TunnelConfig build() {
             return new TunnelConfig(proxyServerHost, proxyServerPort, caCert, agentCert, agentKey, alpnProtos,
                     serviceAccountTokenPath, agentId, agentIdentifiers, syncInterval, syncIntervalCap, probeInterval,
                     syncForever, keepaliveTime, xfrChannelSize, countServerLeases, leaseNamespace,
                     leaseLabelSelector, dialTimeout, connectTimeout, dialPolicy, flowControl, flowControlWindow,
-                    maxDataSize);
+                    maxDataSize, maxDialsInFlight);
         }
     }
 }

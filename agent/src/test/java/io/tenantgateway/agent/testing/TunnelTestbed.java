@@ -177,6 +177,11 @@ public final class TunnelTestbed implements AutoCloseable {
         }
     }
 
+    /** A stand-alone echo target (tests that bring their own server). */
+    public static EchoTarget newEchoTarget() throws IOException {
+        return new EchoTarget();
+    }
+
     /** A blocking echo server on 127.0.0.1:0, one thread per connection (tests open few). */
     public static final class EchoTarget implements AutoCloseable {
         private final ServerSocket socket;

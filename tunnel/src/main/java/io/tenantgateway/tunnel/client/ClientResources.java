@@ -10,5 +10,5 @@ import java.time.Clock;
 
 /** What every server connection of one agent shares. */
 record ClientResources(TunnelConfig config, SslContext sslContext, EventLoopGroup group, EndpointDialer dialer,
-        AgentMetrics metrics, Clock clock, ConnectionIds connectionIds) {
+        AgentMetrics metrics, Clock clock, ConnectionIds connectionIds, TargetBudget budget) {
 }

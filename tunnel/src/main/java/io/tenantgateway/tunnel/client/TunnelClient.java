@@ -69,16 +69,35 @@ import org.slf4j.LoggerFactory;
  */
 public final class TunnelClient implements AutoCloseable, EndpointConnection.TunnelPort {
     private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
-    /** Messages the stream may deliver ahead of processing; small, since each may be up to 4 MiB. */
-    private static final int INBOUND_MESSAGES = 8;
+    /**
+     * Messages handled in one go before the stream yields to the event loop's other work (target sockets, timers,
+     * other streams): grpc's deframer would otherwise deliver every buffered message (a flood fits ~400,000 small
+     * packets into one 8 MiB window) before any I/O.
+     */
+    static final int MESSAGES_PER_TURN = 64;
+    /**
+     * Bytes of answers (DIAL_RSP, CLOSE_RSP, TG_CREDIT) the agent queues towards a server whose stream is not ready
+     * before it stops requesting messages from it: a server that stops reading while it sends cannot grow the
+     * agent's outbound queue past {@link #ON_READY_THRESHOLD} plus this (the Go agent blocks in {@code Send}). Some
+     * slack, not zero: DATA towards targets needs no answer and keeps flowing while the server is busy.
+     */
+    static final int MAX_SENT_WHILE_UNREADY = 256 * 1024;
+    /** Per-dial log lines (DIAL_REQ received, dial failed, connection established) per second per stream. */
+    static final int DIAL_LOG_LINES_PER_SECOND = 100;
     /** Bytes gRPC may queue for this stream before {@code isReady()} turns false. */
     private static final int ON_READY_THRESHOLD = 1024 * 1024;
     /** HTTP/2 window for the stream: room for many tunnels' in-flight DATA. */
     private static final int HTTP2_WINDOW = 8 * 1024 * 1024;
-    /** Largest message accepted from a server: above gRPC's 4 MiB so one oversized DATA costs one tunnel, not all. */
-    static final int MAX_INBOUND_MESSAGE = 16 * 1024 * 1024;
     /** Largest DATA payload accepted towards a target (what an upstream server can send at most). */
     static final int MAX_DATA_PAYLOAD = TunnelConfig.MAX_MESSAGE_SIZE;
+    /**
+     * Largest message accepted from a server: a 4 MiB DATA plus 64 KiB, so a DATA a little past what upstream servers
+     * can send costs one tunnel, not the stream; anything larger fails the stream in grpc (as Go's 4 MiB limit does).
+     * Kept this tight because grpc holds a requested message whole in direct buffers before it is delivered.
+     */
+    static final int MAX_INBOUND_MESSAGE = MAX_DATA_PAYLOAD + 64 * 1024;
+    /** What one requested, undelivered message may hold, reserved in {@link TargetBudget} while it is requested. */
+    static final long REQUEST_RESERVATION = MAX_INBOUND_MESSAGE;
 
     public enum State { CONNECTING, READY, DRAINING, CLOSED }
 
@@ -87,6 +106,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private final AgentMetrics metrics;
     private final String token;
     private final EventLoop loop;
+    private final TargetBudget budget;
     private final ManagedChannel channel;
     private final ConnectionTable table = new ConnectionTable();
     private final CompletableFuture<ServerIdentity> connected = new CompletableFuture<>();
@@ -100,8 +120,21 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private long serverWindow;
     private final ArrayDeque<EndpointConnection> parked = new ArrayDeque<>();
     private final Set<EndpointConnection> fullBuffers = new HashSet<>();
-    private int owedRequests;
     private boolean pauseLogged;
+    // Inbound demand (loop-confined): at most one message requested at a time, its REQUEST_RESERVATION held.
+    private boolean requested;
+    private long targetBytes;
+    private boolean budgetWaiting;
+    private boolean budgetPaused;
+    private boolean budgetPauseLogged;
+    private int deliveredInTurn;
+    private boolean turnScheduled;
+    private long sentWhileUnready;
+    private int dialsInFlight;
+    private boolean dialCapLogged;
+    private long dialLogWindowStart = System.nanoTime();
+    private int dialLogLines;
+    private long dialLogSuppressed;
     private final Set<String> malformedLogged = new HashSet<>();
     private ScheduledFuture<?> connectTimer;
     // Graceful close (loop-confined).
@@ -124,6 +157,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         this.metrics = resources.metrics();
         this.token = token;
         this.loop = resources.group().next();
+        this.budget = resources.budget();
         this.since = resources.clock().instant();
         NettyChannelBuilder builder = NettyChannelBuilder.forAddress(config.proxyServerHost(),
                         config.proxyServerPort())
@@ -315,7 +349,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         }
         call = channel.newCall(TunnelMethods.CONNECT, CallOptions.DEFAULT.withOnReadyThreshold(ON_READY_THRESHOLD));
         call.start(new Listener(), headers);
-        call.request(INBOUND_MESSAGES);
+        maybeRequest();
         connectTimer = loop.schedule(() -> {
             if (state == State.CONNECTING && !callDone) {
                 call.cancel("no response headers within " + GoDuration.format(config.connectTimeout()), null);
@@ -346,22 +380,25 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
 
         @Override
         public void onMessage(Packet packet) {
+            if (requested) {
+                requested = false;
+                budget.release(REQUEST_RESERVATION);
+            }
+            deliveredInTurn++;
             try {
                 handle(packet);
+            } catch (RuntimeException e) {
+                packetFailed(packet, e); // one packet's problem never cancels the stream
             } finally {
-                if (!callDone) {
-                    if (fullBuffers.isEmpty()) {
-                        call.request(1);
-                    } else {
-                        owedRequests++;
-                    }
-                }
+                maybeRequest();
             }
         }
 
         @Override
         public void onReady() {
+            sentWhileUnready = 0;
             wakeParked();
+            maybeRequest();
         }
 
         @Override
@@ -389,6 +426,10 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         }
         parked.clear();
         fullBuffers.clear();
+        if (requested) {
+            requested = false;
+            budget.release(REQUEST_RESERVATION);
+        }
         if (graceTimer != null) {
             graceTimer.cancel(false);
         }
@@ -426,7 +467,125 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
 
     // ---- packets from the server ----
 
+    /**
+     * Asks the stream for its next message unless something says wait; each wait has its own wake-up: a full tunnel
+     * buffer ({@link #bufferFull}), a server that does not read our answers ({@code onReady}), the turn's quota
+     * ({@link #newTurn}), the target-buffer budget ({@link TargetBudget#await} or this stream's targets draining).
+     */
+    private void maybeRequest() {
+        if (requested || callDone || call == null) {
+            return;
+        }
+        if (!fullBuffers.isEmpty()) {
+            return;
+        }
+        if (!halfClosed && sentWhileUnready >= MAX_SENT_WHILE_UNREADY && !call.isReady()) {
+            return;
+        }
+        if (deliveredInTurn >= MESSAGES_PER_TURN) {
+            if (!turnScheduled) {
+                turnScheduled = true;
+                // schedule(0), not execute(): scheduled tasks run after the next select, so sockets get their turn.
+                loop.schedule(this::newTurn, 0, TimeUnit.NANOSECONDS);
+            }
+            return;
+        }
+        if (targetBytes == 0) {
+            budget.reserveAnyway(REQUEST_RESERVATION); // nothing of ours to drain: waiting could never end
+        } else if (!budget.tryReserve(REQUEST_RESERVATION)) {
+            waitForBudget();
+            return;
+        }
+        if (budgetPaused) {
+            budgetPaused = false;
+            log.debug("target-buffer budget has room again; resuming the server stream serverID={}", serverId);
+        }
+        requested = true;
+        call.request(1);
+    }
+
+    private void newTurn() {
+        turnScheduled = false;
+        deliveredInTurn = 0;
+        maybeRequest();
+    }
+
+    private void waitForBudget() {
+        if (!budgetPaused) {
+            budgetPaused = true;
+            metrics.sharedStreamPaused();
+            if (!budgetPauseLogged) {
+                budgetPauseLogged = true;
+                log.warn("target buffers reached the agent's direct-memory budget; pausing the server stream until"
+                        + " targets drain (no tunnel is closed) serverID={} budget={} used={} thisStream={}", serverId,
+                        budget.limit(), budget.account().used(), targetBytes);
+            }
+        }
+        if (!budgetWaiting) {
+            budgetWaiting = true;
+            budget.await(REQUEST_RESERVATION, () -> {
+                try {
+                    loop.execute(() -> {
+                        budgetWaiting = false;
+                        maybeRequest();
+                    });
+                } catch (RejectedExecutionException e) {
+                    // the loop is gone, and the stream with it
+                }
+            });
+        }
+    }
+
+    /** Any exception while handling one packet: that packet gets its error answer, the stream goes on. */
+    private void packetFailed(Packet packet, RuntimeException e) {
+        String detail = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        metrics.malformed("handling_failed");
+        if (malformedLogged.add("handling_failed")) {
+            log.warn("failed to handle a packet from the server; answered with an error, the stream goes on"
+                    + " serverID={} packet=\"{}\" error=\"{}\" (further ones are logged at DEBUG)", serverId,
+                    Packets.describe(packet), detail);
+        } else {
+            log.debug("failed to handle a packet from the server serverID={} packet=\"{}\"", serverId,
+                    Packets.describe(packet), e);
+        }
+        try {
+            switch (packet.getType()) {
+                case DIAL_REQ -> {
+                    long random = packet.getDialRequest().getRandom();
+                    EndpointConnection pending = table.byRandom(random);
+                    if (pending != null && pending.state() == EndpointConnection.State.DIALING) {
+                        pending.streamLost(); // leaves the table; its dial listener sends nothing more
+                    }
+                    send(Packets.dialFailure(random, "dial tcp " + packet.getDialRequest().getAddress() + ": "
+                            + detail));
+                }
+                case DATA -> {
+                    long connectId = packet.getData().getConnectID();
+                    EndpointConnection connection = table.get(connectId);
+                    if (connection != null && connection.state() == EndpointConnection.State.OPEN) {
+                        connection.fail(detail);
+                    } else {
+                        send(Packets.closeResponse(connectId, detail));
+                    }
+                }
+                case CLOSE_REQ -> send(Packets.closeResponse(packet.getCloseRequest().getConnectID(), detail));
+                default -> {
+                }
+            }
+        } catch (RuntimeException again) {
+            log.debug("could not answer the failed packet serverID={}", serverId, again);
+        }
+    }
+
     private void handle(Packet packet) {
+        if (TunnelMethods.invalidUtf8(packet)) {
+            malformed("invalid_utf8", Packets.describe(packet) + " has a string field that is not UTF-8");
+            if (packet.getType() == io.tenantgateway.tunnel.proto.PacketType.DIAL_REQ && !halfClosed) {
+                send(Packets.dialFailure(packet.getDialRequest().getRandom(), "dial tcp "
+                        + packet.getDialRequest().getAddress() + ": address is not valid UTF-8 (expected: host:port)"));
+            }
+            return;
+        }
         Packets.Malformation problem = Packets.check(packet, creditMode);
         if (problem != null) {
             malformed(problem.reason(), problem.message());
@@ -457,10 +616,39 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         }
     }
 
+    /**
+     * A per-dial log line at V {@code level} (upstream's lines), at most {@link #DIAL_LOG_LINES_PER_SECOND} per second
+     * per stream: under a dial flood the log would otherwise cost more than the dials (and fill the node's disk).
+     * What was left out is counted in one line per second.
+     */
+    private org.slf4j.spi.LoggingEventBuilder dialLog(int level) {
+        org.slf4j.spi.LoggingEventBuilder builder = Verbosity.v(log, level);
+        if (builder instanceof org.slf4j.spi.NOPLoggingEventBuilder) {
+            return builder;
+        }
+        long now = System.nanoTime();
+        if (now - dialLogWindowStart >= TimeUnit.SECONDS.toNanos(1)) {
+            if (dialLogSuppressed > 0) {
+                log.info("left out {} per-dial log lines in the last {} ms (more than {} a second) serverID={}",
+                        dialLogSuppressed, TimeUnit.NANOSECONDS.toMillis(now - dialLogWindowStart),
+                        DIAL_LOG_LINES_PER_SECOND, serverId);
+            }
+            dialLogWindowStart = now;
+            dialLogLines = 0;
+            dialLogSuppressed = 0;
+        }
+        if (dialLogLines < DIAL_LOG_LINES_PER_SECOND) {
+            dialLogLines++;
+            return builder;
+        }
+        dialLogSuppressed++;
+        return org.slf4j.spi.NOPLoggingEventBuilder.singleton();
+    }
+
     private void onDialRequest(DialRequest request) {
         long random = request.getRandom();
         String address = request.getAddress();
-        Verbosity.v(log, 3).addKeyValue("serverID", serverId).addKeyValue("agentID", config.agentId())
+        dialLog(3).addKeyValue("serverID", serverId).addKeyValue("agentID", config.agentId())
                 .addKeyValue("dialID", random).addKeyValue("dialAddress", address).log("Received DIAL_REQ");
         if (halfClosed) {
             // The stream is half-closed: no DIAL_RSP can go out; the server fails the dial when the stream ends.
@@ -477,15 +665,38 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
             malformed("duplicate_dial", "DIAL_REQ random=" + random + " is already in progress");
             return;
         }
+        if (dialsInFlight >= config.maxDialsInFlight()) {
+            metrics.dialFailed(DialFailure.Reason.UNKNOWN.label());
+            if (!dialCapLogged) {
+                dialCapLogged = true;
+                log.warn("too many dials in flight; refusing further DIAL_REQs until some finish serverID={} limit={}"
+                        + " (--max-dials-in-flight; further refusals are logged at DEBUG)", serverId,
+                        config.maxDialsInFlight());
+            } else {
+                log.debug("refusing DIAL_REQ: too many dials in flight dialID={} address={} serverID={}", random,
+                        address, serverId);
+            }
+            send(Packets.dialFailure(random, "dial tcp " + address + ": too many dials in flight ("
+                    + config.maxDialsInFlight() + " on this server connection)"));
+            return;
+        }
         long connectId = resources.connectionIds().next();
         Instant startedAt = resources.clock().instant();
         long startNanos = System.nanoTime();
         EndpointConnection connection = new EndpointConnection(connectId, random, address, startedAt, this,
                 serverWindow, creditMode ? new ReceiveWindow(config.flowControlWindow(), MAX_DATA_PAYLOAD) : null);
         table.add(connection);
-        Future<Channel> dial = resources.dialer().dial(loop, address, new EndpointRelayHandler(connection));
+        Future<Channel> dial;
+        try {
+            dial = resources.dialer().dial(loop, address, new EndpointRelayHandler(connection));
+        } catch (RuntimeException e) {
+            connection.streamLost(); // leaves the table; packetFailed answers the DIAL_REQ
+            throw e;
+        }
+        dialsInFlight++;
         connection.dialing(dial);
         dial.addListener(f -> {
+            dialsInFlight--;
             if (f.isSuccess()) {
                 if (!connection.dialed(dial.getNow())) {
                     return; // cancelled by DIAL_CLS or stream loss meanwhile
@@ -493,7 +704,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 metrics.dialSucceeded(Duration.ofNanos(System.nanoTime() - startNanos));
                 metrics.endpointOpened();
                 send(Packets.dialResponse(random, connectId));
-                Verbosity.v(log, 3).addKeyValue("dialID", random).addKeyValue("connectionID", connectId)
+                dialLog(3).addKeyValue("dialID", random).addKeyValue("connectionID", connectId)
                         .addKeyValue("dialAddress", address).log("Endpoint connection established");
                 connection.startReading();
             } else if (connection.state() == EndpointConnection.State.DIALING && !f.isCancelled()) {
@@ -510,7 +721,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                     error = "dial tcp " + address + ": " + f.cause();
                     metrics.dialFailed(DialFailure.Reason.UNKNOWN.label());
                 }
-                Verbosity.v(log, 1).addKeyValue("error", error).addKeyValue("dialID", random)
+                dialLog(1).addKeyValue("error", error).addKeyValue("dialID", random)
                         .addKeyValue("connectionID", connectId).addKeyValue("dialAddress", address)
                         .log("error dialing backend");
                 if (!callDone) {
@@ -624,10 +835,23 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 Verbosity.v(log, 2).addKeyValue("connectionID", connection.connectId())
                         .addKeyValue("serverID", serverId).log("Data channel on agent is full");
             }
-        } else if (fullBuffers.remove(connection) && fullBuffers.isEmpty() && owedRequests > 0 && !callDone) {
-            int owed = owedRequests;
-            owedRequests = 0;
-            call.request(owed);
+        } else if (fullBuffers.remove(connection) && fullBuffers.isEmpty()) {
+            maybeRequest();
+        }
+    }
+
+    @Override
+    public void targetWriteStarted(int bytes) {
+        targetBytes += bytes;
+        budget.reserveAnyway(bytes);
+    }
+
+    @Override
+    public void targetWriteDone(int bytes) {
+        targetBytes -= bytes;
+        budget.release(bytes);
+        if (budgetPaused && targetBytes == 0) {
+            maybeRequest(); // our own targets drained: request even if others fill the budget
         }
     }
 
@@ -667,6 +891,11 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
             return;
         }
         call.sendMessage(packet);
+        if (call.isReady()) {
+            sentWhileUnready = 0;
+        } else {
+            sentWhileUnready += packet.getSerializedSize();
+        }
         metrics.packet(AgentMetrics.FROM_AGENT, Packets.typeName(packet));
     }
 

@@ -17,6 +17,7 @@ import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.tunnel.TunnelConfig;
+import io.tenantgateway.common.memory.MemoryBudget;
 import io.tenantgateway.tunnel.endpoint.EndpointDialer;
 import io.tenantgateway.tunnel.metrics.AgentMetrics;
 import io.tenantgateway.tunnel.policy.DialPolicy;
@@ -119,9 +120,15 @@ public final class TunnelClientSet implements AutoCloseable {
             TlsContexts.alpn(ssl, config.alpnProtos().toArray(String[]::new));
         }
         SslContext sslContext = TlsContexts.build(ssl);
+        TargetBudget budget = TargetBudget.of(builder.memoryBudget);
+        metrics.targetBudget(budget.account()::used, budget.limit(), budget.account()::peak);
+        // Against servers without the extension a tunnel may buffer xfr-channel-size x DATA size towards its target,
+        // but never more than half the target-buffer budget: one stalled tunnel alone must not pause every stream.
+        long perTunnel = Math.min(config.perTunnelBufferBytes(), budget.limit() / 2);
         EndpointDialer dialer = new EndpointDialer(group, config.dialPolicy(), config.dialTimeout(),
-                config.maxDataSize(), (int) Math.min(Integer.MAX_VALUE, config.perTunnelBufferBytes()));
-        this.resources = new ClientResources(config, sslContext, group, dialer, metrics, clock, new ConnectionIds());
+                config.maxDataSize(), (int) Math.min(Integer.MAX_VALUE, perTunnel));
+        this.resources = new ClientResources(config, sslContext, group, dialer, metrics, clock, new ConnectionIds(),
+                budget);
     }
 
     public static Builder builder(TunnelConfig config) {
@@ -430,6 +437,7 @@ public final class TunnelClientSet implements AutoCloseable {
         private EventLoopGroup group;
         private RandomGenerator random = new Random();
         private SslProvider sslProvider = TlsProviders.preferred();
+        private MemoryBudget memoryBudget = MemoryBudget.jvm();
 
         private Builder(TunnelConfig config) {
             this.config = requireNonNull(config, "config");
@@ -467,6 +475,12 @@ public final class TunnelClientSet implements AutoCloseable {
          * TLS implementation of the server connections; default {@link TlsProviders#preferred()} (BoringSSL where it
          * loads). Tests pin {@link SslProvider#JDK} to cover the fallback.
          */
+        /** The budget whose {@value TargetBudget#ACCOUNT} account bounds target buffers; default the JVM's. */
+        public Builder memoryBudget(MemoryBudget value) {
+            memoryBudget = java.util.Objects.requireNonNull(value, "memoryBudget");
+            return this;
+        }
+
         public Builder sslProvider(SslProvider value) {
             sslProvider = requireNonNull(value, "sslProvider");
             return this;

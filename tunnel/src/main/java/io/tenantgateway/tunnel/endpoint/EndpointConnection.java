@@ -51,6 +51,12 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
         /** Calls {@link #onStreamWritable()} once the stream is ready again. */
         void parkUntilWritable(EndpointConnection connection);
 
+        /** {@code bytes} of DATA are about to be written to a target (counted in the agent's memory budget). */
+        void targetWriteStarted(int bytes);
+
+        /** A write of {@link #targetWriteStarted} finished, written or failed; called exactly once per write. */
+        void targetWriteDone(int bytes);
+
         /** Without the extension: this tunnel's buffer crossed the high (true) or low (false) water mark. */
         void bufferFull(EndpointConnection connection, boolean full);
 
@@ -238,7 +244,9 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
             return;
         }
         bytesToTarget += size;
+        port.targetWriteStarted(size);
         ChannelFuture write = channel.writeAndFlush(ByteStrings.wrap(payload));
+        write.addListener(f -> port.targetWriteDone(size));
         if (creditMode) {
             write.addListener(f -> written(size, f));
         } else {

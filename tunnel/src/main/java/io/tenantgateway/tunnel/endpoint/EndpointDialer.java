@@ -194,8 +194,12 @@ public final class EndpointDialer implements AutoCloseable {
             return literal.address();
         }
         byte[] bytes = literal.address().getAddress();
-        if (zone.chars().allMatch(Character::isDigit)) {
-            return Inet6Address.getByAddress(null, bytes, Integer.parseInt(zone));
+        int index = TargetHost.zoneIndex(zone);
+        if (index == TargetHost.BAD_ZONE_INDEX) {
+            throw new UnknownHostException("IPv6 zone index " + zone + " out of range"); // TargetHost refuses these
+        }
+        if (index >= 0) {
+            return Inet6Address.getByAddress(null, bytes, index);
         }
         NetworkInterface nic = NetworkInterface.getByName(zone);
         if (nic == null) {
@@ -243,15 +247,67 @@ public final class EndpointDialer implements AutoCloseable {
             }
         });
         promise.addListener(f -> {
-            if (!f.isSuccess()) {
+            // A channel that could not even be created (no file descriptor left) is Netty's FailedChannel, which has
+            // no event loop: closing it throws inside this listener, and Netty logs that with a stack trace per
+            // dial. A channel not registered yet is closed by the connect listener above when it completes.
+            if (!f.isSuccess() && connect.channel().isRegistered()) {
                 connect.channel().close();
             }
         });
     }
 
-    private static DialFailure classify(String address, Throwable cause) {
+    /** What the kernel says when a process runs out of something a socket needs (errno texts, lower case). */
+    private static final List<String> EXHAUSTED = List.of("too many open files", "too many open files in system",
+            "no buffer space available", "cannot assign requested address", "cannot allocate memory");
+    /** One WARN per this interval for exhausted resources; the rest at DEBUG (each dial still gets its DIAL_RSP). */
+    private static final long EXHAUSTED_WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final java.util.concurrent.atomic.AtomicLong lastExhaustedWarn =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - EXHAUSTED_WARN_INTERVAL_NANOS);
+
+    /**
+     * The resource a failure ran out of, in the kernel's words ({@code too many open files}), looked up through the
+     * cause chain (Netty wraps the socket's error in {@code ChannelException: Unable to create Channel from class
+     * …}), or {@code null}.
+     */
+    static String exhausted(Throwable cause) {
+        String found = null;
+        for (Throwable t = cause; t != null && found == null; t = t.getCause()) {
+            String text = t.getMessage();
+            if (text != null) {
+                String lower = text.toLowerCase(Locale.ROOT);
+                for (String known : EXHAUSTED) {
+                    if (lower.contains(known)) {
+                        found = known; // the longest match wins: "… in system" is listed after its prefix
+                    }
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return found;
+    }
+
+    static DialFailure classify(String address, Throwable cause) {
         if (cause instanceof ConnectTimeoutException) {
             return new DialFailure(DialFailure.Reason.TIMEOUT, "dial tcp " + address + ": i/o timeout", cause);
+        }
+        String exhausted = exhausted(cause);
+        if (exhausted != null) {
+            // Go's wording: "dial tcp 10.0.0.1:443: socket: too many open files" when the socket could not be made.
+            boolean socket = cause instanceof io.netty.channel.ChannelException
+                    || !exhausted.equals("cannot assign requested address");
+            String text = "dial tcp " + address + ": " + (socket ? "socket: " : "connect: ") + exhausted;
+            long now = System.nanoTime();
+            long last = lastExhaustedWarn.get();
+            if (now - last >= EXHAUSTED_WARN_INTERVAL_NANOS && lastExhaustedWarn.compareAndSet(last, now)) {
+                log.warn("dials fail: the agent ran out of a resource ({}); every dial fails until tunnels close or"
+                        + " the limit is raised (ulimit -n, sysctl); further failures within 60s are logged at DEBUG"
+                        + " address={}", exhausted, address);
+            } else {
+                log.debug("dial failed: {} address={}", exhausted, address);
+            }
+            return new DialFailure(DialFailure.Reason.UNKNOWN, text, null);
         }
         String text = message(cause);
         if (cause instanceof ConnectException && text.toLowerCase(Locale.ROOT).contains("refused")) {

@@ -27,6 +27,7 @@ public final class AgentMetrics {
     public static final String TO_SERVER = "to_server";
     public static final String FROM_SERVER = "from_server";
 
+    private final PrometheusRegistry registry;
     private final Histogram dialDuration;
     private final Counter dialFailures;
     private final Gauge openServerConnections;
@@ -49,7 +50,7 @@ public final class AgentMetrics {
     private final Map<String, CounterDataPoint> packetsToAgent = new ConcurrentHashMap<>();
 
     public AgentMetrics(PrometheusRegistry registry) {
-        requireNonNull(registry, "registry");
+        this.registry = requireNonNull(registry, "registry");
         dialDuration = Histogram.builder().name(PREFIX + "dial_duration_seconds")
                 .help("Latency of dial to the remote endpoint in seconds")
                 .classicOnly().classicUpperBounds(0.005, 0.025, 0.1, 0.5, 2.5, 10, 30).register(registry);
@@ -158,6 +159,22 @@ public final class AgentMetrics {
     public void streamError(String segment, String code, String packetType) {
         streamErrors.labelValues(segment, code, packetType).inc();
         serverFailures.labelValues(FROM_AGENT.equals(segment) ? TO_SERVER : FROM_SERVER).inc();
+    }
+
+    /**
+     * {@code tenant_gateway_tunnel_target_buffer_bytes{state=used|limit|peak}}: the direct-memory account for bytes
+     * on their way to targets (and requested inbound messages). Call once.
+     */
+    public void targetBudget(java.util.function.LongSupplier used, long limit, java.util.function.LongSupplier peak) {
+        io.prometheus.metrics.core.metrics.GaugeWithCallback.builder().name(OWN_PREFIX + "target_buffer_bytes")
+                .help("The agent's direct-memory budget for data on its way to targets (tunnel-target-buffers):"
+                        + " used, limit and peak bytes. Past the limit server streams pause until targets drain.")
+                .labelNames("state")
+                .callback(callback -> {
+                    callback.call(used.getAsLong(), "used");
+                    callback.call(limit, "limit");
+                    callback.call(peak.getAsLong(), "peak");
+                }).register(registry);
     }
 
     public void malformed(String reason) {

@@ -51,6 +51,26 @@ public sealed interface TargetHost {
             + "[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\\.?");
     Pattern ZONE = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
+    /** {@link #zoneIndex} of an all-digit zone id that does not fit an interface index. */
+    int BAD_ZONE_INDEX = -2;
+
+    /**
+     * The interface index an all-digit zone id names ({@code 2} in {@code fe80::1%2}), {@code -1} for an interface
+     * name, or {@link #BAD_ZONE_INDEX} for digits that do not fit a Java scope id ({@code 0..2147483647}; the JDK's
+     * {@code Inet6Address} takes an {@code int}). Never throws: a hostile DIAL_REQ's zone must cost one dial only.
+     */
+    static int zoneIndex(String zone) {
+        if (zone.isEmpty() || !zone.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        String digits = zone.replaceFirst("^0+(?=.)", "");
+        if (digits.length() > 10) {
+            return BAD_ZONE_INDEX;
+        }
+        long value = Long.parseLong(digits);
+        return value > Integer.MAX_VALUE ? BAD_ZONE_INDEX : (int) value;
+    }
+
     /** Classifies {@code host} (IPv6 in brackets or not). Pure: no DNS, no interface lookups. */
     static TargetHost parse(String host) {
         requireNonNull(host, "host");
@@ -66,8 +86,9 @@ public sealed interface TargetHost {
             if (percent >= 0) {
                 zone = text.substring(percent + 1);
                 bare = text.substring(0, percent);
-                if (!ZONE.matcher(zone).matches()) {
-                    return new Malformed(text, "IPv6 zone id \"" + zone + "\" (expected: an interface name or index)");
+                if (!ZONE.matcher(zone).matches() || zoneIndex(zone) == BAD_ZONE_INDEX) {
+                    return new Malformed(text, "IPv6 zone id \"" + zone + "\" (expected: an interface name or an"
+                            + " index 0.." + Integer.MAX_VALUE + ")");
                 }
             }
             byte[] bytes = bare.indexOf(':') >= 0 ? IpLiteral.parseIpv6(bare) : null;

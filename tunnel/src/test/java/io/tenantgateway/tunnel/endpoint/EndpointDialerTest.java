@@ -131,4 +131,21 @@ class EndpointDialerTest {
             throw new AssertionError("unexpected failure " + e, e);
         }
     }
+
+    @Test
+    void runningOutOfDescriptorsSaysSoInGoWordsWithoutAStackTrace() {
+        Throwable netty = new io.netty.channel.ChannelException("Unable to create Channel from class class"
+                + " io.netty.channel.epoll.EpollSocketChannel", new java.net.SocketException(
+                        "newSocketStream(..) failed: Too many open files"));
+        DialFailure failure = EndpointDialer.classify("10.0.0.1:443", netty);
+        assertThat(failure.getMessage()).isEqualTo("dial tcp 10.0.0.1:443: socket: too many open files");
+        assertThat(failure.getCause()).as("no stack trace kept per dial").isNull();
+        assertThat(failure.getStackTrace()).isEmpty();
+        assertThat(EndpointDialer.classify("10.0.0.1:443", new java.net.SocketException(
+                "connect(..) failed: Cannot assign requested address")).getMessage())
+                .isEqualTo("dial tcp 10.0.0.1:443: connect: cannot assign requested address");
+        assertThat(EndpointDialer.exhausted(new java.io.IOException("Too many open files in system")))
+                .isEqualTo("too many open files in system");
+        assertThat(EndpointDialer.exhausted(new java.net.ConnectException("Connection refused"))).isNull();
+    }
 }

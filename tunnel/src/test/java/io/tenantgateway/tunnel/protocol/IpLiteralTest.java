@@ -79,4 +79,17 @@ class IpLiteralTest {
         assertThat(IpLiteral.embeddedIpv4(IpLiteral.parseOrNull("::1"))).isNull();
         assertThat(IpLiteral.embeddedIpv4(IpLiteral.parseOrNull("::"))).isNull();
     }
+
+    @Test
+    void zoneIndicesThatDoNotFitAnIntAreMalformedNotExceptions() {
+        assertThat(TargetHost.parse("fe80::1%2")).isEqualTo(new TargetHost.Literal("fe80::1%2",
+                IpLiteral.parseOrNull("fe80::1"), "2"));
+        assertThat(TargetHost.zoneIndex("2147483647")).isEqualTo(Integer.MAX_VALUE);
+        assertThat(TargetHost.zoneIndex("0002")).isEqualTo(2);
+        assertThat(TargetHost.zoneIndex("eth0")).isEqualTo(-1);
+        for (String host : List.of("[fe80::1%99999999999]", "fe80::1%2147483648", "fe80::1%99999999999999999999999")) {
+            assertThat(TargetHost.parse(host)).as(host).isInstanceOfSatisfying(TargetHost.Malformed.class,
+                    m -> assertThat(m.problem()).contains("(expected: an interface name or an index 0..2147483647)"));
+        }
+    }
 }

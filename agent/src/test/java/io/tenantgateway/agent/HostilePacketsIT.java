@@ -1,0 +1,125 @@
+package io.tenantgateway.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.tenantgateway.agent.testing.DownloadTarget;
+import io.tenantgateway.agent.testing.HostileServer;
+import io.tenantgateway.agent.testing.HostileServerTestBase;
+import io.tenantgateway.tunnel.proto.Packet;
+import io.tenantgateway.tunnel.protocol.Packets;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * One bad DIAL_REQ costs one dial, never the stream (issue 24): zone ids that overflow an int and an address that is
+ * not UTF-8 get their DIAL_RSP error, while a 64 MiB download on the same stream completes intact.
+ */
+@Timeout(90)
+class HostilePacketsIT extends HostileServerTestBase {
+    private static final long SIZE = 64 * MIB;
+    private static final long SEED = 0x5EED_2024L;
+
+    @AutoClose
+    private DownloadTarget download;
+
+    @Test
+    void badAddressesGetDialErrorsWhileADownloadOnTheSameStreamCompletes() throws Exception {
+        start();
+        download = new DownloadTarget(SIZE, 1);
+        long connectId = server.dial(download.hostPort(), 1);
+        HostileServer.Received received = server.track(connectId);
+        server.send(Packets.data(connectId, ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, SEED))));
+        await().atMost(Duration.ofSeconds(20)).until(() -> received.bytes.get() > 0);
+
+        // While the download runs: hosts whose zone index overflows an int, and an address that is not UTF-8.
+        server.send(Packets.dialRequest("[fe80::1%99999999999]:80", 11));
+        server.send(Packets.dialRequest("[fe80::1%2147483648]:80", 12));
+        server.sendRaw(HostileServer.dialRequestWithRawAddress(
+                new byte[] {'1', '2', '7', '.', '0', '.', '0', '.', '1', (byte) 0xff, (byte) 0xfe, ':', '8', '0'}, 13));
+        server.send(Packets.dialRequest("[fe80::1%4294967296]:80", 14));
+
+        assertThat(error(11)).isEqualTo("dial tcp [fe80::1%99999999999]:80: address fe80::1%99999999999: malformed host"
+                + " (expected: a host name, a.b.c.d without leading zeros, or an IPv6 address)");
+        assertThat(error(12))
+                .startsWith("dial tcp [fe80::1%2147483648]:80: address fe80::1%2147483648: malformed host");
+        assertThat(error(13)).isEqualTo("dial tcp 127.0.0.1\uFFFD\uFFFD:80: address is not valid UTF-8"
+                + " (expected: host:port)");
+        assertThat(error(14)).startsWith("dial tcp [fe80::1%4294967296]:80: address fe80::1%4294967296: malformed");
+
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            sampleMemory();
+            assertThat(received.bytes.get()).isEqualTo(SIZE);
+        });
+        assertThat(received.sha256()).isEqualTo(DownloadTarget.sha256(SEED, SIZE));
+        // The target closed after the last byte: the tunnel ends with CLOSE_RSP, the stream carries on.
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.closeResponses.get() == 1);
+        long fresh = server.dial(download.hostPort(), 2);
+        assertThat(fresh).isPositive();
+
+        String metrics = metrics();
+        assertThat(value(metrics, "tenant_gateway_tunnel_malformed_packets_total", "reason=\"invalid_utf8\""))
+                .isEqualTo(1.0);
+        assertThat(value(metrics, "tenant_gateway_tunnel_dial_denied_total", "rule=\"malformed host\""))
+                .isEqualTo(3.0);
+        assertThat(agent.lines("has a string field that is not UTF-8")).as("one WARN").hasSize(1);
+        System.out.printf("bad DIAL_REQs refused during a 64 MiB download; %s%n", memoryReport());
+        assertThat(peakRss).as("RSS").isLessThan(RSS_LIMIT);
+        assertThat(peakDirect).as("direct buffers").isLessThanOrEqualTo(DIRECT_LIMIT);
+        assertCleanLog();
+    }
+
+    /**
+     * Out of file descriptors ({@code prlimit} lowers the running agent's limit): dials fail with what ran out, in Go's
+     * words, one WARN says so, and no stack trace is logged per dial.
+     */
+    @Test
+    void runningOutOfDescriptorsIsNamedInTheDialErrorAndLoggedOnce() throws Exception {
+        start();
+        echo = io.tenantgateway.agent.testing.TunnelTestbed.newEchoTarget();
+        server.dial(echo.hostPort(), 1);
+        long pid = agent.process.pid();
+        long open;
+        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc", Long.toString(pid), "fd"))) {
+            open = fds.count();
+        }
+        long limit = open + 4;
+        Process prlimit = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--nofile=" + limit + ":" + limit)
+                .inheritIO().start();
+        assertThat(prlimit.waitFor()).as("prlimit --nofile=%d", limit).isZero();
+
+        int dials = 40;
+        for (int i = 0; i < dials; i++) {
+            server.send(Packets.dialRequest(echo.hostPort(), 1000 + i));
+        }
+        java.util.List<String> errors = new java.util.ArrayList<>();
+        for (int i = 0; i < dials; i++) {
+            String error = error(1000 + i);
+            if (!error.isEmpty()) {
+                errors.add(error);
+            }
+        }
+        System.out.printf("descriptor limit %d: %d of %d dials failed, e.g. %s%n", limit, errors.size(), dials,
+                errors.isEmpty() ? "-" : errors.get(0));
+        assertThat(errors).isNotEmpty().allSatisfy(error -> assertThat(error)
+                .isEqualTo("dial tcp " + echo.hostPort() + ": socket: too many open files"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !agent.lines("ran out of a resource").isEmpty());
+        assertThat(agent.lines("ran out of a resource")).as("one WARN").hasSize(1)
+                .allSatisfy(line -> assertThat(line).contains("(too many open files)"));
+        assertThat(agent.process.isAlive()).isTrue();
+        assertCleanLog();
+    }
+
+    @AutoClose
+    private io.tenantgateway.agent.testing.TunnelTestbed.EchoTarget echo;
+
+    private String error(long random) throws Exception {
+        Packet response = server.dialResponse(random).get(10, TimeUnit.SECONDS);
+        return response.getDialResponse().getError();
+    }
+}
