@@ -105,6 +105,16 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
             return;
         }
         int limit = config.maxRequestBytes();
+        long declared = declaredLength(request);
+        if (declared > limit) {
+            // Known too large before a byte of it arrives: answered at once and closed, the body never read (no
+            // TLS decryption spent on it). Not paused instead: a paused TLS connection keeps its read buffers
+            // (direct memory, shared with the tunnel: 100 paused uploads took all 32 MiB in WebhookMemoryBudgetIT).
+            // A client still sending may see the reset before the answer; kube-apiserver never sends such a body.
+            reject(request, arrived, Rejection.BODY_TOO_LARGE, "request entity is too large; limit is " + limit
+                    + " bytes", AdmissionReviews.V1, "", true);
+            return;
+        }
         RequestBodies.InFlight inFlight = bodies.read(request, limit, (long) limit * DISCARD_FACTOR);
         inFlight.body().onComplete(read -> {
             if (read.failed()) {
@@ -118,7 +128,7 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
             try {
                 answered = withBody(request, arrived, proxied, read.result(), inFlight);
             } catch (BudgetRefused e) {
-                refuseForBudget(request, arrived, e.bytes);
+                refuseForBudget(request, arrived, e.bytes, read.result().abandoned());
             } catch (RuntimeException e) {
                 internalError(request, arrived, e);
             } finally {
@@ -129,14 +139,17 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         });
     }
 
-    /** The memory budget refused bytes this request needs: 429, try again in a second, and close. */
-    private void refuseForBudget(HttpServerRequest request, Instant arrived, long bytes) {
+    /**
+     * The memory budget refused bytes this request needs: 429, try again in a second (the connection is closed
+     * only when the body went past the discard limit).
+     */
+    private void refuseForBudget(HttpServerRequest request, Instant arrived, long bytes, boolean close) {
         MemoryBudget.Account account = bodies.account();
         request.response().putHeader("Retry-After", "1");
-        reject(request, arrived, Rejection.MEMORY_BUDGET, "webhook memory budget exhausted: " + bytes
-                + " more bytes do not fit in account " + account.name() + " (" + account.used() + " of "
-                + account.limit() + " bytes held by admission requests in flight); retry later", AdmissionReviews.V1,
-                "", true);
+        reject(request, arrived, Rejection.MEMORY_BUDGET, "webhook memory budget exhausted: account "
+                + account.name() + " holds " + account.used() + " of " + account.limit() + " bytes for admission"
+                + " requests in flight and this request's " + bytes + " bytes do not fit; retry later",
+                AdmissionReviews.V1, "", close);
     }
 
     /** The memory budget refused to hold more of a request. */
@@ -154,7 +167,7 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
     private boolean withBody(HttpServerRequest request, Instant arrived, boolean proxied, RequestBodies.Body body,
             RequestBodies.InFlight inFlight) {
         if (body.refused()) {
-            throw new BudgetRefused(0);
+            throw new BudgetRefused(body.size());
         }
         if (body.tooLarge()) {
             reject(request, arrived, Rejection.BODY_TOO_LARGE, "request entity is too large; limit is "
@@ -341,6 +354,19 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         HttpServerResponse response = request.response();
         if (!response.ended() && !response.closed()) {
             response.setStatusCode(status).putHeader("Content-Type", "text/plain; charset=utf-8").end(text + "\n");
+        }
+    }
+
+    /** The {@code Content-Length} header as a number; -1 when absent or not a number (chunked, HTTP/2). */
+    private static long declaredLength(HttpServerRequest request) {
+        String value = request.getHeader("Content-Length");
+        if (value == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 
