@@ -91,12 +91,13 @@ final class RequestBodies {
     /**
      * Starts reading {@code request}'s body; call in the request handler, before the body arrives. The returned
      * {@link InFlight} must be {@link InFlight#release() released} once the request is answered; it also releases
-     * itself when the connection closes.
+     * itself when the connection closes before the body ended.
      */
     InFlight read(HttpServerRequest request, int limit, long discardLimit) {
         InFlight body = new InFlight(request, Vertx.currentContext(), limit, Math.max(limit, discardLimit));
         inFlight.add(body);
-        request.response().closeHandler(ignored -> body.release());
+        // A connection (or HTTP/2 stream) that goes before the body ended reaches the request's exception handler;
+        // the response's close handler belongs to the connection guard (ConnectionGuard), not to us.
         request.exceptionHandler(failure -> {
             body.release();
             body.promise.tryFail(failure);
