@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The agent's memory budget as {@code bin/tenant-gateway run} applies it (agent/README.md, "Memory budget"): fixed
- * bounds with no container limit, whatever the machine's RAM; a container memory limit (cgroup v2 or v1, read from
+ * bounds with no container limit, whatever the machine's RAM (a larger heap when the webhook is on: its request
+ * bodies in flight); a container memory limit (cgroup v2 or v1, read from
  * {@code TENANT_GATEWAY_CGROUP_ROOT} here instead of {@code /sys/fs/cgroup}) only lowers them; and running out of a
  * bound exits the process (status 3) instead of leaving a wedged JVM.
  */
@@ -29,17 +30,24 @@ class MemoryBudgetIT {
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "{0} -> heap {2} MiB, direct {3} MiB")
+    @ParameterizedTest(name = "{0} -> heap {3} MiB, direct {4} MiB")
     @CsvSource({
-        "no cgroup files, '', 48, 32",
-        "cgroup v2 without a limit, v2:max, 48, 32",
-        "cgroup v1 without a limit, v1:9223372036854771712, 48, 32",
-        "cgroup v2 limit 1 GiB (above the budget), v2:1073741824, 48, 32",
-        "cgroup v2 limit 128 MiB, v2:134217728, 32, 16",
-        "cgroup v1 limit 160 MiB, v1:167772160, 40, 20",
-        "cgroup v2 limit 32 MiB (floors), v2:33554432, 16, 8"})
-    void boundsAreFixedAndAContainerLimitOnlyLowersThem(String name, String cgroup, long heapMib, long directMib)
-            throws Exception {
+        "no cgroup files, '', '', 48, 32",
+        "cgroup v2 without a limit, v2:max, '', 48, 32",
+        "cgroup v1 without a limit, v1:9223372036854771712, '', 48, 32",
+        "cgroup v2 limit 1 GiB (above the budget), v2:1073741824, '', 48, 32",
+        "cgroup v2 limit 128 MiB, v2:134217728, '', 32, 16",
+        "cgroup v1 limit 160 MiB, v1:167772160, '', 40, 20",
+        "cgroup v2 limit 32 MiB (floors), v2:33554432, '', 16, 8",
+        "webhook on (--webhook-tls-cert), '', --webhook-tls-cert=/tls.crt, 64, 32",
+        "webhook on (--webhook-tls-secret NAME), '', --webhook-tls-secret kube-system/tls, 64, 32",
+        "webhook on (--enable-webhook), '', --enable-webhook, 64, 32",
+        "webhook off (--enable-webhook=false), '', --webhook-tls-cert=/tls.crt --enable-webhook=false, 48, 32",
+        "webhook on (config file key), '', --config=CONFIG, 64, 32",
+        "webhook on; manifests' limit 320 MiB, v2:335544320, --webhook-tls-cert=/tls.crt, 64, 32",
+        "webhook on; cgroup v2 limit 128 MiB, v2:134217728, --webhook-tls-cert=/tls.crt, 32, 16"})
+    void boundsAreFixedAndAContainerLimitOnlyLowersThem(String name, String cgroup, String flags, long heapMib,
+            long directMib) throws Exception {
         Path root = Files.createDirectories(dir.resolve("cgroup"));
         if (cgroup.startsWith("v2:")) {
             Files.writeString(root.resolve("memory.max"), cgroup.substring(3) + "\n");
@@ -47,16 +55,25 @@ class MemoryBudgetIT {
             Files.writeString(Files.createDirectories(root.resolve("memory")).resolve("memory.limit_in_bytes"),
                     cgroup.substring(3) + "\n");
         }
-        Result flags = launch(Map.of("TENANT_GATEWAY_CGROUP_ROOT", root.toString(),
-                "JAVA_OPTS", "-XX:+PrintFlagsFinal"), "run", "--help");
-        assertThat(flags.status()).as(flags.output()).isZero();
-        assertThat(flag(flags.output(), "MaxHeapSize")).isEqualTo(heapMib * MIB);
-        assertThat(flag(flags.output(), "MaxDirectMemorySize")).isEqualTo(directMib * MIB);
-        assertThat(flag(flags.output(), "InitialHeapSize")).isEqualTo(8 * MIB);
-        assertThat(flag(flags.output(), "ActiveProcessorCount")).as("threads do not scale with the node's cores")
+        Path config = Files.writeString(dir.resolve("config.yaml"), "webhook-tls-cert: /tls.crt\n");
+        List<String> args = new java.util.ArrayList<>(List.of("run"));
+        if (!flags.isEmpty()) {
+            for (String flag : flags.split(" ")) {
+                args.add(flag.replace("CONFIG", config.toString()));
+            }
+        }
+        args.add("--help");
+        Result result = launch(Map.of("TENANT_GATEWAY_CGROUP_ROOT", root.toString(),
+                "JAVA_OPTS", "-XX:+PrintFlagsFinal"), args.toArray(String[]::new));
+        String output = result.output();
+        assertThat(result.status()).as(output).isZero();
+        assertThat(flag(output, "MaxHeapSize")).isEqualTo(heapMib * MIB);
+        assertThat(flag(output, "MaxDirectMemorySize")).isEqualTo(directMib * MIB);
+        assertThat(flag(output, "InitialHeapSize")).isEqualTo(8 * MIB);
+        assertThat(flag(output, "ActiveProcessorCount")).as("threads do not scale with the node's cores")
                 .isEqualTo(2);
-        assertThat(flag(flags.output(), "TieredStopAtLevel")).isEqualTo(1);
-        assertThat(flag(flags.output(), "ExitOnOutOfMemoryError")).isEqualTo(1);
+        assertThat(flag(output, "TieredStopAtLevel")).isEqualTo(1);
+        assertThat(flag(output, "ExitOnOutOfMemoryError")).isEqualTo(1);
     }
 
     @Test

@@ -8,7 +8,6 @@ import io.tenantgateway.webhook.FailureMapping.Rejection;
 import io.tenantgateway.webhook.policy.AdmissionPolicy;
 import io.tenantgateway.webhook.policy.Decision;
 import io.tenantgateway.webhook.policy.JsonPatches;
-import io.tenantgateway.webhook.proxy.BoundedBody;
 import io.tenantgateway.webhook.proxy.ReverseProxyHandler;
 import io.tenantgateway.webhook.proxy.UpstreamFailure;
 import io.tenantgateway.webhook.proxy.UpstreamResult;
@@ -26,7 +25,9 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
+import io.tenantgateway.common.memory.MemoryBudget;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -53,22 +54,26 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
     private final WebhookMetrics metrics;
     private final RecentAdmissions recent;
     private final Clock clock;
+    private final RequestBodies bodies;
     private final JsonMapper json = JsonMapper.builder()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
+    private final ReviewReader reader;
 
     /**
      * @param policy the current policy, read once per decision: the device configuration can change at run time
      *     ({@link WebhookServer#updateDeviceConfig}) and a decision uses whichever was current when it started
      */
     AdmissionHandler(WebhookConfig config, Supplier<AdmissionPolicy> policy, ReverseProxyHandler proxyOrNull,
-            WebhookMetrics metrics, RecentAdmissions recent, Clock clock) {
+            WebhookMetrics metrics, RecentAdmissions recent, Clock clock, RequestBodies bodies) {
         this.config = requireNonNull(config, "config");
         this.policy = requireNonNull(policy, "policy");
         this.proxy = proxyOrNull;
         this.metrics = requireNonNull(metrics, "metrics");
         this.recent = requireNonNull(recent, "recent");
         this.clock = requireNonNull(clock, "clock");
+        this.bodies = requireNonNull(bodies, "bodies");
+        this.reader = new ReviewReader(json, config.maxRequestBytes());
     }
 
     @Override
@@ -100,62 +105,126 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
             return;
         }
         int limit = config.maxRequestBytes();
-        BoundedBody.read(request, limit, (long) limit * DISCARD_FACTOR).onComplete(read -> {
+        long declared = declaredLength(request);
+        if (declared > limit) {
+            // Known too large before a byte of it arrives: answered at once and closed, the body never read (no
+            // TLS decryption spent on it). Not paused instead: a paused TLS connection keeps its read buffers
+            // (direct memory, shared with the tunnel: 100 paused uploads took all 32 MiB in WebhookMemoryBudgetIT).
+            // A client still sending may see the reset before the answer; kube-apiserver never sends such a body.
+            reject(request, arrived, Rejection.BODY_TOO_LARGE, "request entity is too large; limit is " + limit
+                    + " bytes", AdmissionReviews.V1, "", true);
+            return;
+        }
+        RequestBodies.InFlight inFlight = bodies.read(request, limit, (long) limit * DISCARD_FACTOR);
+        inFlight.body().onComplete(read -> {
             if (read.failed()) {
-                // The caller went away mid-body (reset, closed): nobody is left to answer.
+                // The caller went away mid-body (reset, closed, cut for the budget): nobody is left to answer.
+                inFlight.release();
                 log.debug("reading admission request failed path={} remote={}: {}", path, request.remoteAddress(),
                         read.cause().toString());
                 return;
             }
+            boolean answered = true;
             try {
-                withBody(request, arrived, proxied, read.result());
+                answered = withBody(request, arrived, proxied, read.result(), inFlight);
+            } catch (BudgetRefused e) {
+                refuseForBudget(request, arrived, e.bytes, read.result().abandoned());
             } catch (RuntimeException e) {
                 internalError(request, arrived, e);
+            } finally {
+                if (answered) {
+                    inFlight.release();
+                }
             }
         });
     }
 
-    private void withBody(HttpServerRequest request, Instant arrived, boolean proxied, BoundedBody.Body body) {
+    /**
+     * The memory budget refused bytes this request needs: 429, try again in a second (the connection is closed
+     * only when the body went past the discard limit).
+     */
+    private void refuseForBudget(HttpServerRequest request, Instant arrived, long bytes, boolean close) {
+        MemoryBudget.Account account = bodies.account();
+        request.response().putHeader("Retry-After", "1");
+        reject(request, arrived, Rejection.MEMORY_BUDGET, "webhook memory budget exhausted: account "
+                + account.name() + " holds " + account.used() + " of " + account.limit() + " bytes for admission"
+                + " requests in flight and this request's " + bytes + " bytes do not fit; retry later",
+                AdmissionReviews.V1, "", close);
+    }
+
+    /** The memory budget refused to hold more of a request. */
+    private static final class BudgetRefused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final long bytes;
+
+        BudgetRefused(long bytes) {
+            super(null, null, false, false);
+            this.bytes = bytes;
+        }
+    }
+
+    /** @return whether the request was answered here (false: the upstream answers later and releases) */
+    private boolean withBody(HttpServerRequest request, Instant arrived, boolean proxied, RequestBodies.Body body,
+            RequestBodies.InFlight inFlight) {
+        if (body.refused()) {
+            throw new BudgetRefused(body.size());
+        }
         if (body.tooLarge()) {
             reject(request, arrived, Rejection.BODY_TOO_LARGE, "request entity is too large; limit is "
                     + config.maxRequestBytes() + " bytes", AdmissionReviews.V1, "", body.abandoned());
-            return;
+            return true;
         }
         String contentType = request.getHeader("Content-Type");
         if (!isJson(contentType)) {
             reject(request, arrived, Rejection.WRONG_CONTENT_TYPE, "contentType="
                     + (contentType == null ? "" : contentType) + ", expected " + JSON_TYPE, AdmissionReviews.V1, "",
                     false);
-            return;
+            return true;
         }
         if (body.size() == 0) {
             reject(request, arrived, Rejection.EMPTY_BODY, "request body is empty", AdmissionReviews.V1, "", false);
-            return;
+            return true;
         }
         JsonNode root;
         try {
-            root = json.readTree(body.body().getBytes());
+            root = reader.read(body.stream(), bytes -> {
+                if (!inFlight.reserveMore(bytes)) {
+                    throw new BudgetRefused(bytes);
+                }
+            });
+        } catch (StreamConstraintsException e) {
+            reject(request, arrived, Rejection.MALFORMED_JSON, "JSON over a read limit" + location(e) + ": "
+                    + e.getOriginalMessage(), AdmissionReviews.V1, "", false);
+            return true;
         } catch (JacksonException e) {
             reject(request, arrived, Rejection.MALFORMED_JSON, "malformed JSON" + location(e) + ": "
                     + e.getOriginalMessage(), AdmissionReviews.V1, "", false);
-            return;
+            return true;
         }
         if (root == null || root.isMissingNode()) {
             reject(request, arrived, Rejection.EMPTY_BODY, "request body is empty", AdmissionReviews.V1, "", false);
-            return;
+            return true;
         }
         AdmissionReviews.Request review;
         try {
             review = AdmissionReviews.parse(root);
         } catch (InvalidReview e) {
             reject(request, arrived, Rejection.NOT_AN_ADMISSION_REVIEW, e.getMessage(), e.apiVersion, e.uid, false);
-            return;
+            return true;
         }
         if (proxied) {
-            forward(request, arrived, review, body.body());
-        } else {
-            answer(request, arrived, review, decideBuiltIn(review), Route.BUILT_IN, null);
+            // The upstream gets the body as received, in one buffer: held (and reserved) twice until it is sent.
+            if (!inFlight.reserveMore(body.size())) {
+                throw new BudgetRefused(body.size());
+            }
+            Buffer joined = body.joined();
+            inFlight.dropChunks();
+            forward(request, arrived, review, joined, inFlight);
+            return false;
         }
+        inFlight.dropChunks();
+        answer(request, arrived, review, decideBuiltIn(review), Route.BUILT_IN, null);
+        return true;
     }
 
     private Decision decideBuiltIn(AdmissionReviews.Request review) {
@@ -165,8 +234,10 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         return policy.get().admit(review.object(), review.namespace());
     }
 
-    private void forward(HttpServerRequest request, Instant arrived, AdmissionReviews.Request review, Buffer body) {
+    private void forward(HttpServerRequest request, Instant arrived, AdmissionReviews.Request review, Buffer body,
+            RequestBodies.InFlight inFlight) {
         proxy.forward(body, review.uid()).onComplete(done -> {
+            inFlight.release();
             try {
                 UpstreamResult result = done.succeeded() ? done.result()
                         : new UpstreamResult.Failed(new UpstreamFailure(UpstreamFailure.Reason.CONNECTION,
@@ -283,6 +354,19 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         HttpServerResponse response = request.response();
         if (!response.ended() && !response.closed()) {
             response.setStatusCode(status).putHeader("Content-Type", "text/plain; charset=utf-8").end(text + "\n");
+        }
+    }
+
+    /** The {@code Content-Length} header as a number; -1 when absent or not a number (chunked, HTTP/2). */
+    private static long declaredLength(HttpServerRequest request) {
+        String value = request.getHeader("Content-Length");
+        if (value == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 

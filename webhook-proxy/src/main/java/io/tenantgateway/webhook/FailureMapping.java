@@ -27,6 +27,8 @@ final class FailureMapping {
         EMPTY_BODY(400),
         MALFORMED_JSON(400),
         NOT_AN_ADMISSION_REVIEW(400),
+        /** The webhook's memory budget cannot hold the request now (answered with {@code Retry-After}). */
+        MEMORY_BUDGET(429),
         /** A bug on our side: the message names it, the stack trace stays in our log. */
         INTERNAL_ERROR(500);
 

@@ -19,7 +19,8 @@ import java.util.Optional;
  *     (kube-apiserver can, via its admission-control kubeconfig)
  * @param policy scheduler name, force-overwrite, HAMi compatibility
  * @param upstream reverse-proxy settings, when an upstream webhook answers some or all requests
- * @param maxRequestBytes requests larger than this are answered 413 (controller-runtime's 7 MiB)
+ * @param maxRequestBytes requests larger than this are answered 413 (default
+ *     {@link #DEFAULT_MAX_REQUEST_BYTES}: kube-apiserver's 3 MiB request limit plus the review around the pod)
  * @param recentAdmissions how many recent decisions {@link RecentAdmissions} keeps (0 keeps none)
  * @param limits connection cap and timeouts (the webhook runs with {@code failurePolicy: Fail}: one client holding
  *     every connection would stop every GPU pod)
@@ -29,8 +30,15 @@ public record WebhookConfig(String host, int port, String path, ClientAuthMode c
 
     public static final int DEFAULT_PORT = 9443;
     public static final String DEFAULT_PATH = "/webhook";
-    /** controller-runtime's {@code maxRequestSize}: HAMi's webhook refuses larger bodies the same way. */
-    public static final int DEFAULT_MAX_REQUEST_BYTES = 7 * 1024 * 1024;
+    /**
+     * 3 MiB + 256 KiB = 3,407,872 bytes: kube-apiserver reads at most 3 MiB of a request body (k8s.io/apiserver
+     * {@code server.NewConfig}: {@code MaxRequestBodyBytes: 3 * 1024 * 1024}, twice etcd's 1.5 MiB because JSON is
+     * larger than the protobuf stored), and HAMi's webhook is registered for pod CREATE only, so a review carries
+     * one object ({@code oldObject} is null) plus the review around it (uid, kinds, resources, userInfo, options: a
+     * few KiB) and the defaults the API server fills in before calling webhooks. 256 KiB covers both with room.
+     * (controller-runtime, and HAMi, allow 7 MiB; nothing the API server sends for a pod CREATE gets near it.)
+     */
+    public static final int DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024 + 256 * 1024;
     public static final int DEFAULT_RECENT_ADMISSIONS = 200;
     private static final int MAX_RECENT_ADMISSIONS = 100_000;
 

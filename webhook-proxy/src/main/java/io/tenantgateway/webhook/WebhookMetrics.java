@@ -10,10 +10,12 @@ final class WebhookMetrics {
     static final String REQUESTS = "tenant_gateway_webhook_requests_total";
     static final String DURATION = "tenant_gateway_webhook_request_duration_seconds";
     static final String UPSTREAM_ERRORS = "tenant_gateway_webhook_upstream_errors_total";
+    static final String BODIES_CUT = "tenant_gateway_webhook_request_bodies_cut_total";
 
     private final Counter requests;
     private final Histogram duration;
     private final Counter upstreamErrors;
+    private final Counter bodiesCut;
 
     WebhookMetrics(PrometheusRegistry registry) {
         requests = Counter.builder()
@@ -32,6 +34,15 @@ final class WebhookMetrics {
                 .help("Upstream webhook calls that gave no usable answer, by reason")
                 .labelNames("reason")
                 .register(registry);
+        bodiesCut = Counter.builder()
+                .name(BODIES_CUT)
+                .help("Request bodies still arriving after 1s, cut (connection closed) to make room in the full"
+                        + " webhook-bodies memory budget")
+                .register(registry);
+    }
+
+    void bodyCut() {
+        bodiesCut.inc();
     }
 
     void answered(String decision, int code, Duration elapsed) {

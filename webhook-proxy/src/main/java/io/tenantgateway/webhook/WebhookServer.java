@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.certs.vertx.ConnectionGuard;
 import io.tenantgateway.certs.TlsFailures;
+import io.tenantgateway.common.memory.MemoryBudget;
 import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.vertx.VertxTls;
@@ -67,6 +68,7 @@ public final class WebhookServer implements AutoCloseable {
     private final Vertx sharedVertx;
     private final WebhookMetrics metrics;
     private final RecentAdmissions recent;
+    private final MemoryBudget.Account bodyAccount;
 
     private Vertx vertx;
     private boolean ownsVertx;
@@ -87,6 +89,7 @@ public final class WebhookServer implements AutoCloseable {
         this.sharedVertx = builder.vertx;
         this.metrics = new WebhookMetrics(builder.registry == null ? new PrometheusRegistry() : builder.registry);
         this.recent = new RecentAdmissions(config.recentAdmissions());
+        this.bodyAccount = builder.bodyAccount != null ? builder.bodyAccount : RequestBodies.defaultAccount();
         if (config.upstream().isPresent() && upstreamTls == null) {
             throw new IllegalArgumentException("--upstream-ca: missing (expected: the CA that signs the upstream"
                     + " webhook's certificate, since --upstream is set)");
@@ -131,7 +134,8 @@ public final class WebhookServer implements AutoCloseable {
                     .setUseAlpn(true)
                     .setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1)));
             VertxTls.configureServer(options, serverTls, config.clientAuth(), clock);
-            AdmissionHandler handler = new AdmissionHandler(config, policy::get, proxy, metrics, recent, clock);
+            AdmissionHandler handler = new AdmissionHandler(config, policy::get, proxy, metrics, recent, clock,
+                    new RequestBodies(bodyAccount, System::nanoTime, metrics::bodyCut));
             try {
                 io.vertx.core.http.HttpServer created = vertx.createHttpServer(options);
                 guard = new ConnectionGuard(vertx, "webhook", config.limits());
@@ -239,6 +243,11 @@ public final class WebhookServer implements AutoCloseable {
         return quotaConfigured;
     }
 
+    /** The heap account admission bodies in flight reserve from. */
+    public MemoryBudget.Account bodyAccount() {
+        return bodyAccount;
+    }
+
     /** The latest admissions, for a {@code /debug/admissions} endpoint. */
     public RecentAdmissions recentAdmissions() {
         return recent;
@@ -310,6 +319,7 @@ public final class WebhookServer implements AutoCloseable {
         private PrometheusRegistry registry;
         private Clock clock = Clock.systemUTC();
         private Vertx vertx;
+        private MemoryBudget.Account bodyAccount;
 
         private Builder(WebhookConfig config) {
             this.config = requireNonNull(config, "config");
@@ -351,6 +361,15 @@ public final class WebhookServer implements AutoCloseable {
         /** Runs on the owner's Vert.x (not closed by the server) instead of a private one. */
         public Builder vertx(Vertx value) {
             this.vertx = requireNonNull(value, "value");
+            return this;
+        }
+
+        /**
+         * The heap account admission bodies in flight reserve from; default: {@value RequestBodies#ACCOUNT}, 30 %
+         * of this JVM's heap ({@link MemoryBudget#jvm()}), at least 4 MiB.
+         */
+        public Builder bodyAccount(MemoryBudget.Account value) {
+            this.bodyAccount = requireNonNull(value, "value");
             return this;
         }
 

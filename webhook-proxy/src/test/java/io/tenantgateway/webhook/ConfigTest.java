@@ -19,7 +19,8 @@ class ConfigTest {
         WebhookConfig config = WebhookConfig.builder().build();
         assertThat(config.port()).isEqualTo(9443);
         assertThat(config.path()).isEqualTo("/webhook");
-        assertThat(config.maxRequestBytes()).isEqualTo(7 * 1024 * 1024);
+        assertThat(config.maxRequestBytes()).as("kube-apiserver's 3 MiB plus 256 KiB of review")
+                .isEqualTo(3 * 1024 * 1024 + 256 * 1024);
         assertThat(config.policy().schedulerName()).isEqualTo("hami-scheduler");
         assertThat(config.policy().forceOverwriteDefaultScheduler()).isTrue();
         assertThat(config.proxiesAdmissionPath()).isFalse();
