@@ -252,7 +252,7 @@ class AdminServerIT {
         return dom.substring(start, dom.indexOf("</section>", start));
     }
 
-    /** Debian's chromium; {@code .ci/run} installs it when missing. */
+    /** Debian's chromium; {@code bin/test}, the README's test command, installs it when missing. */
     private static String chromium() {
         for (String name : List.of("chromium", "chromium-browser")) {
             if (JarProcess.onPath(name)) {
@@ -260,7 +260,7 @@ class AdminServerIT {
             }
         }
         throw new AssertionError("chromium is not installed (this test renders /ui in a real headless browser):"
-                + " .ci/run installs it with 'apt-get install -y chromium'; do the same to run this test locally");
+                + " bin/test installs it with 'apt-get install -y chromium'; do the same to run this test locally");
     }
 
     private static String runBrowser(List<String> command) throws IOException, InterruptedException {
