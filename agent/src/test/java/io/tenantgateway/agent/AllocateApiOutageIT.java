@@ -16,11 +16,9 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
-import io.fabric8.mockwebserver.http.Dispatcher;
-import io.fabric8.mockwebserver.http.MockResponse;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.ApiOutage;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.deviceplugin.testing.KubeletStandIn;
@@ -46,7 +44,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,36 +67,13 @@ class AllocateApiOutageIT {
 
     private KubernetesMockServer server;
     private KubernetesClient client;
-    private final Outage outage = new Outage();
+    private final ApiOutage outage = new ApiOutage();
     private TunnelTestbed testbed;
     private KubeletStandIn kubelet;
     private Path plugins;
     private final List<AutoCloseable> cleanup = new ArrayList<>();
     private final ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
     private final HttpClient http = HttpClient.newHttpClient();
-
-    /** The mock API server's CRUD dispatcher behind a switch: while down, every request gets a 500 Status. */
-    static final class Outage extends Dispatcher {
-        volatile Dispatcher delegate;
-        volatile boolean down;
-        final AtomicInteger refused = new AtomicInteger();
-
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-            if (down) {
-                refused.incrementAndGet();
-                return new MockResponse().setResponseCode(500).setHeader("Content-Type", "application/json")
-                        .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":"
-                                + "\"etcdserver: request timed out\",\"reason\":\"InternalError\",\"code\":500}");
-            }
-            return delegate.dispatch(request);
-        }
-
-        @Override
-        public void shutdown() {
-            delegate.shutdown();
-        }
-    }
 
     @BeforeEach
     void start() throws Exception {
@@ -119,7 +93,7 @@ class AllocateApiOutageIT {
     @AfterEach
     void stop() throws Exception {
         clock.shutdownNow();
-        outage.down = false;
+        outage.heal();
         for (int i = cleanup.size() - 1; i >= 0; i--) {
             cleanup.get(i).close();
         }
@@ -183,11 +157,11 @@ class AllocateApiOutageIT {
                 MergePatch.metadata(null, Map.of(Annotations.NODE_LOCK, lockValue), Map.of()));
 
         // The API goes down; it heals 5 s later.
-        outage.down = true;
+        outage.down();
         long[] healedAt = new long[1];
         ScheduledFuture<?> heal = clock.schedule(() -> {
             healedAt[0] = System.nanoTime();
-            outage.down = false;
+            outage.heal();
         }, 5, TimeUnit.SECONDS);
 
         KubeletStandIn.PodResult result = kubelet.admitPod("nvidia.com/gpu", pod.getMetadata().getUid(),

@@ -18,13 +18,11 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
-import io.fabric8.mockwebserver.http.Dispatcher;
-import io.fabric8.mockwebserver.http.MockResponse;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
+import io.tenantgateway.agent.testing.ApiOutage;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.deviceplugin.DevicePlugin;
 import io.tenantgateway.deviceplugin.DevicePluginConfig;
@@ -51,7 +49,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -83,38 +80,8 @@ class HamiAllocatorIT {
     private LockMetrics metrics;
     private Path hostRoot;
     private HamiAllocator allocator;
-    private final Outage outage = new Outage();
+    private final ApiOutage outage = new ApiOutage();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-
-    /** The mock API's dispatcher behind a switch: requests it matches get a 500 Status while it is on. */
-    static final class Outage extends Dispatcher {
-        volatile Dispatcher delegate;
-        volatile Predicate<RecordedRequest> failing = request -> false;
-
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-            if (failing.test(request)) {
-                return new MockResponse().setResponseCode(500).setHeader("Content-Type", "application/json")
-                        .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":"
-                                + "\"etcdserver: request timed out\",\"reason\":\"InternalError\",\"code\":500}");
-            }
-            return delegate.dispatch(request);
-        }
-
-        @Override
-        public void shutdown() {
-            delegate.shutdown();
-        }
-
-        /** Writes (PATCH, POST, PUT, DELETE) fail: reads answer, nothing of an allocation can be written. */
-        void writesDown() {
-            failing = request -> !"GET".equals(request.getMethod());
-        }
-
-        void heal() {
-            failing = request -> false;
-        }
-    }
 
     @BeforeEach
     void start() throws Exception {
