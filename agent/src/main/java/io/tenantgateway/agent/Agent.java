@@ -87,8 +87,6 @@ public final class Agent implements AutoCloseable {
     private final AgentConfig config;
     /** This node: known from the flags, or discovered from the agent's pod in the background. */
     private final NodeIdentity node;
-    /** The configuration of the parts for the discovered node name; {@code null} when the name was given. */
-    private final java.util.function.Function<String, AgentConfig> partsConfig;
     private final Clock clock;
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
@@ -125,26 +123,19 @@ public final class Agent implements AutoCloseable {
     private final AtomicReference<ServerCounter> leaseCounter = new AtomicReference<>();
 
     public Agent(AgentConfig config, Clock clock) {
-        this(config, clock, NodeIdentity.of(config.nodeName()), null);
+        this(config, clock, NodeIdentity.of(config.nodeName()));
     }
 
     /**
-     * @param config the configuration; when the node is {@linkplain NodeIdentity#discovered() discovered}, it has no
-     *        node name (its parts were checked with a placeholder)
+     * @param config the configuration, never rebuilt; when the node is {@linkplain NodeIdentity#discovered()
+     *        discovered}, it has no node name (its parts' flags were checked with a placeholder)
      * @param node this node; when discovered, {@link NodeIdentity#discover()} is retried in the background after the
-     *        tunnel started, and the parts that need the name start once it is known
-     * @param partsConfig the configuration with the discovered node name; {@code null} when the name was given
+     *        tunnel started, and the parts that need the name start, with {@link AgentConfig#forNode}, once it is known
      */
-    public Agent(AgentConfig config, Clock clock, NodeIdentity node,
-            java.util.function.Function<String, AgentConfig> partsConfig) {
+    public Agent(AgentConfig config, Clock clock, NodeIdentity node) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
         this.node = requireNonNull(node, "node");
-        if (node.discovered() && partsConfig == null) {
-            throw new IllegalArgumentException("partsConfig: null with a discovered node name (expected: the"
-                    + " configuration for the name found)");
-        }
-        this.partsConfig = partsConfig;
     }
 
     /**
@@ -293,7 +284,7 @@ public final class Agent implements AutoCloseable {
             log.info("node name discovered from this pod's spec.nodeName: {}", name);
             log.info("tenant-gateway config with the discovered node name config={}", describeConfig());
             try {
-                AgentConfig resolved = partsConfig.apply(name);
+                AgentConfig resolved = config.forNode(name);
                 synchronized (lifecycle) {
                     if (!closed) {
                         startHamiParts(resolved, checks);

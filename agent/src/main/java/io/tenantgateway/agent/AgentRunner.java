@@ -24,18 +24,16 @@ final class AgentRunner {
 
     /** @return whether the agent drained every tunnel before the grace period ended */
     static boolean run(AgentConfig config, PrintWriter err) {
-        return run(config, io.tenantgateway.agent.node.NodeIdentity.of(config.nodeName()), null, err);
+        return run(config, io.tenantgateway.agent.node.NodeIdentity.of(config.nodeName()), err);
     }
 
     /**
      * @param node this node; when {@linkplain io.tenantgateway.agent.node.NodeIdentity#discovered() discovered}, the
      *        agent reads it through the API in the background, after the tunnel started
-     * @param partsConfig the configuration with the discovered node name; {@code null} when it was given
      */
-    static boolean run(AgentConfig config, io.tenantgateway.agent.node.NodeIdentity node,
-            java.util.function.Function<String, AgentConfig> partsConfig, PrintWriter err) {
+    static boolean run(AgentConfig config, io.tenantgateway.agent.node.NodeIdentity node, PrintWriter err) {
         Clock clock = Clock.systemUTC();
-        Agent agent = new Agent(config, clock, node, partsConfig);
+        Agent agent = new Agent(config, clock, node);
         CountDownLatch stopRequested = new CountDownLatch(1);
         AtomicInteger signals = new AtomicInteger();
         SignalHandler handler = signal -> {
