@@ -27,6 +27,7 @@ import io.tenantgateway.agent.locks.AllocationController;
 import io.tenantgateway.agent.webhookcerts.WebhookCertificateController;
 import io.tenantgateway.agent.locks.HamiAllocator;
 import io.tenantgateway.agent.locks.LockMetrics;
+import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.agent.devices.ObservedDeviceSource;
 import io.tenantgateway.deviceplugin.DevicePlugin;
 import io.tenantgateway.deviceplugin.DevicePluginSnapshot;
@@ -84,7 +85,8 @@ public final class Agent implements AutoCloseable {
     private static final Duration TLS_POLL = Duration.ofSeconds(10);
 
     private final AgentConfig config;
-    private final java.util.concurrent.Callable<AgentConfig> partsConfig;
+    /** This node: known from the flags, or discovered from the agent's pod in the background. */
+    private final NodeIdentity node;
     private final Clock clock;
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
@@ -121,18 +123,19 @@ public final class Agent implements AutoCloseable {
     private final AtomicReference<ServerCounter> leaseCounter = new AtomicReference<>();
 
     public Agent(AgentConfig config, Clock clock) {
-        this(config, clock, null);
+        this(config, clock, NodeIdentity.of(config.nodeName()));
     }
 
     /**
-     * @param config the configuration; when {@code partsConfig} is given, its node name is a placeholder
-     * @param partsConfig reads the node name through the API and returns the configuration with it, called in the
-     *        background (retried) after the tunnel started; {@code null} when the node name is known
+     * @param config the configuration, never rebuilt; when the node is {@linkplain NodeIdentity#discovered()
+     *        discovered}, it has no node name (its parts' flags were checked with a placeholder)
+     * @param node this node; when discovered, {@link NodeIdentity#discover()} is retried in the background after the
+     *        tunnel started, and the parts that need the name start, with {@link AgentConfig#forNode}, once it is known
      */
-    public Agent(AgentConfig config, Clock clock, java.util.concurrent.Callable<AgentConfig> partsConfig) {
+    public Agent(AgentConfig config, Clock clock, NodeIdentity node) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
-        this.partsConfig = partsConfig;
+        this.node = requireNonNull(node, "node");
     }
 
     /**
@@ -164,7 +167,7 @@ public final class Agent implements AutoCloseable {
 
     private void doStart() {
         log.info("starting tenant-gateway {} config={}", io.tenantgateway.agent.Version.version(),
-                config.describe());
+                describeConfig());
         if (config.webhook().isEmpty() && config.devices().isEmpty() && config.allocation().isEmpty()) {
             log.info("HAMi parts off (no --webhook-tls-cert, --device-source=none, no lock controller): running as a"
                     + " pure konnectivity-agent");
@@ -243,36 +246,70 @@ public final class Agent implements AutoCloseable {
             kubernetes = KubernetesClients.create(config.servers().kubeconfig()); // builds only: no API call yet
             started.push(kubernetes);
         }
-        if (partsConfig == null) {
+        if (!node.discovered()) {
             startHamiParts(config, checks);
         } else {
-            // Kamaji's DaemonSet sets no NODE_NAME: the node name is read from this pod through the API, which may
-            // not answer yet. The parts that need it are built once it does.
-            RetryingStart<AutoCloseable> nodeName = retrying("node-name", "node name discovery (--node-name unset)",
-                    () -> {
-                        AgentConfig resolved = partsConfig.call();
-                        log.info("node name discovered from this pod's spec.nodeName: {}",
-                                resolved.nodeName().orElse("?"));
-                        synchronized (lifecycle) {
-                            if (!closed) {
-                                startHamiParts(resolved, checks);
-                            }
-                        }
-                        return () -> { };
-                    }, done -> HealthCheck.Result.OK);
-            HealthCheck discovering = nodeName.check();
-            for (DeferredCheck check : checks.values()) {
-                check.bind(new HealthCheck(check.name(), () -> {
-                    HealthCheck.Result result = discovering.run();
-                    return HealthCheck.Result.failed(result.ok() ? "starting" : "node name unknown: "
-                            + result.reason());
-                }));
-            }
-            started.push(nodeName);
-            nodeName.start();
+            startNodeDiscovery(checks);
         }
         log.info("tenant-gateway started parts={} health-port={} admin-port={}", parts(), health.boundPort(),
                 admin.boundPort());
+    }
+
+    /**
+     * Kamaji's DaemonSet sets no NODE_NAME: the node name is read from this pod through the API, which may not answer
+     * yet (retried in the background). Until then {@value #NODE_IDENTITY_CHECK} says so and the parts' checks say
+     * "node name unknown"; the parts that need the name start once it is known.
+     */
+    private void startNodeDiscovery(Map<String, DeferredCheck> checks) {
+        RetryingStart<AutoCloseable> discovery = retrying(NODE_IDENTITY_CHECK, "node name discovery (--node-name"
+                + " unset; from pod " + node.pod().orElseThrow() + ")", () -> {
+                    node.discover(); // runs the dependent below on this thread
+                    return () -> { };
+                }, done -> HealthCheck.Result.OK);
+        HealthCheck discovering = discovery.check();
+        String pod = node.pod().orElseThrow();
+        for (DeferredCheck check : checks.values()) {
+            if (check.name().equals(NODE_IDENTITY_CHECK)) {
+                check.bind(new HealthCheck(NODE_IDENTITY_CHECK, () -> node.name().isPresent() ? HealthCheck.Result.OK
+                        : HealthCheck.Result.failed("being discovered from pod " + pod + " (spec.nodeName) through"
+                                + " the API: " + discovering.run().reason())));
+                continue;
+            }
+            check.bind(new HealthCheck(check.name(), () -> {
+                HealthCheck.Result result = discovering.run();
+                return HealthCheck.Result.failed(result.ok() ? "starting" : "node name unknown: " + result.reason());
+            }));
+        }
+        node.whenKnown().thenAccept(name -> {
+            log.info("node name discovered from this pod's spec.nodeName: {}", name);
+            log.info("tenant-gateway config with the discovered node name config={}", describeConfig());
+            try {
+                AgentConfig resolved = config.forNode(name);
+                synchronized (lifecycle) {
+                    if (!closed) {
+                        startHamiParts(resolved, checks);
+                    }
+                }
+            } catch (RuntimeException e) {
+                // A bad value only the name could reveal, or a port taken: the process ends as at start.
+                log.error("the parts that need the node name cannot start: {}", e.getMessage());
+                fatal(e);
+            }
+        });
+        started.push(discovery);
+        discovery.start();
+    }
+
+    /** The effective configuration, with this node's name as {@link NodeIdentity} knows it now. */
+    Map<String, String> describeConfig() {
+        Map<String, String> out = new LinkedHashMap<>(config.describe());
+        out.put("node-name", node.describe());
+        return out;
+    }
+
+    /** This node's name: known, being discovered, or unset. */
+    public NodeIdentity node() {
+        return node;
     }
 
     /** This host's interface addresses (loopback aside: the policy always counts it); none if unreadable. */
@@ -377,6 +414,7 @@ public final class Agent implements AutoCloseable {
         }
     }
 
+    static final String NODE_IDENTITY_CHECK = "node-identity";
     static final String DEVICES_CHECK = "devices-registered";
     static final String DEVICE_PLUGIN_CHECK = "device-plugin-registered";
     static final String LOCKS_CHECK = "lock-controller-synced";
@@ -389,6 +427,9 @@ public final class Agent implements AutoCloseable {
     /** The readiness checks of the enabled HAMi parts, known from the configuration before anything is built. */
     private List<String> partChecks() {
         List<String> names = new ArrayList<>();
+        if (node.discovered()) {
+            names.add(NODE_IDENTITY_CHECK);
+        }
         if (config.devices().isPresent()) {
             names.add(DEVICES_CHECK);
         }
@@ -572,7 +613,7 @@ public final class Agent implements AutoCloseable {
             return current == null ? HealthCheck.Result.failed("not started yet") : current.readiness();
         }));
         String host = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank())
-                .orElse(config.nodeName().orElse("tenant-gateway"));
+                .orElse(node.name().orElse("tenant-gateway"));
         String source = "self-managed Secret " + certificates.secret();
         RetryingStart<WebhookParts> start = retrying(WEBHOOK_CHECK, "webhook (TLS from " + source + ")", () -> {
             WebhookCertificateController attempt = new WebhookCertificateController(kubernetes, certificates,

@@ -30,7 +30,8 @@ final class AgentAdminStatus implements AgentStatus {
 
     @Override
     public Map<String, String> config() {
-        Map<String, String> config = new java.util.LinkedHashMap<>(agent.config().describe());
+        // The node name as NodeIdentity knows it now: discovered from the pod, never a placeholder.
+        Map<String, String> config = agent.describeConfig();
         // The policy in force: the admin port once bound, this host's addresses.
         agent.tunnel().ifPresent(tunnel -> config.put("dial-policy", tunnel.dialPolicy().describe()));
         return config;
@@ -43,7 +44,7 @@ final class AgentAdminStatus implements AgentStatus {
 
     @Override
     public Optional<String> nodeName() {
-        return agent.config().nodeName();
+        return agent.node().name();
     }
 
     @Override

@@ -563,18 +563,17 @@ public final class AgentCommand implements Callable<Integer> {
         }
         if ((nodeName == null || nodeName.isBlank()) && needsNodeName()) {
             // Kamaji's DaemonSet sets no NODE_NAME: the agent reads it from its pod through the API, in the
-            // background, so the tunnel does not wait for the API. The flags are checked now, with a placeholder.
+            // background, so the tunnel does not wait for the API. The flags are checked now, once, with a
+            // placeholder that only the parts' own configs carry until the name is known (the agent's config has no
+            // node name: NodeIdentity tells it, and the parts get it through AgentConfig.forNode).
             io.tenantgateway.agent.k8s.NodeNames.PodIdentity pod = io.tenantgateway.agent.k8s.NodeNames.podIdentity();
             nodeName = PENDING_NODE_NAME;
             AgentConfig provisional = toConfig();
             nodeName = null;
-            return AgentRunner.run(provisional, () -> {
-                String discovered = io.tenantgateway.agent.k8s.NodeNames.discover(kubeconfig, pod);
-                synchronized (this) {
-                    nodeName = discovered;
-                    return toConfig();
-                }
-            }, spec.commandLine().getErr()) ? ExitCodes.OK : ExitCodes.FAILED;
+            Path api = kubeconfig;
+            io.tenantgateway.agent.node.NodeIdentity node = io.tenantgateway.agent.node.NodeIdentity.fromPod(pod,
+                    () -> io.tenantgateway.agent.k8s.NodeNames.discover(api, pod));
+            return AgentRunner.run(provisional, node, spec.commandLine().getErr()) ? ExitCodes.OK : ExitCodes.FAILED;
         }
         AgentConfig config = toConfig();
         return AgentRunner.run(config, spec.commandLine().getErr()) ? ExitCodes.OK : ExitCodes.FAILED;

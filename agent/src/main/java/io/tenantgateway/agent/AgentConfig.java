@@ -233,6 +233,18 @@ public record AgentConfig(
         return uses;
     }
 
+    /**
+     * The parts' configuration for {@code node}, a name discovered from the agent's pod after the flags were parsed
+     * and checked (with a placeholder): the flags are not read again.
+     */
+    public AgentConfig forNode(String node) {
+        requireNonNull(node, "node");
+        return new AgentConfig(tunnel, servers, logFormat, verbosity, Optional.of(node), webhook,
+                devices.map(d -> d.withNodeName(node)), allocation.map(a -> a.withNodeName(node)),
+                webhookConfiguration, shutdownGrace, profiling, contentionProfiling,
+                devicePlugin.map(p -> new DevicePluginPart(p.plugin(), p.allocator().withNodeName(node))));
+    }
+
     /** Whether the agent talks to the Kubernetes API at all (a pure tunnel does not). */
     public boolean needsKubernetes() {
         return devices.isPresent() || allocation.isPresent() || webhookConfiguration.isPresent()

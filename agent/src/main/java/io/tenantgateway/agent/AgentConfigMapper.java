@@ -80,7 +80,9 @@ final class AgentConfigMapper {
         }
         AgentConfig.Servers servers = new AgentConfig.Servers(c.healthServerHost, c.healthServerPort,
                 c.adminBindAddress, c.adminServerPort, optionalFile("--kubeconfig", c.kubeconfig));
-        return new AgentConfig(tunnel, servers, LogSetup.Format.parse(c.logFormat), c.verbosity, nodeName, webhook, devices,
+        // The placeholder checks the parts' flags before the name is discovered; the agent itself has none yet.
+        Optional<String> agentNode = nodeName.filter(name -> !name.equals(AgentCommand.PENDING_NODE_NAME));
+        return new AgentConfig(tunnel, servers, LogSetup.Format.parse(c.logFormat), c.verbosity, agentNode, webhook, devices,
                 allocation, managed, GoDuration.parse("--shutdown-grace", c.shutdownGrace), c.enableProfiling,
                 c.enableContentionProfiling, devicePlugin);
     }

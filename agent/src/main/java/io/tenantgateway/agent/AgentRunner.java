@@ -24,16 +24,16 @@ final class AgentRunner {
 
     /** @return whether the agent drained every tunnel before the grace period ended */
     static boolean run(AgentConfig config, PrintWriter err) {
-        return run(config, null, err);
+        return run(config, io.tenantgateway.agent.node.NodeIdentity.of(config.nodeName()), err);
     }
 
     /**
-     * @param partsConfig when the node name must be read through the API: returns the configuration with it (the
-     *        agent calls it in the background, after the tunnel started); {@code null} otherwise
+     * @param node this node; when {@linkplain io.tenantgateway.agent.node.NodeIdentity#discovered() discovered}, the
+     *        agent reads it through the API in the background, after the tunnel started
      */
-    static boolean run(AgentConfig config, java.util.concurrent.Callable<AgentConfig> partsConfig, PrintWriter err) {
+    static boolean run(AgentConfig config, io.tenantgateway.agent.node.NodeIdentity node, PrintWriter err) {
         Clock clock = Clock.systemUTC();
-        Agent agent = new Agent(config, clock, partsConfig);
+        Agent agent = new Agent(config, clock, node);
         CountDownLatch stopRequested = new CountDownLatch(1);
         AtomicInteger signals = new AtomicInteger();
         SignalHandler handler = signal -> {

@@ -329,6 +329,26 @@ class AgentCommandTest {
     }
 
     @Test
+    void aNodeNameDiscoveredLaterReachesEveryPartWithoutReadingTheFlagsAgain() {
+        // As run does under Kamaji: the flags are checked with the placeholder, which the agent's config never shows.
+        AgentConfig checked = config("--node-name=" + AgentCommand.PENDING_NODE_NAME, "--device-source=nvidia-smi",
+                "--device-plugin=on", "--device-plugin-dir=/tmp/kubelet-plugins");
+        assertThat(checked.nodeName()).isEmpty();
+        assertThat(checked.describe()).containsEntry("node-name", "<unset>");
+
+        AgentConfig parts = checked.forNode("gpu-7");
+        assertThat(parts.nodeName()).contains("gpu-7");
+        assertThat(parts.devices()).hasValueSatisfying(d -> assertThat(d.nodeName()).isEqualTo("gpu-7"));
+        assertThat(parts.allocation()).hasValueSatisfying(a -> assertThat(a.nodeName()).isEqualTo("gpu-7"));
+        assertThat(parts.devicePlugin()).hasValueSatisfying(d -> assertThat(d.allocator().nodeName())
+                .isEqualTo("gpu-7"));
+        assertThat(parts.devices().orElseThrow().withNodeName(AgentCommand.PENDING_NODE_NAME))
+                .isEqualTo(checked.devices().orElseThrow());
+        assertThat(parts.allocation().orElseThrow().withNodeName(AgentCommand.PENDING_NODE_NAME))
+                .isEqualTo(checked.allocation().orElseThrow());
+    }
+
+    @Test
     void theDevicePluginCompletesAllocationsWhenOn() {
         AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=on",
                 "--device-plugin-dir=/tmp/kubelet-plugins");

@@ -129,6 +129,13 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
         }
     }
 
+    /** This configuration for {@code node} (a name discovered from the agent's pod after the flags were checked). */
+    public DeviceRegistrationConfig withNodeName(String node) {
+        return new DeviceRegistrationConfig(node, source, mockInventory, nvidiaSmiPath, sysfsRoot, nvidiaSmiTimeout,
+                splitCount, handshakeInterval, rescanInterval, retryInitialBackoff, advertiseCapacity,
+                deregisterOnExit, closeTimeout, memoryScaling, coreScaling);
+    }
+
     /** A builder with the defaults: nvidia-smi source, split count 10, handshake every 20 s. */
     public static Builder builder(String nodeName) {
         return new Builder(nodeName);

@@ -66,7 +66,11 @@ public final class NodeNames {
                     + podName + " to find it failed: " + e.getMessage() + " (expected: --node-name or env NODE_NAME)",
                     e);
         }
-        if (pod == null || pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
+        if (pod == null) {
+            throw new IllegalArgumentException("--node-name: not set, and pod " + namespace + "/" + podName
+                    + " not found (expected: --node-name or env NODE_NAME, or POD_NAME/POD_NAMESPACE naming this pod)");
+        }
+        if (pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
             throw new IllegalArgumentException("--node-name: not set, and pod " + namespace + "/" + podName
                     + " has no spec.nodeName (expected: --node-name or env NODE_NAME)");
         }

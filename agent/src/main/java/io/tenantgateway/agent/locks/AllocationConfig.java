@@ -58,6 +58,12 @@ public record AllocationConfig(
                 Backoff.HAMI_NODE_LOCK, true, DEFAULT_RECENT_ACTION_LIMIT, DEFAULT_START_TIMEOUT);
     }
 
+    /** This configuration for {@code node} (a name discovered from the agent's pod after the flags were checked). */
+    public AllocationConfig withNodeName(String node) {
+        return new AllocationConfig(node, mode, nodeLockTimeout, reapInterval, retryBackoff, podFieldSelector,
+                recentActionLimit, startTimeout);
+    }
+
     public AllocationConfig withMode(AllocationMode newMode) {
         return new AllocationConfig(nodeName, newMode, nodeLockTimeout, reapInterval, retryBackoff, podFieldSelector,
                 recentActionLimit, startTimeout);

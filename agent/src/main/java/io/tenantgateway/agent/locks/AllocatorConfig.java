@@ -62,6 +62,12 @@ public record AllocatorConfig(String nodeName, HamiCoreSettings hamiCore, Path h
                 DEFAULT_FAILURE_RETRY, DEFAULT_PENDING_FAILURE_LIMIT);
     }
 
+    /** This configuration for {@code node} (a name discovered from the agent's pod after the flags were checked). */
+    public AllocatorConfig withNodeName(String node) {
+        return new AllocatorConfig(node, hamiCore, hostRoot, retry, podFieldSelector, failureRetry,
+                pendingFailureLimit);
+    }
+
     public AllocatorConfig withHamiCore(HamiCoreSettings settings) {
         return new AllocatorConfig(nodeName, settings, hostRoot, retry, podFieldSelector, failureRetry,
                 pendingFailureLimit);
