@@ -16,6 +16,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -342,7 +343,16 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
             return;
         }
         response.setStatusCode(status).putHeader("Content-Type", JSON_TYPE);
-        if (closeConnection) {
+        if (closeConnection && request.version() == HttpVersion.HTTP_2) {
+            // HTTP/2 multiplexes: kube-apiserver sends its other reviews on the same connection, so only this stream
+            // ends (RST_STREAM NO_ERROR once answered, the rest of its body unread: RFC 9113 8.1), and no
+            // Connection header (connection-specific, which makes the response malformed: RFC 9113 8.2.2).
+            response.end(body).onComplete(ignored -> {
+                if (!request.isEnded()) {
+                    response.reset(0);
+                }
+            });
+        } else if (closeConnection) {
             response.putHeader("Connection", "close");
             response.end(body).onComplete(ignored -> request.connection().close());
         } else {

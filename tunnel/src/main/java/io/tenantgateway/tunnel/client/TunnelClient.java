@@ -96,6 +96,11 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
      * Kept this tight because grpc holds a requested message whole in direct buffers before it is delivered.
      */
     static final int MAX_INBOUND_MESSAGE = MAX_DATA_PAYLOAD + 64 * 1024;
+    /**
+     * Longest DIAL_REQ address dialled: a DNS name (253) or an IPv6 literal with brackets and a zone id, a colon and a
+     * port fit many times over; longer ones are answered with a short DIAL_RSP error (not echoed whole).
+     */
+    static final int MAX_ADDRESS_LENGTH = 1024;
     /** What one requested, undelivered message may hold, reserved in {@link TargetBudget} while it is requested. */
     static final long REQUEST_RESERVATION = MAX_INBOUND_MESSAGE;
 
@@ -648,6 +653,16 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private void onDialRequest(DialRequest request) {
         long random = request.getRandom();
         String address = request.getAddress();
+        if (address.length() > MAX_ADDRESS_LENGTH) {
+            // Echoed twice in the dial error, a 3 MB address made a 6 MB DIAL_RSP (over a Go server's 4 MiB receive
+            // limit) and the stream stalled: every later packet on it waited behind that answer.
+            malformed("address_too_long", "DIAL_REQ random=" + random + " address of " + address.length()
+                    + " characters");
+            send(Packets.dialFailure(random, "dial tcp " + address.substring(0, 64) + "…: address is "
+                    + address.length() + " characters long (expected: host:port, at most " + MAX_ADDRESS_LENGTH
+                    + ")"));
+            return;
+        }
         dialLog(3).addKeyValue("serverID", serverId).addKeyValue("agentID", config.agentId())
                 .addKeyValue("dialID", random).addKeyValue("dialAddress", address).log("Received DIAL_REQ");
         if (halfClosed) {

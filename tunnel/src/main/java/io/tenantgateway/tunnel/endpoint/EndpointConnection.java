@@ -207,7 +207,10 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
         if (!creditMode) {
             return;
         }
-        sendCredit += bytes;
+        // Saturating: a server granting absurd credit (Long.MAX_VALUE twice) must not wrap it negative, which would
+        // stall this tunnel's target -> server direction for good.
+        long sum = sendCredit + bytes;
+        sendCredit = bytes > 0 && sum < sendCredit ? Long.MAX_VALUE : sum;
         maybeRead();
     }
 

@@ -183,7 +183,11 @@ final class ServerTunnel {
 
     void creditFromAgent(long bytes) {
         if (creditMode) {
-            sendCredit.addAndGet(bytes);
+            // Saturating: an agent granting absurd credit must not wrap it negative (a stalled tunnel for good).
+            sendCredit.accumulateAndGet(bytes, (credit, more) -> {
+                long sum = credit + more;
+                return more > 0 && sum < credit ? Long.MAX_VALUE : sum;
+            });
             wakeFrontend();
         }
     }

@@ -1,0 +1,114 @@
+package io.tenantgateway.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tenantgateway.agent.testing.AgentProcess;
+import io.tenantgateway.agent.testing.AgentProcessTestBase;
+import io.tenantgateway.agent.testing.LoopbackHttp;
+import io.tenantgateway.agent.testing.TunnelTestbed;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A red-team shape issue 24's tests did not cover: 300 connections to the health port (100 each from 127.0.0.1–.3,
+ * under the per-peer cap) each pipelining 200 {@code GET /metrics} and never reading. Rendered on the event loop the
+ * probes share, their 4,800 renders (each scanning the process's open descriptors) held it for over 25 s: every
+ * {@code /healthz} timed out at the manifests' 5 s probe timeout, which restarts the agent. {@code /metrics} now
+ * renders on the HTTP loop's blocking threads (503 past their queue): the probes answer every time.
+ */
+@Timeout(90)
+class HealthPortMetricsFloodIT extends AgentProcessTestBase {
+    private static final int CONNECTIONS = 300;
+    private static final int PIPELINED = 200;
+    private static final int PROBES = 20;
+    /** The manifests' liveness and readiness {@code timeoutSeconds}. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
+
+    @Test
+    void probesAnswerWhileManyConnectionsPipelineMetricsScrapesTheyNeverRead() throws Exception {
+        testbed = new TunnelTestbed(dir);
+        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        args.removeIf(arg -> arg.startsWith("-v="));
+        agent = AgentProcess.launch(args);
+        int health = agent.healthPort();
+        await().atMost(Duration.ofSeconds(30)).until(() -> LoopbackHttp.status(health, "/readyz") == 200);
+
+        byte[] scrapes = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".repeat(PIPELINED)
+                .getBytes(StandardCharsets.US_ASCII);
+        List<Socket> flood = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        try {
+            for (int i = 0; i < CONNECTIONS; i++) {
+                Socket socket = new Socket();
+                flood.add(socket);
+                socket.setReceiveBufferSize(4096); // a reader that never reads
+                socket.bind(new InetSocketAddress(InetAddress.getByName("127.0.0." + (1 + i / 100)), 0));
+                socket.connect(new InetSocketAddress("127.0.0.1", health), 2_000);
+                socket.getOutputStream().write(scrapes);
+            }
+            for (int i = 0; i < PROBES; i++) {
+                String path = i % 2 == 0 ? "/healthz" : "/readyz";
+                String outcome = probe(health, path);
+                if (!outcome.equals("200")) {
+                    failed.add(path + ": " + outcome);
+                }
+            }
+        } finally {
+            for (Socket socket : flood) {
+                socket.close();
+            }
+        }
+        assertThat(failed).as("probes that failed during the flood").isEmpty();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(LoopbackHttp.get(health, "/metrics")
+                .body()).contains("tenant_gateway_health_server_connections"));
+        assertThat(agent.process.isAlive()).isTrue();
+        assertThat(agent.log.stream().filter(line -> line.matches("\\s+at .*")).toList())
+                .as("no stack traces in the agent's log").isEmpty();
+    }
+
+    /** One kubelet-like probe: a new connection, {@code Connection: close}; the status or why not. */
+    private static String probe(int port, String path) {
+        long deadline = System.nanoTime() + PROBE_TIMEOUT.toNanos();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), (int) PROBE_TIMEOUT.toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: kube-probe/1.31\r\n"
+                    + "Accept: */*\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder received = new StringBuilder();
+            byte[] buffer = new byte[4096];
+            while (true) {
+                long left = (deadline - System.nanoTime()) / 1_000_000;
+                if (left <= 0) {
+                    return "timeout (received " + received.length() + " bytes)";
+                }
+                socket.setSoTimeout((int) left);
+                int n = in.read(buffer);
+                if (n < 0) {
+                    break;
+                }
+                received.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+            }
+            String text = received.toString();
+            return text.startsWith("HTTP/1.1 ") && text.length() >= 12 ? text.substring(9, 12)
+                    : "no status line: '" + text + "'";
+        } catch (SocketTimeoutException e) {
+            return "timeout: " + e.getMessage();
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+}
