@@ -8,12 +8,9 @@ import io.tenantgateway.agent.testing.AgentProcessTestBase;
 import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -107,7 +104,7 @@ class HealthPortUnderAttackIT extends AgentProcessTestBase {
                             return;
                         }
                         long started = System.nanoTime();
-                        String outcome = probe(healthPort, path);
+                        String outcome = LoopbackHttp.probe(healthPort, path, PROBE_TIMEOUT);
                         long millis = (System.nanoTime() - started) / 1_000_000;
                         slowestMillis.get(path).accumulateAndGet(millis, Math::max);
                         if (outcome.equals("200")) {
@@ -173,40 +170,6 @@ class HealthPortUnderAttackIT extends AgentProcessTestBase {
         assertThat(LoopbackHttp.get(adminPort, "/debug/config").statusCode()).isEqualTo(200);
         assertThat(LoopbackHttp.status(healthPort, "/healthz")).isEqualTo(200);
         assertThat(agent.process.isAlive()).isTrue();
-    }
-
-    /** One kubelet-like probe: a new connection, {@code Connection: close}, 1 s for all of it; the status or why not. */
-    private static String probe(int port, String path) {
-        long deadline = System.nanoTime() + PROBE_TIMEOUT.toNanos();
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), (int) PROBE_TIMEOUT.toMillis());
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: kube-probe/1.31\r\n"
-                    + "Accept: */*\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            StringBuilder received = new StringBuilder();
-            byte[] buffer = new byte[4096];
-            while (true) {
-                long left = (deadline - System.nanoTime()) / 1_000_000;
-                if (left <= 0) {
-                    return "timeout (received " + received.length() + " bytes)";
-                }
-                socket.setSoTimeout((int) left);
-                int n = in.read(buffer);
-                if (n < 0) {
-                    break;
-                }
-                received.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
-            }
-            String text = received.toString();
-            return text.startsWith("HTTP/1.1 ") && text.length() >= 12 ? text.substring(9, 12)
-                    : "no status line: '" + text + "'";
-        } catch (SocketTimeoutException e) {
-            return "timeout: " + e.getMessage();
-        } catch (IOException e) {
-            return e.toString();
-        }
     }
 
     private static String exchange(int port, String request) throws IOException {
