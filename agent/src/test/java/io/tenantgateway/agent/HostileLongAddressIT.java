@@ -1,16 +1,12 @@
 package io.tenantgateway.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import com.google.protobuf.ByteString;
 import io.tenantgateway.agent.testing.DownloadTarget;
 import io.tenantgateway.agent.testing.HostileServer;
 import io.tenantgateway.agent.testing.HostileServerTestBase;
 import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.protocol.Packets;
-import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -34,9 +30,7 @@ class HostileLongAddressIT extends HostileServerTestBase {
     void aDialRequestWithAThreeMegabyteAddressGetsAShortErrorAndTheStreamCarriesOn() throws Exception {
         start();
         download = new DownloadTarget(SIZE, 1);
-        long connectId = server.dial(download.hostPort(), 1);
-        HostileServer.Received received = server.track(connectId);
-        server.send(Packets.data(connectId, ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, SEED))));
+        HostileServer.Received received = startDownload(download, 1, SEED);
 
         server.send(Packets.dialRequest("a".repeat(3_000_000) + ":80", 77));
         Packet refused = server.dialResponse(77).get(20, TimeUnit.SECONDS);
@@ -45,11 +39,7 @@ class HostileLongAddressIT extends HostileServerTestBase {
                 .hasSizeLessThan(200);
         // A later dial on the same stream is answered, and the download completes.
         assertThat(server.dial(download.hostPort(), 2)).isPositive();
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            sampleMemory();
-            assertThat(received.bytes.get()).isEqualTo(SIZE);
-        });
-        assertThat(received.sha256()).isEqualTo(DownloadTarget.sha256(SEED, SIZE));
+        awaitDownload(received, SIZE, SEED);
         assertThat(value(metrics(), "tenant_gateway_tunnel_malformed_packets_total", "reason=\"address_too_long\""))
                 .isEqualTo(1.0);
         assertCleanLog();

@@ -3,13 +3,11 @@ package io.tenantgateway.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.google.protobuf.ByteString;
 import io.tenantgateway.agent.testing.DownloadTarget;
 import io.tenantgateway.agent.testing.HostileServer;
 import io.tenantgateway.agent.testing.HostileServerTestBase;
 import io.tenantgateway.tunnel.proto.Packet;
 import io.tenantgateway.tunnel.protocol.Packets;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
@@ -32,9 +30,7 @@ class HostilePacketsIT extends HostileServerTestBase {
     void badAddressesGetDialErrorsWhileADownloadOnTheSameStreamCompletes() throws Exception {
         start();
         download = new DownloadTarget(SIZE, 1);
-        long connectId = server.dial(download.hostPort(), 1);
-        HostileServer.Received received = server.track(connectId);
-        server.send(Packets.data(connectId, ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, SEED))));
+        HostileServer.Received received = startDownload(download, 1, SEED);
         await().atMost(Duration.ofSeconds(20)).until(() -> received.bytes.get() > 0);
 
         // While the download runs: hosts whose zone index overflows an int, and an address that is not UTF-8.
@@ -52,11 +48,7 @@ class HostilePacketsIT extends HostileServerTestBase {
                 + " (expected: host:port)");
         assertThat(error(14)).startsWith("dial tcp [fe80::1%4294967296]:80: address fe80::1%4294967296: malformed");
 
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            sampleMemory();
-            assertThat(received.bytes.get()).isEqualTo(SIZE);
-        });
-        assertThat(received.sha256()).isEqualTo(DownloadTarget.sha256(SEED, SIZE));
+        awaitDownload(received, SIZE, SEED);
         // The target closed after the last byte: the tunnel ends with CLOSE_RSP, the stream carries on.
         await().atMost(Duration.ofSeconds(10)).until(() -> server.closeResponses.get() == 1);
         long fresh = server.dial(download.hostPort(), 2);

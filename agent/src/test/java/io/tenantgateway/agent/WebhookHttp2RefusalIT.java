@@ -1,7 +1,6 @@
 package io.tenantgateway.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.testing.AgentProcess;
 import io.tenantgateway.agent.testing.AgentProcessTestBase;
@@ -20,8 +19,6 @@ import io.vertx.core.http.RequestOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -54,14 +51,8 @@ class WebhookHttp2RefusalIT extends AgentProcessTestBase {
     void aRefusedStreamEndsAloneAndTheReviewBesideItIsAdmitted() throws Exception {
         testbed = new TunnelTestbed(dir);
         int port = TunnelTestbed.freePort();
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.addAll(List.of("--webhook-tls-cert=" + testbed.files.serverCert(),
-                "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:" + port));
-        agent = AgentProcess.launch(args);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
-            assertThat(agent.lines("webhook listening")).isNotEmpty();
-        });
+        agent = AgentProcess.launch(testbed.webhookArgs(port));
+        agent.awaitLine("webhook listening", Duration.ofSeconds(60));
         HttpClient h2 = vertx.createHttpClient(VertxTls.configureClient(new HttpClientOptions(),
                 testbed.pki.trustOnlyMaterial(), Clock.systemUTC()).setProtocolVersion(HttpVersion.HTTP_2)
                         .setUseAlpn(true), new PoolOptions().setHttp2MaxSize(1));

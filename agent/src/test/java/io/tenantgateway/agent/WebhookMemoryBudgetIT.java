@@ -89,16 +89,8 @@ class WebhookMemoryBudgetIT extends AgentProcessTestBase {
         testbed = new TunnelTestbed(dir);
         port = TunnelTestbed.freePort();
         health = TunnelTestbed.freePort();
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.removeIf(arg -> arg.startsWith("--health-server-port="));
-        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + health,
-                "--webhook-tls-cert=" + testbed.files.serverCert(), "--webhook-tls-key=" + testbed.files.serverKey(),
-                "--webhook-listen=127.0.0.1:" + port));
-        agent = AgentProcess.launch(args);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
-            assertThat(agent.lines("webhook listening")).isNotEmpty();
-        });
+        agent = AgentProcess.launch(testbed.webhookArgs(port, health));
+        agent.awaitLine("webhook listening", Duration.ofSeconds(60));
         startSampling(agent.process.pid());
         https = vertx.createHttpClient(VertxTls.configureClient(new HttpClientOptions(),
                 testbed.pki.trustOnlyMaterial(), Clock.systemUTC())

@@ -19,8 +19,6 @@ import java.nio.file.Files;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
@@ -43,16 +41,8 @@ class WebhookTinyChunksIT extends AgentProcessTestBase {
         testbed = new TunnelTestbed(dir);
         int port = TunnelTestbed.freePort();
         int health = TunnelTestbed.freePort();
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.removeIf(arg -> arg.startsWith("--health-server-port="));
-        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + health,
-                "--webhook-tls-cert=" + testbed.files.serverCert(), "--webhook-tls-key=" + testbed.files.serverKey(),
-                "--webhook-listen=127.0.0.1:" + port));
-        agent = AgentProcess.launch(args);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
-            assertThat(agent.lines("webhook listening")).isNotEmpty();
-        });
+        agent = AgentProcess.launch(testbed.webhookArgs(port, health));
+        agent.awaitLine("webhook listening", Duration.ofSeconds(60));
         SSLContext tls = trusting();
 
         String answer;

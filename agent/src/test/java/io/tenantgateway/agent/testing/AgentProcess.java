@@ -100,6 +100,14 @@ public final class AgentProcess implements AutoCloseable {
         assertThat(kill.waitFor()).as("kill -%s %d", name, process.pid()).isZero();
     }
 
+    /** Waits until the log has a line containing {@code text}, failing at once (with the log) if the process ends. */
+    public void awaitLine(String text, Duration timeout) {
+        await().atMost(timeout).untilAsserted(() -> {
+            assertThat(process.isAlive()).as("agent running; log:%n%s", String.join("\n", log)).isTrue();
+            assertThat(lines(text)).isNotEmpty();
+        });
+    }
+
     /** Waits for the process to exit and for its last log line to be read; returns the exit code. */
     public int awaitExit(Duration timeout) throws InterruptedException {
         assertThat(process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS))

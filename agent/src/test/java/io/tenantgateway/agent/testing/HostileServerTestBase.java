@@ -1,11 +1,16 @@
 package io.tenantgateway.agent.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.ByteString;
 import io.tenantgateway.certs.testing.TestPki;
+import io.tenantgateway.tunnel.protocol.Packets;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -105,5 +110,22 @@ public abstract class HostileServerTestBase {
         assertThat(agent.lines("OutOfMemoryError")).as("no OutOfMemoryError").isEmpty();
         assertThat(agent.log.stream().filter(line -> line.matches("\\s+at .*|\\s*Caused by: .*")).toList())
                 .as("no stack traces").isEmpty();
+    }
+
+    /** Dials {@code target} through the hostile server as tunnel {@code random} and asks for its bytes from {@code seed}. */
+    protected HostileServer.Received startDownload(DownloadTarget target, long random, long seed) throws Exception {
+        long connectId = server.dial(target.hostPort(), random);
+        HostileServer.Received received = server.track(connectId);
+        server.send(Packets.data(connectId, ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, seed))));
+        return received;
+    }
+
+    /** Waits for all {@code size} bytes (sampling memory meanwhile) and checks they are the target's, by SHA-256. */
+    protected void awaitDownload(HostileServer.Received received, long size, long seed) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            sampleMemory();
+            assertThat(received.bytes.get()).isEqualTo(size);
+        });
+        assertThat(received.sha256()).isEqualTo(DownloadTarget.sha256(seed, size));
     }
 }

@@ -131,6 +131,22 @@ public final class TunnelTestbed implements AutoCloseable {
                 "--health-server-port=0", "--service-account-token-path=" + tokenFile);
     }
 
+    /** {@link #kamajiArgs()} with the HAMi webhook on this testbed's files TLS at {@code 127.0.0.1:webhookPort}. */
+    public List<String> webhookArgs(int webhookPort) {
+        List<String> args = new ArrayList<>(kamajiArgs());
+        args.addAll(List.of("--webhook-tls-cert=" + files.serverCert(), "--webhook-tls-key=" + files.serverKey(),
+                "--webhook-listen=127.0.0.1:" + webhookPort));
+        return args;
+    }
+
+    /** {@link #webhookArgs(int)} with the health port at {@code 127.0.0.1:healthPort} instead of port 0. */
+    public List<String> webhookArgs(int webhookPort, int healthPort) {
+        List<String> args = webhookArgs(webhookPort);
+        args.removeIf(arg -> arg.startsWith("--health-server-port="));
+        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=" + healthPort));
+        return args;
+    }
+
     /** Dials {@code address} through the server; {@code handler} is added before the channel turns active. */
     public CompletableFuture<Channel> dial(String address, ChannelHandler handler) {
         return proxy.dial(address, handler);
