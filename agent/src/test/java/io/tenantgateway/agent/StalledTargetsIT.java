@@ -99,7 +99,7 @@ class StalledTargetsIT extends HostileServerTestBase {
             return still;
         });
         String paused = metrics();
-        double budgetLimit = value(paused, "tenant_gateway_tunnel_target_buffer_bytes", "state=\"limit\"");
+        double budgetLimit = value(paused, "tenant_gateway_memory_budget_limit_bytes", "account=\"tunnel-target-buffers\"");
         System.out.printf("paused: %.1f of %.1f MiB accepted for targets, flood done=%s, budget limit %.1f MiB; %s%n",
                 seen[0] / MIB, (smallTunnels * SMALL_BYTES + (withBig ? BIG_BYTES : 0)) / (double) MIB, flood.isDone(),
                 budgetLimit / MIB, memoryReport());

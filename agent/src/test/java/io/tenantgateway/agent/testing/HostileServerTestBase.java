@@ -97,7 +97,7 @@ public abstract class HostileServerTestBase {
         String metrics = metrics();
         peakDirect = Math.max(peakDirect, (long) value(metrics, "jvm_buffer_pool_used_bytes", "pool=\"direct\""));
         peakBudgetUsed = Math.max(peakBudgetUsed,
-                (long) value(metrics, "tenant_gateway_tunnel_target_buffer_bytes", "state=\"used\""));
+                (long) value(metrics, "tenant_gateway_memory_budget_used_bytes", "account=\"tunnel-target-buffers\""));
     }
 
     protected String memoryReport() {

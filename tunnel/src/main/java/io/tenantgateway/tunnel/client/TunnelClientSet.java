@@ -121,7 +121,6 @@ public final class TunnelClientSet implements AutoCloseable {
         }
         SslContext sslContext = TlsContexts.build(ssl);
         TargetBudget budget = TargetBudget.of(builder.memoryBudget);
-        metrics.targetBudget(budget.account()::used, budget.limit(), budget.account()::peak);
         // Against servers without the extension a tunnel may buffer xfr-channel-size x DATA size towards its target,
         // but never more than half the target-buffer budget: one stalled tunnel alone must not pause every stream.
         long perTunnel = Math.min(config.perTunnelBufferBytes(), budget.limit() / 2);

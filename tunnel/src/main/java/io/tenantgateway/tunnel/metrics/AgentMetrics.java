@@ -161,22 +161,6 @@ public final class AgentMetrics {
         serverFailures.labelValues(FROM_AGENT.equals(segment) ? TO_SERVER : FROM_SERVER).inc();
     }
 
-    /**
-     * {@code tenant_gateway_tunnel_target_buffer_bytes{state=used|limit|peak}}: the direct-memory account for bytes
-     * on their way to targets (and requested inbound messages). Call once.
-     */
-    public void targetBudget(java.util.function.LongSupplier used, long limit, java.util.function.LongSupplier peak) {
-        io.prometheus.metrics.core.metrics.GaugeWithCallback.builder().name(OWN_PREFIX + "target_buffer_bytes")
-                .help("The agent's direct-memory budget for data on its way to targets (tunnel-target-buffers):"
-                        + " used, limit and peak bytes. Past the limit server streams pause until targets drain.")
-                .labelNames("state")
-                .callback(callback -> {
-                    callback.call(used.getAsLong(), "used");
-                    callback.call(limit, "limit");
-                    callback.call(peak.getAsLong(), "peak");
-                }).register(registry);
-    }
-
     public void malformed(String reason) {
         malformedPackets.labelValues(reason).inc();
     }
