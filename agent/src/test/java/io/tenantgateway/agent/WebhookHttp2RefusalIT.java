@@ -69,17 +69,26 @@ class WebhookHttp2RefusalIT extends AgentProcessTestBase {
         assertThat(oversized.connection()).isSameAs(inFlight.connection());
         oversized.putHeader("Content-Length", "5000000");
         get(oversized.sendHead());
-        HttpClientResponse refused = get(oversized.response());
-        assertThat(refused.statusCode()).isEqualTo(413);
-        assertThat(refused.headers().contains("connection")).as("a Connection header in an HTTP/2 response").isFalse();
-        assertThat(get(refused.body()).toString()).contains("request entity is too large");
+        // The body is asked for in the response callback, on the event loop: the server resets the stream right
+        // after the answer (its body unread), and a body asked for later, from this thread, may miss the DATA.
+        Answer refused = get(oversized.response().compose(Answer::read));
+        assertThat(refused.status).isEqualTo(413);
+        assertThat(refused.hasConnectionHeader).as("a Connection header in an HTTP/2 response").isFalse();
+        assertThat(refused.body).contains("request entity is too large");
 
         // The review in flight completes on the same connection and is admitted.
         inFlight.end(Buffer.buffer(review).slice(100, review.length));
-        HttpClientResponse admitted = get(inFlight.response());
-        assertThat(admitted.statusCode()).isEqualTo(200);
-        assertThat(get(admitted.body()).toString()).contains("\"allowed\":true");
+        Answer admitted = get(inFlight.response().compose(Answer::read));
+        assertThat(admitted.status).isEqualTo(200);
+        assertThat(admitted.body).contains("\"allowed\":true");
         assertThat(agent.process.isAlive()).isTrue();
+    }
+
+    private record Answer(int status, boolean hasConnectionHeader, String body) {
+        static io.vertx.core.Future<Answer> read(HttpClientResponse response) {
+            return response.body().map(body -> new Answer(response.statusCode(),
+                    response.headers().contains("connection"), body.toString()));
+        }
     }
 
     private static RequestOptions options(int port) {
