@@ -4,7 +4,7 @@ import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.agent.logging.LogSetup;
-import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
+import io.tenantgateway.agent.webhook.WebhookCertificatesConfig;
 import io.tenantgateway.tunnel.TunnelConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
 public final class AgentCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
     /** Name of the MutatingWebhookConfiguration in manifests/base. */
-    public static final String DEFAULT_WEBHOOK_CONFIG_NAME = "tenant-gateway-hami-webhook";
+    public static final String DEFAULT_WEBHOOK_CONFIG_NAME = io.tenantgateway.agent.webhook.WebhookPart.DEFAULT_CONFIG_NAME;
     /** Where HAMi's chart puts its device configuration. */
     public static final String DEFAULT_DEVICE_CONFIG_MAP = "kube-system/hami-scheduler-device";
     /** Node name the flags are validated with while the real one is read from the API (a valid DNS label). */
@@ -550,7 +550,7 @@ public final class AgentCommand implements Callable<Integer> {
      */
     public AgentConfig resolveConfig() {
         if ((nodeName == null || nodeName.isBlank()) && needsNodeName()) {
-            nodeName = io.tenantgateway.agent.k8s.NodeNames.discover(kubeconfig);
+            nodeName = io.tenantgateway.agent.node.NodeNames.discover(kubeconfig);
         }
         return toConfig();
     }
@@ -566,13 +566,13 @@ public final class AgentCommand implements Callable<Integer> {
             // background, so the tunnel does not wait for the API. The flags are checked now, once, with a
             // placeholder that only the parts' own configs carry until the name is known (the agent's config has no
             // node name: NodeIdentity tells it, and the parts get it through AgentConfig.forNode).
-            io.tenantgateway.agent.k8s.NodeNames.PodIdentity pod = io.tenantgateway.agent.k8s.NodeNames.podIdentity();
+            io.tenantgateway.agent.node.NodeNames.PodIdentity pod = io.tenantgateway.agent.node.NodeNames.podIdentity();
             nodeName = PENDING_NODE_NAME;
             AgentConfig provisional = toConfig();
             nodeName = null;
             Path api = kubeconfig;
             io.tenantgateway.agent.node.NodeIdentity node = io.tenantgateway.agent.node.NodeIdentity.fromPod(pod,
-                    () -> io.tenantgateway.agent.k8s.NodeNames.discover(api, pod));
+                    () -> io.tenantgateway.agent.node.NodeNames.discover(api, pod));
             return AgentRunner.run(provisional, node, spec.commandLine().getErr()) ? ExitCodes.OK : ExitCodes.FAILED;
         }
         AgentConfig config = toConfig();

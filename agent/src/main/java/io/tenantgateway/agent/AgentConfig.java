@@ -1,18 +1,20 @@
 package io.tenantgateway.agent;
 
+import io.tenantgateway.agent.deviceplugin.DevicePluginSettings;
+import io.tenantgateway.agent.webhook.ManagedWebhookConfiguration;
+import io.tenantgateway.agent.webhook.WebhookSettings;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.logging.LogSetup;
-import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
+import io.tenantgateway.agent.webhook.WebhookCertificatesConfig;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -43,14 +45,14 @@ public record AgentConfig(
         LogSetup.Format logFormat,
         int verbosity,
         Optional<String> nodeName,
-        Optional<WebhookPart> webhook,
+        Optional<WebhookSettings> webhook,
         Optional<DeviceRegistrationConfig> devices,
         Optional<AllocationConfig> allocation,
         Optional<ManagedWebhookConfiguration> webhookConfiguration,
         Duration shutdownGrace,
         boolean profiling,
         boolean contentionProfiling,
-        Optional<DevicePluginPart> devicePlugin) {
+        Optional<DevicePluginSettings> devicePlugin) {
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
@@ -104,152 +106,23 @@ public record AgentConfig(
         }
     }
 
-    /**
-     * The webhook's settings and where its TLS material and device config come from: PEM files
-     * ({@code tlsCert}/{@code tlsKey}) or a Secret read through the API ({@code tlsSecret}, NAMESPACE/NAME), which
-     * the agents create and rotate themselves with {@code certificates} ({@code --webhook-tls-self-managed}); HAMi's
-     * device config from a file ({@code deviceConfig}, which wins) or its ConfigMap watched through the API
-     * ({@code deviceConfigMap}, NAMESPACE/NAME).
-     */
-    public record WebhookPart(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey,
-            Optional<String> tlsSecret, Optional<Path> clientCa, Optional<Path> deviceConfig,
-            Optional<Path> upstreamCa, Optional<String> deviceConfigMap,
-            Optional<WebhookCertificatesConfig> certificates) {
-        /** Without self-managed certificates. */
-        public WebhookPart(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey,
-                Optional<String> tlsSecret, Optional<Path> clientCa, Optional<Path> deviceConfig,
-                Optional<Path> upstreamCa, Optional<String> deviceConfigMap) {
-            this(config, tlsCert, tlsKey, tlsSecret, clientCa, deviceConfig, upstreamCa, deviceConfigMap,
-                    Optional.empty());
-        }
 
-        /** Without self-managed certificates or a device ConfigMap. */
-        public WebhookPart(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey,
-                Optional<String> tlsSecret, Optional<Path> clientCa, Optional<Path> deviceConfig,
-                Optional<Path> upstreamCa) {
-            this(config, tlsCert, tlsKey, tlsSecret, clientCa, deviceConfig, upstreamCa, Optional.empty());
-        }
 
-        public WebhookPart {
-            requireNonNull(certificates, "certificates");
-            if (certificates.isPresent() && !tlsSecret.equals(Optional.of(certificates.get().secret()))) {
-                throw new IllegalArgumentException("--webhook-tls-self-managed: true without --webhook-tls-secret"
-                        + " (expected: --webhook-tls-secret=NAMESPACE/NAME, the Secret the agents keep the"
-                        + " certificates in)");
-            }
-            requireNonNull(config, "config");
-            requireNonNull(tlsCert, "tlsCert");
-            requireNonNull(tlsKey, "tlsKey");
-            requireNonNull(tlsSecret, "tlsSecret");
-            requireNonNull(clientCa, "clientCa");
-            requireNonNull(deviceConfig, "deviceConfig");
-            requireNonNull(upstreamCa, "upstreamCa");
-            if (tlsSecret.isPresent() == tlsCert.isPresent()) {
-                throw new IllegalArgumentException("webhook TLS: " + (tlsSecret.isPresent() ? "both" : "neither")
-                        + " --webhook-tls-cert/--webhook-tls-key and --webhook-tls-secret (expected: one of them)");
-            }
-            if (tlsCert.isPresent() != tlsKey.isPresent()) {
-                throw new IllegalArgumentException("--webhook-tls-cert/--webhook-tls-key: only one given (expected:"
-                        + " both)");
-            }
-            requireNonNull(deviceConfigMap, "deviceConfigMap");
-            if (deviceConfigMap.isPresent() && deviceConfig.isPresent()) {
-                throw new IllegalArgumentException("--device-config and --device-config-map: both in effect"
-                        + " (expected: the file, which wins, or the ConfigMap)");
-            }
-        }
-    }
 
     /**
-     * The MutatingWebhookConfiguration the agent keeps pointed at its CA.
-     *
-     * @param caBundle the CA file; empty means the {@code ca.crt} of the webhook's TLS Secret
-     */
-    public record ManagedWebhookConfiguration(String name, Optional<Path> caBundle) {
-        public ManagedWebhookConfiguration {
-            requireNonNull(name, "name");
-            requireNonNull(caBundle, "caBundle");
-        }
-    }
-
-    /**
-     * The device plugin: where it serves (kubelet's directory, the resource) and how its Allocate writes the pod.
-     */
-    public record DevicePluginPart(io.tenantgateway.deviceplugin.DevicePluginConfig plugin,
-            io.tenantgateway.agent.locks.AllocatorConfig allocator) {
-        public DevicePluginPart {
-            requireNonNull(plugin, "plugin");
-            requireNonNull(allocator, "allocator");
-        }
-    }
-
-    /**
-     * What the parts enabled here do with the API (the uses {@link KubernetesPermissions} grants permissions for). {@link Use#DOCTOR} is included whenever the agent
-     * talks to the API at all: {@code doctor} runs with the same flags.
+     * What the parts enabled here do with the API (the uses {@link KubernetesPermissions} grants permissions for):
+     * {@link Parts#apiUses}.
      *
      * @param nodeNameFromApi whether the node name was (or will be) read from the agent's own pod, because neither
      *     {@code --node-name} nor {@code NODE_NAME} gave it
      */
     public Set<KubernetesPermissions.Use> apiUses(boolean nodeNameFromApi) {
-        AgentConfig config = this;
-        Set<KubernetesPermissions.Use> uses = EnumSet.noneOf(KubernetesPermissions.Use.class);
-        config.devices().ifPresent(devices -> {
-            uses.add(KubernetesPermissions.Use.DEVICE_REGISTRATION);
-            if (devices.advertiseCapacity()) {
-                uses.add(KubernetesPermissions.Use.GPU_CAPACITY);
-            }
-        });
-        config.allocation().ifPresent(allocation -> uses.add(KubernetesPermissions.Use.LOCK_CONTROLLER));
-        if (config.devicePlugin().isPresent()) {
-            uses.add(KubernetesPermissions.Use.DEVICE_PLUGIN);
-        }
-        if (nodeNameFromApi) {
-            uses.add(KubernetesPermissions.Use.NODE_NAME_DISCOVERY);
-        }
-        // The webhook looks up ResourceQuotas, and looks for HAMi's own webhook, whenever the agent has an API
-        // client at all.
-        if (config.webhook().isPresent() && config.needsKubernetes()) {
-            uses.add(KubernetesPermissions.Use.WEBHOOK_QUOTA);
-            uses.add(KubernetesPermissions.Use.HAMI_WEBHOOK_CHECK);
-        }
-        if (config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap).isPresent()) {
-            uses.add(KubernetesPermissions.Use.DEVICE_CONFIG_MAP);
-        }
-        if (config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret).isPresent()) {
-            uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SECRET);
-        }
-        if (config.webhook().flatMap(AgentConfig.WebhookPart::certificates).isPresent()) {
-            uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SELF_MANAGED);
-        }
-        if (config.webhookConfiguration().isPresent()) {
-            uses.add(KubernetesPermissions.Use.MANAGED_WEBHOOK_CONFIG);
-        }
-        if (config.tunnel().countServerLeases()) {
-            uses.add(KubernetesPermissions.Use.SERVER_LEASES);
-        }
-        if (!uses.isEmpty()) {
-            uses.add(KubernetesPermissions.Use.DOCTOR);
-        }
-        return uses;
+        return Parts.apiUses(Parts.enabled(this), nodeNameFromApi);
     }
 
-    /**
-     * The parts' configuration for {@code node}, a name discovered from the agent's pod after the flags were parsed
-     * and checked (with a placeholder): the flags are not read again.
-     */
-    public AgentConfig forNode(String node) {
-        requireNonNull(node, "node");
-        return new AgentConfig(tunnel, servers, logFormat, verbosity, Optional.of(node), webhook,
-                devices.map(d -> d.withNodeName(node)), allocation.map(a -> a.withNodeName(node)),
-                webhookConfiguration, shutdownGrace, profiling, contentionProfiling,
-                devicePlugin.map(p -> new DevicePluginPart(p.plugin(), p.allocator().withNodeName(node))));
-    }
-
-    /** Whether the agent talks to the Kubernetes API at all (a pure tunnel does not). */
+    /** Whether the agent talks to the Kubernetes API at all (a pure tunnel does not): {@link Parts#needApi}. */
     public boolean needsKubernetes() {
-        return devices.isPresent() || allocation.isPresent() || webhookConfiguration.isPresent()
-                || tunnel.countServerLeases() || webhook.flatMap(WebhookPart::tlsSecret).isPresent()
-                || webhook.flatMap(WebhookPart::deviceConfigMap).isPresent();
+        return Parts.needApi(Parts.enabled(this));
     }
 
     /** The effective configuration for the startup log: no secrets, only paths. */
@@ -271,7 +144,7 @@ public record AgentConfig(
                 + GoDuration.format(d.handshakeInterval())).orElse("off"));
         out.put("lock-controller", allocation.map(a -> a.mode() + " node-lock-timeout="
                 + GoDuration.format(a.nodeLockTimeout())).orElse("off"));
-        out.put("webhook-tls-self-managed", webhook.flatMap(WebhookPart::certificates)
+        out.put("webhook-tls-self-managed", webhook.flatMap(WebhookSettings::certificates)
                 .map(WebhookCertificatesConfig::describe).orElse("off"));
         out.put("device-plugin", devicePlugin.map(d -> d.plugin().socket() + " resource=" + d.plugin().resourceName())
                 .orElse("off"));

@@ -1,15 +1,18 @@
 package io.tenantgateway.agent;
 
+import io.tenantgateway.agent.deviceplugin.DevicePluginSettings;
+import io.tenantgateway.agent.webhook.ManagedWebhookConfiguration;
+import io.tenantgateway.agent.webhook.WebhookSettings;
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.devices.MockInventory;
 import io.tenantgateway.agent.locks.AllocationConfig;
-import io.tenantgateway.agent.locks.AllocatorConfig;
+import io.tenantgateway.agent.deviceplugin.AllocatorConfig;
 import io.tenantgateway.deviceplugin.DevicePluginConfig;
 import io.tenantgateway.deviceplugin.policy.HamiCoreSettings;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.agent.logging.LogSetup;
-import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
+import io.tenantgateway.agent.webhook.WebhookCertificatesConfig;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.policy.DialPolicy;
@@ -40,14 +43,14 @@ final class AgentConfigMapper {
         TunnelConfig tunnel = tunnel(c);
         Optional<String> nodeName = Optional.ofNullable(c.nodeName).map(String::strip).filter(s -> !s.isEmpty());
 
-        Optional<AgentConfig.WebhookPart> webhook = webhook(c);
+        Optional<WebhookSettings> webhook = webhook(c);
         if (c.webhookTlsSelfManaged && webhook.isEmpty()) {
             webhookCertificates(c); // names the missing --webhook-tls-secret
             throw new IllegalArgumentException("--webhook-tls-self-managed: true with the webhook off (expected:"
                     + " --enable-webhook=true, or drop --webhook-tls-self-managed)");
         }
         Optional<DeviceRegistrationConfig> devices = devices(c, nodeName);
-        Optional<AgentConfig.DevicePluginPart> devicePlugin = devicePlugin(c, nodeName, devices);
+        Optional<DevicePluginSettings> devicePlugin = devicePlugin(c, nodeName, devices);
         boolean lockController = c.enableLockController != null ? c.enableLockController : devices.isPresent();
         Optional<AllocationConfig> allocation = Optional.empty();
         if (lockController) {
@@ -64,7 +67,7 @@ final class AgentConfigMapper {
                     .withPodFieldSelector(c.podFieldSelector));
         }
 
-        Optional<AgentConfig.ManagedWebhookConfiguration> managed = Optional.empty();
+        Optional<ManagedWebhookConfiguration> managed = Optional.empty();
         if (c.manageWebhookConfig) {
             Path caBundle = c.webhookCaBundle;
             if (caBundle == null && c.webhookTlsCert != null) {
@@ -75,7 +78,7 @@ final class AgentConfigMapper {
                 throw new IllegalArgumentException("--manage-webhook-config: no CA bundle (expected: --webhook-ca-bundle,"
                         + " a ca.crt next to --webhook-tls-cert, or --webhook-tls-secret with a ca.crt key)");
             }
-            managed = Optional.of(new AgentConfig.ManagedWebhookConfiguration(c.webhookConfigName,
+            managed = Optional.of(new ManagedWebhookConfiguration(c.webhookConfigName,
                     Optional.ofNullable(caBundle == null ? null : requireFile("--webhook-ca-bundle", caBundle))));
         }
         AgentConfig.Servers servers = new AgentConfig.Servers(c.healthServerHost, c.healthServerPort,
@@ -209,7 +212,7 @@ final class AgentConfigMapper {
         return List.of(cidrs, hosts, ports);
     }
 
-    private static Optional<AgentConfig.WebhookPart> webhook(AgentCommand c) {
+    private static Optional<WebhookSettings> webhook(AgentCommand c) {
         boolean enabled = c.enableWebhook != null ? c.enableWebhook
                 : c.webhookTlsCert != null || c.webhookTlsSecret != null;
         if (!enabled) {
@@ -252,10 +255,10 @@ final class AgentConfigMapper {
         Optional<String> deviceConfigMap = Optional.empty();
         if (c.deviceConfig == null && c.deviceConfigMap != null && !c.deviceConfigMap.isBlank()) {
             String value = c.deviceConfigMap.strip();
-            io.tenantgateway.agent.k8s.DeviceConfigWatch.splitName(value);
+            io.tenantgateway.agent.webhook.DeviceConfigWatch.splitName(value);
             deviceConfigMap = Optional.of(value);
         }
-        return Optional.of(new AgentConfig.WebhookPart(config.build(),
+        return Optional.of(new WebhookSettings(config.build(),
                 Optional.ofNullable(optionalFile("--webhook-tls-cert", c.webhookTlsCert)),
                 Optional.ofNullable(optionalFile("--webhook-tls-key", c.webhookTlsKey)),
                 Optional.ofNullable(c.webhookTlsSecret),
@@ -312,7 +315,7 @@ final class AgentConfigMapper {
     }
 
     /** {@code --device-plugin=on|off}: the resource name and HAMi's scaling come from {@code --device-config}. */
-    private static Optional<AgentConfig.DevicePluginPart> devicePlugin(AgentCommand c, Optional<String> nodeName,
+    private static Optional<DevicePluginSettings> devicePlugin(AgentCommand c, Optional<String> nodeName,
             Optional<DeviceRegistrationConfig> devices) {
         boolean on = switch (c.devicePlugin.strip().toLowerCase(java.util.Locale.ROOT)) {
             case "on", "true" -> true;
@@ -343,7 +346,7 @@ final class AgentConfigMapper {
                         deviceConfig.nvidia().deviceMemoryScaling()))
                 .withHostRoot(c.devicePluginHostRoot.toAbsolutePath().normalize())
                 .withPodFieldSelector(c.podFieldSelector);
-        return Optional.of(new AgentConfig.DevicePluginPart(plugin, allocator));
+        return Optional.of(new DevicePluginSettings(plugin, allocator));
     }
 
     private static MockInventory mockInventory(AgentCommand c) {

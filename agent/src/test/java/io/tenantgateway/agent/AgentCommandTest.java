@@ -336,16 +336,13 @@ class AgentCommandTest {
         assertThat(checked.nodeName()).isEmpty();
         assertThat(checked.describe()).containsEntry("node-name", "<unset>");
 
-        AgentConfig parts = checked.forNode("gpu-7");
-        assertThat(parts.nodeName()).contains("gpu-7");
-        assertThat(parts.devices()).hasValueSatisfying(d -> assertThat(d.nodeName()).isEqualTo("gpu-7"));
-        assertThat(parts.allocation()).hasValueSatisfying(a -> assertThat(a.nodeName()).isEqualTo("gpu-7"));
-        assertThat(parts.devicePlugin()).hasValueSatisfying(d -> assertThat(d.allocator().nodeName())
-                .isEqualTo("gpu-7"));
-        assertThat(parts.devices().orElseThrow().withNodeName(AgentCommand.PENDING_NODE_NAME))
+        // Each part applies the name when it starts (Part.needsNodeName): the configs take it without the flags.
+        assertThat(checked.devices().orElseThrow().withNodeName("gpu-7").nodeName()).isEqualTo("gpu-7");
+        assertThat(checked.allocation().orElseThrow().withNodeName("gpu-7").nodeName()).isEqualTo("gpu-7");
+        assertThat(checked.devicePlugin().orElseThrow().allocator().withNodeName("gpu-7").nodeName())
+                .isEqualTo("gpu-7");
+        assertThat(checked.devices().orElseThrow().withNodeName("gpu-7").withNodeName(AgentCommand.PENDING_NODE_NAME))
                 .isEqualTo(checked.devices().orElseThrow());
-        assertThat(parts.allocation().orElseThrow().withNodeName(AgentCommand.PENDING_NODE_NAME))
-                .isEqualTo(checked.allocation().orElseThrow());
     }
 
     @Test

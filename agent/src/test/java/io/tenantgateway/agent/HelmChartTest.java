@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import io.tenantgateway.agent.webhook.WebhookSettings;
 import static io.tenantgateway.agent.testing.RenderedManifests.SERIALIZATION;
 import static io.tenantgateway.agent.testing.RenderedManifests.declared;
 import static io.tenantgateway.agent.testing.RenderedManifests.granted;
@@ -31,7 +32,7 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.RenderedManifests;
-import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
+import io.tenantgateway.agent.webhook.WebhookCertificatesConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -628,7 +629,7 @@ class HelmChartTest {
         List<HasMetadata> objects = parse(template(mode));
         AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp, agentArgs(mode, objects),
                 mountedFiles(objects)).toArray(String[]::new)).toConfig();
-        WebhookCertificatesConfig certificates = config.webhook().flatMap(AgentConfig.WebhookPart::certificates)
+        WebhookCertificatesConfig certificates = config.webhook().flatMap(WebhookSettings::certificates)
                 .orElseThrow();
         assertThat(certificates.validity()).isEqualTo(Duration.ofHours(2160));
         assertThat(certificates.renewBefore()).isEqualTo(Duration.ofHours(240));
@@ -656,7 +657,7 @@ class HelmChartTest {
         List<String> otherArgs = agentArgs(Mode.DEFAULTS, other);
         AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("other"), otherArgs,
                 Map.of()).toArray(String[]::new)).toConfig();
-        assertThat(config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap))
+        assertThat(config.webhook().flatMap(WebhookSettings::deviceConfigMap))
                 .contains("hami-system/gpu-device-config");
 
         List<HasMetadata> off = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.deviceConfigMap", "")));
@@ -785,7 +786,7 @@ class HelmChartTest {
                 "--webhook-service=gpu-system/tenant-gateway-webhook");
         AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("self-managed"), args,
                 Map.of()).toArray(String[]::new)).toConfig();
-        assertThat(config.webhook().flatMap(AgentConfig.WebhookPart::certificates).orElseThrow().dnsNames())
+        assertThat(config.webhook().flatMap(WebhookSettings::certificates).orElseThrow().dnsNames())
                 .contains("tenant-gateway-webhook.gpu-system.svc");
         Set<Use> selfManagedUses = RenderedManifests.uses(temp.resolve("uses"), args, false, Map.of());
         assertThat(selfManagedUses).contains(Use.WEBHOOK_TLS_SELF_MANAGED);

@@ -17,7 +17,7 @@ import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.agent.testing.WebhookTlsClient;
-import io.tenantgateway.agent.webhookcerts.WebhookCertificateController;
+import io.tenantgateway.agent.webhook.WebhookCertificateController;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateAuthority;
 import io.tenantgateway.certs.CertificateRequest;

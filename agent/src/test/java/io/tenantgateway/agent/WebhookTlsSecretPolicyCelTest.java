@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tenantgateway.agent.OwnNodePolicyCelTest.AdmissionRequest;
 import io.tenantgateway.agent.OwnNodePolicyCelTest.CompiledPolicy;
 import io.tenantgateway.agent.OwnNodePolicyCelTest.Outcome;
-import io.tenantgateway.agent.webhookcerts.WebhookCertificateController;
+import io.tenantgateway.agent.webhook.WebhookCertificateController;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

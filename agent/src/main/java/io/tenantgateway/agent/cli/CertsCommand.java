@@ -216,8 +216,8 @@ public final class CertsCommand {
             TrustBundle trust = Pem.readTrustBundle(ca);
             try (io.fabric8.kubernetes.client.KubernetesClient client =
                     io.tenantgateway.agent.k8s.KubernetesClients.create(kubeconfig)) {
-                io.tenantgateway.agent.k8s.CaBundleInjector.Result result =
-                        io.tenantgateway.agent.k8s.CaBundleInjector.inject(client, name, trust.pem());
+                io.tenantgateway.agent.webhook.CaBundleInjector.Result result =
+                        io.tenantgateway.agent.webhook.CaBundleInjector.inject(client, name, trust.pem());
                 spec.commandLine().getOut().println(result.patched() == 0
                         ? "MutatingWebhookConfiguration " + name + ": CA bundle already current (" + result.webhooks()
                                 + " webhooks)"

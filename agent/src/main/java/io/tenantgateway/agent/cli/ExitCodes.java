@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.cli;
 
+import io.tenantgateway.common.config.PortInUseException;
 import io.tenantgateway.certs.CertificateFileException;
 import java.io.PrintWriter;
 import picocli.CommandLine;

@@ -1,11 +1,12 @@
 package io.tenantgateway.agent.cli;
 
+import io.tenantgateway.common.config.PortInUseException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.tenantgateway.agent.k8s.DeviceConfigWatch;
+import io.tenantgateway.agent.webhook.DeviceConfigWatch;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.KubernetesClients;
-import io.tenantgateway.agent.k8s.KubernetesQuotaLookup;
+import io.tenantgateway.agent.webhook.KubernetesQuotaLookup;
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.tenantgateway.common.retry.Backoff;

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * synchronized. Lifecycle: not a {@link io.tenantgateway.common.lifecycle.Lifecycle}, on purpose: a failed start
  * must stay retryable on the same instance.
  */
-final class InformerWatch<T extends HasMetadata> implements AutoCloseable {
+public final class InformerWatch<T extends HasMetadata> implements AutoCloseable {
     private static final String KEY = "all";
 
     private final String name;
@@ -42,7 +42,7 @@ final class InformerWatch<T extends HasMetadata> implements AutoCloseable {
      * @param informers makes a new, not yet started informer (one per start attempt)
      * @param reconcile looks at the synced store; runs on the worker thread
      */
-    InformerWatch(String name, String threadName, Supplier<SharedIndexInformer<T>> informers,
+    public InformerWatch(String name, String threadName, Supplier<SharedIndexInformer<T>> informers,
             Consumer<Store<T>> reconcile) {
         this.name = requireNonNull(name, "name");
         this.threadName = requireNonNull(threadName, "threadName");
@@ -54,7 +54,7 @@ final class InformerWatch<T extends HasMetadata> implements AutoCloseable {
      * Lists and starts watching; blocks until the first list (at most 30 s). Throws with the API's reason, having
      * closed what it started.
      */
-    synchronized void start() throws Exception {
+    public synchronized void start() throws Exception {
         if (informer != null) {
             return;
         }

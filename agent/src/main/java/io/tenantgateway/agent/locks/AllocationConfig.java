@@ -32,7 +32,7 @@ public record AllocationConfig(
         int recentActionLimit,
         Duration startTimeout) {
 
-    public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
+    public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = io.tenantgateway.agent.locks.policy.LockPolicy.DEFAULT_NODE_LOCK_TIMEOUT;
     public static final Duration DEFAULT_REAP_INTERVAL = Duration.ofSeconds(10);
     public static final int DEFAULT_RECENT_ACTION_LIMIT = 50;
     public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(30);

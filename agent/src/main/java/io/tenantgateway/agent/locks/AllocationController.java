@@ -39,6 +39,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.tenantgateway.agent.health.LockMetrics;
 
 /**
  * Watches HAMi allocations on this node and releases HAMi's node lock safely when nobody else will
@@ -63,8 +64,8 @@ import org.slf4j.LoggerFactory;
  * retry).
  */
 public final class AllocationController extends Lifecycle {
-    static final String EVENT_COMPONENT = "tenant-gateway-agent";
-    static final String REASON_LOCK_RELEASED = "NodeLockReleased";
+    static final String EVENT_COMPONENT = LockPolicy.EVENT_COMPONENT;
+    static final String REASON_LOCK_RELEASED = LockPolicy.REASON_LOCK_RELEASED;
     static final String REASON_LOCK_MALFORMED = "NodeLockMalformed";
     private static final String NODE_KEY = "node";
     private static final Logger log = LoggerFactory.getLogger(AllocationController.class);

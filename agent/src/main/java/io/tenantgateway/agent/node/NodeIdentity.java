@@ -2,7 +2,6 @@ package io.tenantgateway.agent.node;
 
 import static java.util.Objects.requireNonNull;
 
-import io.tenantgateway.agent.k8s.NodeNames;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,7 @@
 package io.tenantgateway.agent.ops;
 
+import io.tenantgateway.agent.webhook.ManagedWebhookConfiguration;
+import io.tenantgateway.agent.webhook.WebhookSettings;
 import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.client.Config;
@@ -13,8 +15,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.AgentConfig;
-import io.tenantgateway.agent.k8s.DeviceConfigWatch;
-import io.tenantgateway.agent.k8s.HamiWebhookCoexistence;
+import io.tenantgateway.agent.webhook.DeviceConfigWatch;
+import io.tenantgateway.agent.webhook.HamiWebhookCoexistence;
 import io.tenantgateway.hami.HamiWebhookConfiguration;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.agent.devices.DeviceDiscoveryException;
@@ -237,7 +239,7 @@ final class Doctor implements AutoCloseable {
     }
 
     private DoctorCheck webhookCert() {
-        Optional<AgentConfig.WebhookPart> webhook = config.webhook();
+        Optional<WebhookSettings> webhook = config.webhook();
         if (webhook.isEmpty()) {
             return DoctorCheck.skip("webhook-cert", "webhook off");
         }
@@ -499,7 +501,7 @@ final class Doctor implements AutoCloseable {
         if (!apiOk) {
             return DoctorCheck.skip("hami-webhook", "the Kubernetes API check failed");
         }
-        String own = config.webhookConfiguration().map(AgentConfig.ManagedWebhookConfiguration::name)
+        String own = config.webhookConfiguration().map(ManagedWebhookConfiguration::name)
                 .orElse(AgentCommand.DEFAULT_WEBHOOK_CONFIG_NAME);
         List<MutatingWebhookConfiguration> all;
         try (KubernetesClient client = KubernetesClients.create(clientConfig())) {
@@ -523,9 +525,9 @@ final class Doctor implements AutoCloseable {
 
     /** HAMi's device ConfigMap, read and parsed as the webhook will. */
     private DoctorCheck deviceConfigMap() {
-        Optional<String> name = config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap);
+        Optional<String> name = config.webhook().flatMap(WebhookSettings::deviceConfigMap);
         if (name.isEmpty()) {
-            return DoctorCheck.skip("device-config", config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfig)
+            return DoctorCheck.skip("device-config", config.webhook().flatMap(WebhookSettings::deviceConfig)
                     .map(file -> "--device-config " + file + " (read at start)").orElse(config.webhook().isEmpty()
                             ? "the webhook is off" : "--device-config-map=\"\": HAMi's defaults"));
         }

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.ops;
 
+import io.tenantgateway.agent.webhook.WebhookSettings;
 import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;
@@ -71,14 +72,14 @@ final class KubernetesAccess {
 
     private static String namespaceFor(Permission permission, AgentConfig config) {
         if (permission.resource().equals("secrets")) {
-            return config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret).map(s -> s.split("/", 2)[0])
+            return config.webhook().flatMap(WebhookSettings::tlsSecret).map(s -> s.split("/", 2)[0])
                     .orElse("");
         }
         if (permission.resource().equals("leases")) {
             return config.tunnel().leaseNamespace();
         }
         if (permission.resource().equals("configmaps")) {
-            return config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap).map(s -> s.split("/", 2)[0])
+            return config.webhook().flatMap(WebhookSettings::deviceConfigMap).map(s -> s.split("/", 2)[0])
                     .orElse("");
         }
         return "";
@@ -88,12 +89,12 @@ final class KubernetesAccess {
         // Every Secret verb but create is granted by resourceNames (list and watch carry the name as a field
         // selector), so each is asked with the name; create cannot name a Secret.
         if (permission.resource().equals("secrets") && !permission.verb().equals("create")) {
-            return config.webhook().flatMap(AgentConfig.WebhookPart::tlsSecret)
+            return config.webhook().flatMap(WebhookSettings::tlsSecret)
                     .map(s -> s.contains("/") ? s.split("/", 2)[1] : s).orElse(null);
         }
         if (permission.resource().equals("configmaps")) {
             // resourceNames-restricted for every verb: list/watch carry the name as a field selector.
-            return config.webhook().flatMap(AgentConfig.WebhookPart::deviceConfigMap).map(s -> s.split("/", 2)[1])
+            return config.webhook().flatMap(WebhookSettings::deviceConfigMap).map(s -> s.split("/", 2)[1])
                     .orElse(null);
         }
         if (permission.resource().startsWith("nodes") && (permission.verb().equals("get")

@@ -3,7 +3,6 @@ package io.tenantgateway.agent.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tenantgateway.agent.k8s.NodeNames;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;

@@ -10,7 +10,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslContext;
 import io.tenantgateway.agent.admission.AdmissionConnection;
-import io.tenantgateway.agent.k8s.AdmissionRequests;
+import io.tenantgateway.agent.ops.AdmissionRequests;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;

@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
+import io.tenantgateway.agent.health.LockMetrics;
 
 /**
  * Shared setup for the controller's integration tests: a CRUD-mode mock API server with GPU nodes

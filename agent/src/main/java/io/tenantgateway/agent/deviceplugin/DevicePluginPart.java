@@ -1,0 +1,100 @@
+package io.tenantgateway.agent.deviceplugin;
+
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.health.LockMetrics;
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.part.Part;
+import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.deviceplugin.DevicePlugin;
+import io.tenantgateway.deviceplugin.DevicePluginSnapshot;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The kubelet device plugin ({@code --device-plugin=on}): lists the GPUs device registration discovered, and its
+ * Allocate completes HAMi's allocation (HAMi-core env and mounts, bind-phase, node lock). When HAMi's or NVIDIA's
+ * plugin already serves kubelet's socket it stands aside, and tells device registration to stand aside too.
+ */
+public final class DevicePluginPart implements Part {
+    /** The readiness check: registered with kubelet (or standing aside for another plugin). */
+    public static final String CHECK = "device-plugin-registered";
+
+    private final DevicePluginSettings config;
+    private volatile DevicePlugin plugin;
+    private volatile HamiAllocator allocator;
+
+    public DevicePluginPart(DevicePluginSettings config) {
+        this.config = requireNonNull(config, "config");
+    }
+
+    @Override
+    public String name() {
+        return "device-plugin";
+    }
+
+    @Override
+    public List<String> checks(boolean apiClient) {
+        return List.of(CHECK);
+    }
+
+    @Override
+    public boolean needsApi() {
+        return true;
+    }
+
+    @Override
+    public boolean needsNodeName() {
+        return true;
+    }
+
+    @Override
+    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
+        return EnumSet.of(KubernetesPermissions.Use.DEVICE_PLUGIN);
+    }
+
+    @Override
+    public void start(PartContext context) {
+        LockMetrics metrics = context.shared(LockMetrics.class, () -> new LockMetrics(context.registry()));
+        // The allocator's failure bookkeeping runs before the plugin serves, and stops after it (close()).
+        HamiAllocator hami = new HamiAllocator(context.kubernetes(), config.allocator().withNodeName(
+                context.nodeName()), () -> plugin.gpuUuids(), metrics, context.clock());
+        hami.start();
+        allocator = hami;
+        DevicePlugin created = new DevicePlugin(config.plugin(), hami, context.registry(),
+                reason -> context.registrationOwnedElsewhere().publish(reason), context.version(), context.clock());
+        plugin = created;
+        // Probes the socket first: another plugin there makes device registration stand aside before it writes.
+        created.start();
+        context.deviceDiscovery().subscribe(discovery -> discovery.failure().ifPresentOrElse(
+                created::discoveryFailed, () -> created.updateDevices(discovery.devices())));
+        context.bind(new HealthCheck(CHECK, () -> {
+            DevicePluginSnapshot snapshot = created.snapshot();
+            return switch (snapshot.phase()) {
+                // Standing aside for HAMi's or NVIDIA's plugin is the right state (logged, doctor says why).
+                case REGISTERED, STANDING_ASIDE -> HealthCheck.Result.OK;
+                default -> HealthCheck.Result.failed(snapshot.detail());
+            };
+        }));
+    }
+
+    /** The plugin, once started (the status page and {@code /debug/devices} read its snapshot). */
+    public Optional<DevicePlugin> plugin() {
+        return Optional.ofNullable(plugin);
+    }
+
+    @Override
+    public void close() {
+        DevicePlugin current = plugin;
+        if (current != null) {
+            current.close(); // no Allocate call runs once it stopped
+        }
+        HamiAllocator hami = allocator;
+        if (hami != null) {
+            hami.close();
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.tenantgateway.agent.devices;
+
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.part.DeviceDiscovery;
+import io.tenantgateway.agent.part.Part;
+import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.hami.GpuDevice;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Device registration ({@code --device-source}): discovers this node's GPUs and keeps HAMi's register annotation and
+ * handshake on the node, as HAMi's device plugin does. What it discovers is published for the device plugin; when
+ * another plugin owns the annotation (HAMi's or NVIDIA's on kubelet's socket) it stands aside.
+ */
+public final class DevicesPart implements Part {
+    /** The readiness check: devices registered (or another plugin registers them). */
+    public static final String CHECK = "devices-registered";
+
+    private final DeviceRegistrationConfig config;
+    private volatile DeviceRegistrar registrar;
+
+    public DevicesPart(DeviceRegistrationConfig config) {
+        this.config = requireNonNull(config, "config");
+    }
+
+    @Override
+    public String name() {
+        return "devices";
+    }
+
+    @Override
+    public List<String> checks(boolean apiClient) {
+        return List.of(CHECK);
+    }
+
+    @Override
+    public boolean needsApi() {
+        return true;
+    }
+
+    @Override
+    public boolean needsNodeName() {
+        return true;
+    }
+
+    @Override
+    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
+        Set<KubernetesPermissions.Use> uses = EnumSet.of(KubernetesPermissions.Use.DEVICE_REGISTRATION);
+        if (config.advertiseCapacity()) {
+            uses.add(KubernetesPermissions.Use.GPU_CAPACITY);
+        }
+        return uses;
+    }
+
+    @Override
+    public void start(PartContext context) {
+        DeviceRegistrationConfig resolved = config.withNodeName(context.nodeName());
+        // kubelet (through the device plugin) and the register annotation list the same discovery.
+        DeviceSource source = new ObservedDeviceSource(resolved.createSource().orElseThrow(),
+                new ObservedDeviceSource.Observer() {
+                    @Override
+                    public void discovered(List<GpuDevice> found) {
+                        context.deviceDiscovery().publish(DeviceDiscovery.found(found));
+                    }
+
+                    @Override
+                    public void failed(String reason) {
+                        context.deviceDiscovery().publish(DeviceDiscovery.failed(reason));
+                    }
+                });
+        DeviceRegistrar created = new DeviceRegistrar(resolved, source, context.kubernetes(), context.clock(),
+                context.registry());
+        context.registrationOwnedElsewhere().subscribe(created::suspend);
+        context.bind(created.readinessCheck());
+        registrar = created;
+        created.start();
+    }
+
+    /** The registrar, once started (the status page and {@code /debug/devices} read its snapshot). */
+    public Optional<DeviceRegistrar> registrar() {
+        return Optional.ofNullable(registrar);
+    }
+
+    @Override
+    public void close() {
+        DeviceRegistrar current = registrar;
+        if (current != null) {
+            current.close();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.tenantgateway.agent.leases;
+
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.part.Part;
+import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.tunnel.TunnelConfig;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code --count-server-leases}: the tunnel's server count from the konnectivity-server Leases, as upstream's
+ * agent counts them. The tunnel uses the servers' own count until the Leases are listed; no readiness check (the
+ * tunnel works either way).
+ */
+public final class LeasesPart implements Part {
+    private final TunnelConfig tunnel;
+
+    public LeasesPart(TunnelConfig tunnel) {
+        this.tunnel = requireNonNull(tunnel, "tunnel");
+    }
+
+    @Override
+    public String name() {
+        return "leases";
+    }
+
+    @Override
+    public List<String> checks(boolean apiClient) {
+        return List.of();
+    }
+
+    @Override
+    public boolean needsApi() {
+        return true;
+    }
+
+    @Override
+    public boolean needsNodeName() {
+        return false;
+    }
+
+    @Override
+    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
+        return EnumSet.of(KubernetesPermissions.Use.SERVER_LEASES);
+    }
+
+    @Override
+    public void start(PartContext context) {
+        LeaseServerCounter leases = new LeaseServerCounter(context.kubernetes(), tunnel.leaseNamespace(),
+                tunnel.leaseLabelSelector(), context.clock(), context.registry());
+        context.serverCounter(leases); // the servers' count until it listed the leases
+        context.inBackground("server-leases", "server lease counter (--count-server-leases; the servers' servercount is used"
+                + " meanwhile)", () -> {
+                    leases.start();
+                    return leases;
+                }, counter -> HealthCheck.Result.OK);
+    }
+
+    @Override
+    public void close() {
+        // The counter is closed with the background start that started it.
+    }
+}

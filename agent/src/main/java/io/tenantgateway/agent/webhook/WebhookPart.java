@@ -1,0 +1,334 @@
+package io.tenantgateway.agent.webhook;
+
+import static java.util.Objects.requireNonNull;
+
+import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.part.Part;
+import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.certs.ClientAuthMode;
+import io.tenantgateway.certs.ReloadingTlsMaterial;
+import io.tenantgateway.certs.TlsFiles;
+import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.config.PortInUseException;
+import io.tenantgateway.common.net.AddressInUseException;
+import io.tenantgateway.webhook.WebhookServer;
+import io.tenantgateway.webhook.policy.DeviceConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HAMi webhook: the admission server with its serving certificate (PEM files, a Secret, or a Secret the agents
+ * keep themselves), HAMi's device config (a file, or HAMi's ConfigMap watched live), the ResourceQuota lookup, the
+ * check for HAMi's own webhook beside ours, and the CA bundle of the MutatingWebhookConfiguration. With PEM files it
+ * listens at once; what needs the API starts in the background. {@code run} and the standalone {@code webhook}
+ * command run this same part.
+ */
+public final class WebhookPart implements Part {
+    private static final Logger log = LoggerFactory.getLogger(WebhookPart.class);
+    private static final Duration TLS_POLL = Duration.ofSeconds(10);
+
+    public static final String SERVING_CHECK = "webhook-serving";
+    public static final String QUOTA_CHECK = "webhook-quota-synced";
+    public static final String CA_BUNDLE_CHECK = "webhook-ca-bundle";
+    public static final String CERTIFICATE_CHECK = "webhook-certificate";
+    public static final String DEVICE_CONFIG_CHECK = "webhook-device-config";
+    /** Name of the MutatingWebhookConfiguration in manifests/base ({@code --webhook-config-name}'s default). */
+    public static final String DEFAULT_CONFIG_NAME = "tenant-gateway-hami-webhook";
+    /** {@code source.component} of the webhook's Events. */
+    static final String EVENT_COMPONENT = "tenant-gateway-agent";
+
+    private final WebhookSettings config;
+    private final Optional<ManagedWebhookConfiguration> managed;
+    private volatile WebhookServer server;
+    private volatile WebhookCertificateController certificates;
+    private volatile WebhookConfigurationManager configManager;
+    private volatile DeviceConfigWatch deviceConfigWatch;
+    private PartContext context;
+
+    public WebhookPart(WebhookSettings config, Optional<ManagedWebhookConfiguration> managed) {
+        this.config = requireNonNull(config, "config");
+        this.managed = requireNonNull(managed, "managed");
+    }
+
+    @Override
+    public String name() {
+        return "webhook";
+    }
+
+    @Override
+    public List<String> checks(boolean apiClient) {
+        List<String> names = new ArrayList<>(List.of(SERVING_CHECK));
+        if (apiClient) {
+            names.add(QUOTA_CHECK);
+        }
+        if (managed.isPresent()) {
+            names.add(CA_BUNDLE_CHECK);
+        }
+        if (config.certificates().isPresent()) {
+            names.add(CERTIFICATE_CHECK);
+        }
+        if (config.deviceConfigMap().isPresent()) {
+            names.add(DEVICE_CONFIG_CHECK);
+        }
+        return names;
+    }
+
+    @Override
+    public boolean needsApi() {
+        return config.tlsSecret().isPresent() || config.deviceConfigMap().isPresent() || managed.isPresent();
+    }
+
+    @Override
+    public boolean needsNodeName() {
+        return false;
+    }
+
+    @Override
+    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
+        Set<KubernetesPermissions.Use> uses = EnumSet.noneOf(KubernetesPermissions.Use.class);
+        // The webhook looks up ResourceQuotas, and looks for HAMi's own webhook, whenever the agent has an API client.
+        if (apiClient) {
+            uses.add(KubernetesPermissions.Use.WEBHOOK_QUOTA);
+            uses.add(KubernetesPermissions.Use.HAMI_WEBHOOK_CHECK);
+        }
+        if (config.deviceConfigMap().isPresent()) {
+            uses.add(KubernetesPermissions.Use.DEVICE_CONFIG_MAP);
+        }
+        if (config.tlsSecret().isPresent()) {
+            uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SECRET);
+        }
+        if (config.certificates().isPresent()) {
+            uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SELF_MANAGED);
+        }
+        if (managed.isPresent()) {
+            uses.add(KubernetesPermissions.Use.MANAGED_WEBHOOK_CONFIG);
+        }
+        return uses;
+    }
+
+    /**
+     * With PEM files the webhook listens at once (quota lookup and CA-bundle management follow in the background);
+     * with {@code --webhook-tls-secret} it cannot serve before the Secret is read, so listening starts in the
+     * background too.
+     */
+    @Override
+    public void start(PartContext context) {
+        this.context = context;
+        KubernetesQuotaLookup quota = context.hasApi() ? new KubernetesQuotaLookup(context.kubernetes()) : null;
+        if (quota == null) {
+            log.info("webhook quota check off: no Kubernetes access configured (ResourceQuota limits.nvidia.com/*"
+                    + " are not enforced at admission; the scheduler still enforces them)");
+        } else {
+            context.inBackground(QUOTA_CHECK, "webhook quota lookup", () -> {
+                quota.start();
+                return quota;
+            }, q -> q.synced() ? HealthCheck.Result.OK : HealthCheck.Result.failed("ResourceQuota informer not"
+                    + " synced"));
+        }
+        managed.ifPresent(m -> context.bind(new HealthCheck(CA_BUNDLE_CHECK, () -> {
+            WebhookConfigurationManager manager = configManager;
+            if (manager == null) {
+                return HealthCheck.Result.failed("webhook not started yet");
+            }
+            String error = manager.lastError();
+            return error != null ? HealthCheck.Result.failed("MutatingWebhookConfiguration " + m.name() + ": " + error)
+                    : manager.synced() ? HealthCheck.Result.OK
+                    : HealthCheck.Result.failed("MutatingWebhookConfiguration " + m.name() + " not synced yet");
+        })));
+        DeviceConfig deviceConfig = config.deviceConfig().map(DeviceConfig::load).orElse(DeviceConfig.defaults());
+        startDeviceConfigSources();
+        if (config.config().clientAuth() != ClientAuthMode.NONE) {
+            log.info("webhook requires client certificates from {}", config.clientCa().orElseThrow());
+        }
+        if (config.certificates().isPresent()) {
+            startSelfManaged(deviceConfig, quota);
+        } else if (config.tlsSecret().isPresent()) {
+            SecretTlsMaterial secret = new SecretTlsMaterial(context.kubernetes(), config.tlsSecret().get());
+            context.own(secret);
+            String source = "Secret " + config.tlsSecret().get();
+            context.inBackground(SERVING_CHECK, "webhook (TLS from " + source + ")", () -> {
+                secret.start();
+                try {
+                    return startServer(secret, source, deviceConfig, quota);
+                } catch (RuntimeException e) {
+                    secret.close();
+                    throw e;
+                }
+            }, owned -> readiness(owned.server()));
+        } else {
+            Path cert = config.tlsCert().orElseThrow();
+            ReloadingTlsMaterial files = ReloadingTlsMaterial.load(config.clientCa().isPresent()
+                    ? TlsFiles.identityAndTrust(cert, config.tlsKey().orElseThrow(), config.clientCa().get())
+                    : TlsFiles.identity(cert, config.tlsKey().orElseThrow()), TLS_POLL);
+            files.start();
+            context.own(files);
+            Owned owned = startServer(files, cert.toString(), deviceConfig, quota);
+            context.own(owned);
+            context.bind(new HealthCheck(SERVING_CHECK, () -> readiness(owned.server())));
+        }
+    }
+
+    /**
+     * {@code --webhook-tls-self-managed}: the webhook listens (in the background, like with a Secret) once the
+     * certificate controller serves a certificate, read from the Secret or created there; each attempt builds a new
+     * controller (a failed start leaves one closed).
+     */
+    private void startSelfManaged(DeviceConfig deviceConfig, KubernetesQuotaLookup quota) {
+        var settings = config.certificates().orElseThrow();
+        context.bind(new HealthCheck(CERTIFICATE_CHECK, () -> {
+            WebhookCertificateController current = certificates;
+            return current == null ? HealthCheck.Result.failed("not started yet") : current.readiness();
+        }));
+        String host = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank())
+                .orElse(context.node().name().orElse("tenant-gateway"));
+        String source = "self-managed Secret " + settings.secret();
+        context.inBackground(SERVING_CHECK, "webhook (TLS from " + source + ")", () -> {
+            WebhookCertificateController attempt = new WebhookCertificateController(context.kubernetes(), settings,
+                    context.registry(), context.clock(), host);
+            certificates = attempt;
+            attempt.start();
+            try {
+                Owned started = startServer(attempt, source, deviceConfig, quota);
+                List<AutoCloseable> owned = new ArrayList<>();
+                owned.add(attempt); // closed last, after the server
+                owned.addAll(started.resources());
+                return new Owned(started.server(), owned);
+            } catch (RuntimeException e) {
+                attempt.close();
+                throw e;
+            }
+        }, owned -> readiness(owned.server()));
+    }
+
+    /**
+     * Where the device config comes from (the file wins; else HAMi's ConfigMap, watched in the background) and, with
+     * API access, the check for HAMi's own webhook next to ours (no readiness check: it warns, it does not stop
+     * serving).
+     */
+    private void startDeviceConfigSources() {
+        if (config.deviceConfig().isPresent()) {
+            log.info("webhook device config from {} (--device-config wins: HAMi's ConfigMap is not watched)",
+                    config.deviceConfig().get());
+        } else if (config.deviceConfigMap().isPresent()) {
+            DeviceConfigWatch watch = new DeviceConfigWatch(context.kubernetes(), config.deviceConfigMap().get(),
+                    context.events(EVENT_COMPONENT), context.registry());
+            deviceConfigWatch = watch;
+            context.inBackground(DEVICE_CONFIG_CHECK, "webhook device config (ConfigMap " + watch.configMap() + ")",
+                    () -> {
+                        watch.start();
+                        return watch;
+                    }, w -> {
+                        DeviceConfigWatch.Readiness readiness = w.readiness();
+                        return new HealthCheck.Result(readiness.ready(), readiness.detail());
+                    });
+        } else {
+            log.info("webhook device config: HAMi's defaults (no --device-config, --device-config-map=\"\")");
+        }
+        if (context.hasApi()) {
+            String own = managed.map(ManagedWebhookConfiguration::name)
+                    .orElse(DEFAULT_CONFIG_NAME);
+            HamiWebhookCoexistence coexistence = new HamiWebhookCoexistence(context.kubernetes(), own,
+                    context.events(EVENT_COMPONENT), context.registry());
+            context.inBackground("hami-webhook-check", "HAMi webhook check", () -> {
+                coexistence.start();
+                return coexistence;
+            }, c -> HealthCheck.Result.OK);
+        }
+    }
+
+    private HealthCheck.Result readiness(WebhookServer current) {
+        return context.draining() ? HealthCheck.Result.failed("draining")
+                : current.isListening() ? HealthCheck.Result.OK : HealthCheck.Result.failed("not listening");
+    }
+
+    /** Builds and starts the server (and the CA-bundle manager); the caller owns what is returned. */
+    private Owned startServer(TlsMaterial serving, String servingSource, DeviceConfig deviceConfig,
+            KubernetesQuotaLookup quota) {
+        WebhookServer.Builder builder = WebhookServer.builder(config.config()).serverTls(serving)
+                .registry(context.registry()).clock(context.clock()).vertx(context.vertx()).deviceConfig(deviceConfig);
+        List<AutoCloseable> owned = new ArrayList<>();
+        try {
+            if (config.upstreamCa().isPresent()) {
+                ReloadingTlsMaterial upstreamTrust = ReloadingTlsMaterial.load(
+                        TlsFiles.trustOnly(config.upstreamCa().get()), TLS_POLL);
+                upstreamTrust.start();
+                owned.add(upstreamTrust);
+                builder.upstreamTls(upstreamTrust);
+            }
+            if (quota != null) {
+                builder.quotaLookup(quota::find);
+            }
+            WebhookServer created = builder.build();
+            try {
+                created.start();
+            } catch (AddressInUseException e) {
+                throw new PortInUseException("--webhook-listen", e.address(), e);
+            }
+            owned.add(created);
+            DeviceConfigWatch watch = deviceConfigWatch;
+            if (watch != null) {
+                watch.subscribe(created::updateDeviceConfig); // the current config now, every change after
+            }
+            managed.ifPresent(m -> {
+                TlsMaterial ca = serving;
+                String caSource = servingSource;
+                if (m.caBundle().isPresent()) {
+                    ReloadingTlsMaterial caFile = ReloadingTlsMaterial.load(TlsFiles.trustOnly(m.caBundle().get()),
+                            TLS_POLL);
+                    caFile.start();
+                    owned.add(caFile);
+                    ca = caFile;
+                    caSource = m.caBundle().get().toString();
+                }
+                WebhookConfigurationManager manager = new WebhookConfigurationManager(context.kubernetes(), m.name(),
+                        ca, caSource);
+                manager.start();
+                owned.add(manager);
+                configManager = manager;
+            });
+            server = created;
+            return new Owned(created, owned);
+        } catch (RuntimeException e) {
+            new Owned(null, owned).close();
+            throw e;
+        }
+    }
+
+    /** The webhook server and what it uses (upstream trust, CA-bundle manager); closes them in reverse. */
+    private record Owned(WebhookServer server, List<AutoCloseable> resources) implements AutoCloseable {
+        @Override
+        public void close() {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                try {
+                    resources.get(i).close();
+                } catch (Exception e) {
+                    log.warn("closing {} failed: {}", resources.get(i).getClass().getSimpleName(), e.toString());
+                }
+            }
+        }
+    }
+
+    /** The server, once listening. */
+    public Optional<WebhookServer> server() {
+        return Optional.ofNullable(server);
+    }
+
+    /** The self-managed certificate controller, once started ({@code --webhook-tls-self-managed}). */
+    public Optional<WebhookCertificateController> certificates() {
+        return Optional.ofNullable(certificates);
+    }
+
+    @Override
+    public void close() {
+        // Everything is owned by the context (server, TLS material, background starts): closed before this.
+    }
+}
