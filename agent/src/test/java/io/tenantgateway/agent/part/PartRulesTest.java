@@ -1,0 +1,34 @@
+package io.tenantgateway.agent.part;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** Parts do not import each other: true of the agent, and the rule fails on a fixture that does. */
+class PartRulesTest {
+    private static final JavaClasses AGENT = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.tenantgateway.agent");
+
+    @Test
+    void theAgentsPartsMeetOnlyThroughTheirContext() {
+        assertThat(PartRules.partPackages(AGENT)).as("the rule sees every part").contains(
+                "io.tenantgateway.agent.webhook", "io.tenantgateway.agent.devices",
+                "io.tenantgateway.agent.deviceplugin", "io.tenantgateway.agent.locks",
+                "io.tenantgateway.agent.leases");
+        PartRules.partsDoNotImportEachOther(AGENT).check(AGENT);
+    }
+
+    @Test
+    void theRuleFailsWhenOnePartImportsAnother() {
+        JavaClasses fixtures = new ClassFileImporter().importPackages("io.tenantgateway.agentfixtures.parts");
+        assertThat(PartRules.partPackages(fixtures)).hasSize(2);
+        assertThatThrownBy(() -> PartRules.partsDoNotImportEachOther(fixtures).check(fixtures))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("BetaPart")
+                .hasMessageContaining("AlphaPart");
+    }
+}
