@@ -208,22 +208,9 @@ public final class Agent implements AutoCloseable {
         }
         log.info("draining: readiness off, DRAIN sent to servers, waiting for {} open tunnel(s) until {}",
                 tunnel.openTunnels(), deadline);
-        CompletableFuture<DrainReport> report = tunnel.drainAndClose(deadline);
-        // The tunnel cuts what is left at the deadline itself; the slack only covers a stuck event loop.
-        long waitMillis = Math.max(0, Duration.between(clock.instant(), deadline).toMillis()) + DRAIN_SLACK.toMillis();
-        DrainReport drained;
-        try {
-            drained = report.get(waitMillis, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            log.warn("shutdown grace over and the tunnel did not finish within {}; closing it with {} tunnel(s)"
-                    + " open", DRAIN_SLACK, tunnel.openTunnels());
+        DrainReport drained = awaitDrained(tunnel.drainAndClose(deadline), deadline);
+        if (drained == null) {
             return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            log.warn("drain interrupted; closing the tunnel with {} tunnel(s) open", tunnel.openTunnels());
-            return false;
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("drain failed", e.getCause());
         }
         if (drained.lossless()) {
             log.info("drained: no open tunnels; every server stream ended after its half-close servers={}",
@@ -232,6 +219,24 @@ public final class Agent implements AutoCloseable {
         }
         log.warn("shutdown grace over: cut {} tunnel(s) servers=[{}]", drained.tunnelsCut(), drained.describeCuts());
         return false;
+    }
+
+    /** The report, or {@code null} (logged) when the tunnel did not finish shortly after the deadline. */
+    private DrainReport awaitDrained(CompletableFuture<DrainReport> report, Instant deadline) {
+        // The tunnel cuts what is left at the deadline itself; the slack only covers a stuck event loop.
+        long waitMillis = Math.max(0, Duration.between(clock.instant(), deadline).toMillis()) + DRAIN_SLACK.toMillis();
+        try {
+            return report.get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            log.warn("shutdown grace over and the tunnel did not finish within {}; closing it with {} tunnel(s)"
+                    + " open", DRAIN_SLACK, tunnel.openTunnels());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            log.warn("drain interrupted; closing the tunnel with {} tunnel(s) open", tunnel.openTunnels());
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("drain failed", e.getCause());
+        }
+        return null;
     }
 
     public boolean isDraining() {
@@ -301,35 +306,31 @@ public final class Agent implements AutoCloseable {
         return Optional.ofNullable(admin);
     }
 
-    /** A part once started, by name (a class literal would load the part's classes even when it is off). */
-    Optional<Part> part(String name) {
-        return parts.find(name);
-    }
-
+    // The parts by name and a cast, never a class literal or method reference: those would load a part's classes
+    // (the webhook's: Vert.x) in an agent where it is off.
     public Optional<WebhookServer> webhook() {
-        Optional<Part> part = part("webhook");
-        return part.isPresent() ? ((WebhookPart) part.get()).server() : Optional.empty();
+        Optional<Part> part = parts.find("webhook");
+        return part.isEmpty() ? Optional.empty() : ((WebhookPart) part.get()).server();
     }
 
-    /** The self-managed certificate controller, once started ({@code --webhook-tls-self-managed}). */
     public Optional<WebhookCertificateController> webhookCertificates() {
-        Optional<Part> part = part("webhook");
-        return part.isPresent() ? ((WebhookPart) part.get()).certificates() : Optional.empty();
+        Optional<Part> part = parts.find("webhook");
+        return part.isEmpty() ? Optional.empty() : ((WebhookPart) part.get()).certificates();
     }
 
     public Optional<DeviceRegistrar> devices() {
-        Optional<Part> part = part("devices");
-        return part.isPresent() ? ((DevicesPart) part.get()).registrar() : Optional.empty();
+        Optional<Part> part = parts.find("devices");
+        return part.isEmpty() ? Optional.empty() : ((DevicesPart) part.get()).registrar();
     }
 
     public Optional<AllocationController> allocation() {
-        Optional<Part> part = part("lock-controller");
-        return part.isPresent() ? ((LockControllerPart) part.get()).controller() : Optional.empty();
+        Optional<Part> part = parts.find("lock-controller");
+        return part.isEmpty() ? Optional.empty() : ((LockControllerPart) part.get()).controller();
     }
 
     public Optional<DevicePlugin> devicePlugin() {
-        Optional<Part> part = part("device-plugin");
-        return part.isPresent() ? ((DevicePluginPart) part.get()).plugin() : Optional.empty();
+        Optional<Part> part = parts.find("device-plugin");
+        return part.isEmpty() ? Optional.empty() : ((DevicePluginPart) part.get()).plugin();
     }
 
     /** Readiness of every check, by name, for the status page. */

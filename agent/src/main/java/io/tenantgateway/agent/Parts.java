@@ -25,11 +25,17 @@ public final class Parts {
     private Parts() {
     }
 
-    /** The enabled parts, in start order (the device plugin before device registration: see DevicePluginPart). */
+    /**
+     * The enabled parts, in start order: the device plugin before device registration (it probes kubelet's socket
+     * first, so registration stands aside before it writes when another plugin owns the node's annotation).
+     */
     public static List<Part> enabled(AgentConfig config) {
         List<Part> parts = new ArrayList<>();
         if (config.tunnel().countServerLeases()) {
             parts.add(new LeasesPart(config.tunnel()));
+        }
+        if (config.webhook().isPresent()) {
+            parts.add(new WebhookPart(config.webhook().get(), config.webhookConfiguration()));
         }
         if (config.devicePlugin().isPresent()) {
             parts.add(new DevicePluginPart(config.devicePlugin().get()));
@@ -39,9 +45,6 @@ public final class Parts {
         }
         if (config.allocation().isPresent()) {
             parts.add(new LockControllerPart(config.allocation().get()));
-        }
-        if (config.webhook().isPresent()) {
-            parts.add(new WebhookPart(config.webhook().get(), config.webhookConfiguration()));
         }
         return parts;
     }

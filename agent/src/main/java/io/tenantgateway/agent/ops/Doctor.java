@@ -1,5 +1,9 @@
 package io.tenantgateway.agent.ops;
 
+import io.tenantgateway.agent.Parts;
+import io.tenantgateway.agent.part.Part;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import io.tenantgateway.agent.webhook.ManagedWebhookConfiguration;
 import io.tenantgateway.agent.webhook.WebhookSettings;
 import static java.util.Objects.requireNonNull;
@@ -105,10 +109,8 @@ final class Doctor implements AutoCloseable {
     }
 
     private String parts() {
-        return "tunnel" + (config.webhook().isPresent() ? ", webhook" : "")
-                + (config.devices().isPresent() ? ", devices" : "")
-                + (config.devicePlugin().isPresent() ? ", device-plugin" : "")
-                + (config.allocation().isPresent() ? ", lock-controller" : "");
+        return Stream.concat(Stream.of("tunnel"), Parts.enabled(config).stream().map(Part::name))
+                .collect(Collectors.joining(", "));
     }
 
     private TunnelConfig tunnel() {
