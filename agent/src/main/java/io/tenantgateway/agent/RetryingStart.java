@@ -2,9 +2,8 @@ package io.tenantgateway.agent;
 
 import static java.util.Objects.requireNonNull;
 
-import io.tenantgateway.agent.cli.PortInUseException;
-import io.tenantgateway.agent.cli.UserException;
 import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
@@ -67,7 +66,7 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
      * @param attempt one start attempt; a failed attempt must leave nothing running (or be safe to retry)
      * @param readiness readiness once started (must only read state)
      * @param describeFailure turns an attempt's exception into a readiness reason (names the API and the cause)
-     * @param fatal told about a configuration error ({@link UserException}, a port in use): no retry can fix it, the
+     * @param fatal told about a configuration error ({@link ConfigException}, a port in use): no retry can fix it, the
      *        agent exits 2
      */
     RetryingStart(String checkName, String partName, Attempt<T> attempt, Function<T, HealthCheck.Result> readiness,
@@ -185,7 +184,7 @@ final class RetryingStart<T extends AutoCloseable> implements AutoCloseable {
 
     /** A failure no retry can fix (bad flags, a port in use), as the CLI reports it; {@code null} otherwise. */
     static RuntimeException configurationError(Exception e) {
-        return e instanceof UserException || e instanceof PortInUseException ? (RuntimeException) e : null;
+        return ConfigException.in(e);
     }
 
     @Override

@@ -2,14 +2,16 @@ package io.tenantgateway.agent.cli;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.net.AddressInUseException;
 
 /**
  * A listener could not bind because its address is in use: a user error (another process, or a second agent, has
  * the port), so the CLI prints {@code --health-server-port: 127.0.0.1:8093 is in use} and exits
- * {@link ExitCodes#USAGE}, without a stack trace.
+ * {@link ExitCodes#USAGE}, without a stack trace. A {@link ConfigException}, so that it counts wherever it is found
+ * (a part that starts in the background ends the process with it too).
  */
-public final class PortInUseException extends RuntimeException {
+public final class PortInUseException extends ConfigException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -23,6 +25,6 @@ public final class PortInUseException extends RuntimeException {
 
     /** @param address {@code host:port} as the listener used it ({@code [v6]:port} for IPv6 literals) */
     public PortInUseException(String flag, String address, Throwable cause) {
-        super(requireNonNull(flag, "flag") + ": " + requireNonNull(address, "address") + " is in use", cause);
+        super(flag, requireNonNull(address, "address") + " is in use", cause, false);
     }
 }
