@@ -346,7 +346,7 @@ public final class AgentCommand implements Callable<Integer> {
                     + " certificate of --webhook-tls-cert).")
     Path webhookCaBundle;
 
-    // --- self-managed webhook certificates (io.tenantgateway.agent.webhookcerts) ---
+    // --- self-managed webhook certificates (io.tenantgateway.agent.webhook) ---
 
     @Option(names = "--webhook-tls-self-managed", arity = "0..1", defaultValue = "false", fallbackValue = "true",
             order = 3, description = "Create a CA and serving certificate in --webhook-tls-secret when it is missing,"

@@ -10,6 +10,7 @@ import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.agent.webhook.WebhookCertificatesConfig;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
@@ -66,15 +67,15 @@ public record AgentConfig(
         requireNonNull(shutdownGrace, "shutdownGrace");
         requireNonNull(devicePlugin, "devicePlugin");
         if (devicePlugin.isPresent() && devices.isEmpty()) {
-            throw new IllegalArgumentException("--device-plugin: on without devices (expected: --device-source=nvidia-smi"
-                    + " or mock: the plugin lists the GPUs the agent discovers)");
+            throw new ConfigException("--device-plugin", "on without devices",
+                    "--device-source=nvidia-smi or mock: the plugin lists the GPUs the agent discovers");
         }
         if (shutdownGrace.isNegative() || shutdownGrace.isZero()) {
-            throw new IllegalArgumentException("--shutdown-grace: " + shutdownGrace + " (expected: > 0)");
+            throw new ConfigException("--shutdown-grace", shutdownGrace, "> 0");
         }
         if (webhookConfiguration.isPresent() && webhook.isEmpty()) {
-            throw new IllegalArgumentException("--manage-webhook-config: true without the webhook (expected:"
-                    + " --webhook-tls-cert/--webhook-tls-key or --enable-webhook)");
+            throw new ConfigException("--manage-webhook-config", "true without the webhook",
+                    "--webhook-tls-cert/--webhook-tls-key or --enable-webhook");
         }
     }
 
@@ -101,7 +102,7 @@ public record AgentConfig(
 
         private static void checkPort(String flag, int port) {
             if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException(flag + ": " + port + " (expected: 0..65535)");
+                throw new ConfigException(flag, port, "0..65535");
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.tenantgateway.agent;
 
 import io.tenantgateway.agent.cli.GoFlags;
+import io.tenantgateway.common.config.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +30,11 @@ public final class ConfigFileDefaults implements IDefaultValueProvider {
         this.values = values;
     }
 
-    /** Installs the file named by {@code --config} in {@code args} (if any) as {@code command}'s defaults. */
+    /**
+     * Installs the file named by {@code --config} in {@code args} (if any) as {@code command}'s defaults.
+     *
+     * @throws ConfigException when the file is missing, not YAML, or has a key that is not a flag
+     */
     public static void install(CommandLine command, String... args) {
         Path file = configArgument(args);
         if (file == null) {
@@ -43,7 +48,7 @@ public final class ConfigFileDefaults implements IDefaultValueProvider {
         for (String key : defaults.values.keySet()) {
             if (!known.contains(key) || key.equals("config")) {
                 known.remove("config");
-                throw new IllegalArgumentException("--config: " + file + ": unknown key '" + key + "' ("
+                throw ConfigException.of("--config", file + ": unknown key '" + key + "' ("
                         + GoFlags.nearest(key, known).map(name -> "did you mean " + name + "?")
                                 .orElse("expected one of the flag names without dashes, e.g. proxy-server-host;"
                                         + " see --help") + ")");
@@ -66,15 +71,15 @@ public final class ConfigFileDefaults implements IDefaultValueProvider {
 
     static ConfigFileDefaults load(Path file) {
         if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException("--config: " + file + ": file not found");
+            throw ConfigException.of("--config", file + ": file not found");
         }
         Object parsed = Yaml.parse(file);
         if (parsed == null) {
             return new ConfigFileDefaults(file, Map.of());
         }
         if (!(parsed instanceof Map<?, ?> raw)) {
-            throw new IllegalArgumentException("--config: " + file + ": top level is a "
-                    + parsed.getClass().getSimpleName() + " (expected: a map of flag names to values)");
+            throw new ConfigException("--config", file + ": top level is a " + parsed.getClass().getSimpleName(),
+                    "a map of flag names to values");
         }
         Map<String, String> values = new java.util.LinkedHashMap<>();
         raw.forEach((key, value) -> values.put(String.valueOf(key), value instanceof List<?> list
@@ -93,7 +98,7 @@ public final class ConfigFileDefaults implements IDefaultValueProvider {
                 return tools.jackson.dataformat.yaml.YAMLMapper.builder().build()
                         .readValue(Files.readString(file), Object.class);
             } catch (IOException | tools.jackson.core.JacksonException e) {
-                throw new IllegalArgumentException("--config: " + file + ": not valid YAML: "
+                throw ConfigException.of("--config", file + ": not valid YAML: "
                         + String.valueOf(e.getMessage()).lines().findFirst().orElse(""), e);
             }
         }

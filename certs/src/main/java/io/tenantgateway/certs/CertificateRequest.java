@@ -2,13 +2,16 @@ package io.tenantgateway.certs;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import org.bouncycastle.util.IPAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a leaf certificate should say. Built with {@link #server(String)} or {@link #client(String)}.
+ * What a leaf certificate should say. Built with {@link #server(String)} or {@link #client(String)}. A blank common
+ * name or a DNS name or IP address that is not one is a {@link ConfigException}: they come from flags
+ * ({@code certs init --server-ip}); the other checks guard the callers' own values.
  *
  * @param commonName subject CN
  * @param organizations subject O values (Kubernetes reads them as groups, e.g. {@code system:masters})
@@ -42,7 +45,7 @@ public record CertificateRequest(
         requireNonNull(backdate, "backdate");
         requireNonNull(keyAlgorithm, "keyAlgorithm");
         if (commonName.isBlank()) {
-            throw new IllegalArgumentException("commonName: blank (expected: a non-empty name)");
+            throw ConfigException.of("commonName", "blank (expected: a non-empty name)");
         }
         organizations = List.copyOf(organizations);
         dnsNames = List.copyOf(dnsNames);
@@ -55,12 +58,12 @@ public record CertificateRequest(
         }
         for (String dns : dnsNames) {
             if (dns.isBlank() || dns.contains(" ") || dns.contains(",")) {
-                throw new IllegalArgumentException("DNS name: '" + dns + "' (expected: a host name such as svc.ns.svc)");
+                throw new ConfigException("DNS name", "'" + dns + "'", "a host name such as svc.ns.svc");
             }
         }
         for (String ip : ipAddresses) {
             if (!IPAddress.isValid(ip)) {
-                throw new IllegalArgumentException("IP address: '" + ip + "' (expected: an IPv4 or IPv6 literal)");
+                throw new ConfigException("IP address", "'" + ip + "'", "an IPv4 or IPv6 literal");
             }
         }
         if (usage != Usage.CLIENT && dnsNames.isEmpty() && ipAddresses.isEmpty()) {

@@ -1,5 +1,6 @@
 package io.tenantgateway.certs;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -26,7 +27,11 @@ public enum KeyAlgorithm {
         this.signatureAlgorithm = signatureAlgorithm;
     }
 
-    /** Parses the CLI spelling ({@code ec-p256}, {@code rsa-2048}, {@code rsa-4096}). */
+    /**
+     * Parses the CLI spelling ({@code ec-p256}, {@code rsa-2048}, {@code rsa-4096}).
+     *
+     * @throws ConfigException for any other spelling
+     */
     public static KeyAlgorithm parse(String value) {
         String normalized = value.trim().toLowerCase(Locale.ROOT);
         for (KeyAlgorithm algorithm : values()) {
@@ -34,7 +39,7 @@ public enum KeyAlgorithm {
                 return algorithm;
             }
         }
-        throw new IllegalArgumentException("key algorithm: " + value + " (expected one of: "
+        throw ConfigException.of("key algorithm", value + " (expected one of: "
                 + Arrays.stream(values()).map(KeyAlgorithm::cliName).collect(Collectors.joining(", ")) + ")");
     }
 

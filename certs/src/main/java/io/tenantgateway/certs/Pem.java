@@ -82,6 +82,8 @@ public final class Pem {
                             + " where a certificate was expected (expected: -----BEGIN CERTIFICATE----- blocks)");
                 }
             }
+        } catch (CertificateFileException e) {
+            throw e; // ours, thrown above: an IllegalArgumentException too, not a parser failure
         } catch (IOException | IllegalArgumentException | IllegalStateException e) {
             throw new CertificateFileException(source, "malformed PEM (" + e.getMessage()
                     + "); expected -----BEGIN CERTIFICATE----- blocks", e);
@@ -123,6 +125,8 @@ public final class Pem {
                             + " RSA PRIVATE KEY or EC PRIVATE KEY)");
                 }
             }
+        } catch (CertificateFileException e) {
+            throw e; // ours, thrown above: an IllegalArgumentException too, not a parser failure
         } catch (IOException | IllegalArgumentException | IllegalStateException e) {
             throw new CertificateFileException(source, "malformed PEM (" + e.getMessage()
                     + "); expected -----BEGIN PRIVATE KEY-----", e);

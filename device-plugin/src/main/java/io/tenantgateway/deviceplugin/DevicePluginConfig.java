@@ -2,6 +2,7 @@ package io.tenantgateway.deviceplugin;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.retry.Backoff;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -45,8 +46,8 @@ public record DevicePluginConfig(Path directory, String resourceName, boolean pr
         requireNonNull(checkInterval, "checkInterval");
         requireNonNull(retry, "retry");
         if (!directory.isAbsolute()) {
-            throw new IllegalArgumentException("--device-plugin-dir: " + directory + " (expected: an absolute path,"
-                    + " kubelet's " + DEFAULT_DIRECTORY + ")");
+            throw new ConfigException("--device-plugin-dir", directory, "an absolute path, kubelet's "
+                    + DEFAULT_DIRECTORY);
         }
         if (!EXTENDED_RESOURCE.matcher(resourceName).matches() || resourceName.startsWith("kubernetes.io/")
                 || resourceName.contains(".kubernetes.io/") || resourceName.startsWith("requests.")) {
@@ -64,9 +65,9 @@ public record DevicePluginConfig(Path directory, String resourceName, boolean pr
         }
         int length = directory.resolve(socketName(resourceName)).toString().getBytes(StandardCharsets.UTF_8).length;
         if (length > MAX_SOCKET_PATH_BYTES) {
-            throw new IllegalArgumentException("--device-plugin-dir: " + directory + " (expected: a directory whose"
-                    + " socket path " + directory.resolve(socketName(resourceName)) + " fits a Unix socket: at most "
-                    + MAX_SOCKET_PATH_BYTES + " bytes, got " + length + ")");
+            throw new ConfigException("--device-plugin-dir", directory, "a directory whose socket path "
+                    + directory.resolve(socketName(resourceName)) + " fits a Unix socket: at most "
+                    + MAX_SOCKET_PATH_BYTES + " bytes, got " + length);
         }
     }
 

@@ -2,6 +2,7 @@ package io.tenantgateway.tunnel;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.protocol.AgentIdentifiers;
@@ -16,8 +17,9 @@ import java.util.UUID;
 /**
  * Agent-side tunnel configuration: every flag of the upstream {@code konnectivity-agent} with its upstream
  * default (see {@code shared/spec/konnectivity.md}), plus tenant-gateway's own settings (last group). Validated on
- * construction; messages name the flag, the value and what was expected. Flags the tunnel does not read (health and
- * admin servers, {@code --kubeconfig}) live in the agent's {@code AgentConfig}.
+ * construction; a wrong flag value is a {@link ConfigException} naming the flag, the value and what was expected.
+ * Flags the tunnel does not read (health and admin servers, {@code --kubeconfig}) live in the agent's
+ * {@code AgentConfig}.
  *
  * @param proxyServerHost {@code --proxy-server-host}: load balancer address of the server replicas; also the TLS
  *     server name
@@ -93,35 +95,38 @@ public record TunnelConfig(
     public TunnelConfig {
         requireNonNull(proxyServerHost, "proxyServerHost");
         if (proxyServerHost.isBlank()) {
-            throw new IllegalArgumentException("--proxy-server-host: \"\" (expected: a host name or IP address)");
+            throw new ConfigException("--proxy-server-host", "\"\"", "a host name or IP address");
         }
         checkPort("--proxy-server-port", proxyServerPort, false);
         if ((agentCert == null) != (agentKey == null)) {
-            throw new IllegalArgumentException("--agent-cert/--agent-key: " + agentCert + "/" + agentKey
-                    + " (expected: both or neither)");
+            throw new ConfigException("--agent-cert/--agent-key", agentCert + "/" + agentKey, "both or neither");
         }
         alpnProtos = withH2(requireNonNull(alpnProtos, "alpnProtos"));
         requireNonNull(agentId, "agentId");
         if (agentId.isBlank()) {
-            throw new IllegalArgumentException("--agent-id: \"\" (expected: a non-empty id)");
+            throw new ConfigException("--agent-id", "\"\"", "a non-empty id");
         }
         requireNonNull(agentIdentifiers, "agentIdentifiers");
         positive("--sync-interval", syncInterval);
         positive("--sync-interval-cap", syncIntervalCap);
         if (syncIntervalCap.compareTo(syncInterval) < 0) {
-            throw new IllegalArgumentException("--sync-interval-cap: " + GoDuration.format(syncIntervalCap)
-                    + " (expected: >= --sync-interval " + GoDuration.format(syncInterval) + ")");
+            throw new ConfigException("--sync-interval-cap", GoDuration.format(syncIntervalCap),
+                    ">= --sync-interval " + GoDuration.format(syncInterval));
         }
         positive("--probe-interval", probeInterval);
         // Below MIN_KEEPALIVE_TIME is accepted, as upstream does; the CLI warns about it.
         positive("--keepalive-time", keepaliveTime);
         if (xfrChannelSize <= 0) {
-            throw new IllegalArgumentException("--xfr-channel-size: " + xfrChannelSize + " (expected: > 0)");
+            throw new ConfigException("--xfr-channel-size", xfrChannelSize, "> 0");
         }
         requireNonNull(leaseNamespace, "leaseNamespace");
         requireNonNull(leaseLabelSelector, "leaseLabelSelector");
-        positive("dialTimeout", dialTimeout);
-        positive("connectTimeout", connectTimeout);
+        positive("dialTimeout", dialTimeout); // --dial-timeout
+        requireNonNull(connectTimeout, "connectTimeout");
+        if (connectTimeout.isNegative() || connectTimeout.isZero()) { // not a flag: a caller's bug
+            throw new IllegalArgumentException("connectTimeout: " + GoDuration.format(connectTimeout)
+                    + " (expected: > 0)");
+        }
         requireNonNull(dialPolicy, "dialPolicy");
         if (flowControlWindow < 16 * 1024) {
             throw new IllegalArgumentException("flowControlWindow: " + flowControlWindow + " (expected: >= 16384)");
@@ -131,7 +136,7 @@ public record TunnelConfig(
                     + MAX_MESSAGE_SIZE / 2 + ")");
         }
         if (maxDialsInFlight < 1) {
-            throw new IllegalArgumentException("--max-dials-in-flight: " + maxDialsInFlight + " (expected: >= 1)");
+            throw new ConfigException("--max-dials-in-flight", maxDialsInFlight, ">= 1");
         }
     }
 
@@ -198,14 +203,13 @@ public record TunnelConfig(
     private static void positive(String flag, Duration value) {
         requireNonNull(value, flag);
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(flag + ": " + GoDuration.format(value) + " (expected: > 0)");
+            throw new ConfigException(flag, GoDuration.format(value), "> 0");
         }
     }
 
     private static void checkPort(String flag, int port, boolean zeroAllowed) {
         if (port < (zeroAllowed ? 0 : 1) || port > 65535) {
-            throw new IllegalArgumentException(flag + ": " + port + " (expected: " + (zeroAllowed ? 0 : 1)
-                    + "..65535)");
+            throw new ConfigException(flag, port, (zeroAllowed ? 0 : 1) + "..65535");
         }
     }
 

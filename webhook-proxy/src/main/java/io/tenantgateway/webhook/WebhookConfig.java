@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.vertx.ServerLimits;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.webhook.policy.PolicyConfig;
 import io.tenantgateway.webhook.proxy.UpstreamConfig;
 import java.util.Optional;
@@ -50,10 +51,10 @@ public record WebhookConfig(String host, int port, String path, ClientAuthMode c
         upstream = upstream == null ? Optional.empty() : upstream;
         path = path == null || path.isEmpty() ? DEFAULT_PATH : path;
         if (host.isBlank()) {
-            throw new IllegalArgumentException("--listen: host '' (expected: an address such as 0.0.0.0)");
+            throw new ConfigException("--listen", "host ''", "an address such as 0.0.0.0");
         }
         if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("--listen: port " + port + " (expected: 0..65535)");
+            throw new ConfigException("--listen", "port " + port, "0..65535");
         }
         if (!path.startsWith("/")) {
             throw new IllegalArgumentException("path: '" + path + "' (expected: a path starting with /)");

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.certs.vertx.ConnectionGuard;
 import io.tenantgateway.certs.TlsFailures;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.memory.MemoryBudget;
 import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.certs.TlsMaterial;
@@ -91,8 +92,8 @@ public final class WebhookServer implements AutoCloseable {
         this.recent = new RecentAdmissions(config.recentAdmissions());
         this.bodyAccount = builder.bodyAccount != null ? builder.bodyAccount : RequestBodies.defaultAccount();
         if (config.upstream().isPresent() && upstreamTls == null) {
-            throw new IllegalArgumentException("--upstream-ca: missing (expected: the CA that signs the upstream"
-                    + " webhook's certificate, since --upstream is set)");
+            throw new ConfigException("--upstream-ca", "missing",
+                    "the CA that signs the upstream webhook's certificate, since --upstream is set");
         }
         if (serverTls.current().identityOrNull() == null) {
             throw new IllegalArgumentException("serverTls: no certificate and key (expected: the webhook's serving"

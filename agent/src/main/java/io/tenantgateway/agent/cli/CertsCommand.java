@@ -9,6 +9,7 @@ import io.tenantgateway.certs.SubjectNames;
 import io.tenantgateway.certs.TrustBundle;
 import io.tenantgateway.certs.VerificationResult;
 import io.tenantgateway.certs.policy.RenewalPolicy;
+import io.tenantgateway.common.config.ConfigException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,11 +86,15 @@ public final class CertsCommand {
         public Integer call() {
             KeyAlgorithm algorithm = KeyAlgorithm.parse(keyAlgorithm);
             Duration leafValidity = Durations.parse("--validity", validity);
+            if (leafValidity.isNegative() || leafValidity.isZero()) {
+                throw new ConfigException("--validity", "'" + validity + "'", "> 0");
+            }
             List<String> names = List.of("ca.crt", "ca.key", "webhook.crt", "webhook.key", "agent.crt", "agent.key");
             if (!force) {
                 for (String name : names) {
                     if (Files.exists(out.resolve(name))) {
-                        throw new UserException(out.resolve(name) + ": already exists (use --force to overwrite)");
+                        throw ConfigException.of(out.resolve(name).toString(),
+                                "already exists (use --force to overwrite)");
                     }
                 }
             }
@@ -131,8 +136,11 @@ public final class CertsCommand {
 
         @Override
         public Integer call() {
-            RenewalPolicy policy = new RenewalPolicy(Durations.parse("--renew-before", renewBefore),
-                    Clock.systemUTC());
+            Duration before = Durations.parse("--renew-before", renewBefore);
+            if (before.isNegative()) {
+                throw new ConfigException("--renew-before", "'" + renewBefore + "'", ">= 0");
+            }
+            RenewalPolicy policy = new RenewalPolicy(before, Clock.systemUTC());
             List<X509Certificate> certificates = Pem.readCertificates(file);
             PrintWriter stdout = spec.commandLine().getOut();
             for (int i = 0; i < certificates.size(); i++) {
@@ -226,7 +234,7 @@ public final class CertsCommand {
                 spec.commandLine().getOut().flush();
                 return ExitCodes.OK;
             } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-                throw new UserException("MutatingWebhookConfiguration " + name + ": " + e.getMessage(), e);
+                throw ConfigException.of("MutatingWebhookConfiguration " + name, String.valueOf(e.getMessage()), e);
             }
         }
     }
@@ -236,7 +244,7 @@ public final class CertsCommand {
             List<String> oids = cert.getExtendedKeyUsage();
             return oids == null ? List.of() : oids.stream().map(o -> EKU_NAMES.getOrDefault(o, o)).toList();
         } catch (CertificateParsingException e) {
-            throw new UserException("unreadable extendedKeyUsage: " + e.getMessage(), e);
+            throw ConfigException.of("unreadable extendedKeyUsage", String.valueOf(e.getMessage()), e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.cli;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
 import java.time.Duration;
 import java.util.regex.Matcher;
@@ -18,17 +19,17 @@ public final class Durations {
     /**
      * @param name the flag, for the error message
      * @param value the text to parse
+     * @throws ConfigException when {@code value} is not a duration
      */
     public static Duration parse(String name, String value) {
         Matcher days = DAYS.matcher(value == null ? "" : value.strip());
-        if (days.matches()) {
-            return Duration.ofDays(Long.parseLong(days.group(1)));
-        }
         try {
+            if (days.matches()) {
+                return Duration.ofDays(Long.parseLong(days.group(1)));
+            }
             return GoDuration.parse(name, value);
-        } catch (IllegalArgumentException e) {
-            throw new UserException(name + ": '" + value + "' (expected: a duration such as 30s, 5m, 1h, 1m30s, 90d)",
-                    e);
+        } catch (IllegalArgumentException | ArithmeticException e) { // too many days is a typo too
+            throw new ConfigException(name, "'" + value + "'", "a duration such as 30s, 5m, 1h, 1m30s, 90d", e);
         }
     }
 

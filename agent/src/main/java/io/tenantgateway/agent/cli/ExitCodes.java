@@ -1,13 +1,14 @@
 package io.tenantgateway.agent.cli;
 
-import io.tenantgateway.common.config.PortInUseException;
-import io.tenantgateway.certs.CertificateFileException;
+import io.tenantgateway.common.config.ConfigException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 
 /**
- * Exit codes shared by every subcommand, and the handlers that map failures onto them: a user error prints one
- * line (no stack trace) and exits {@link #USAGE}.
+ * Exit codes shared by every subcommand, and the handlers that map failures onto them. One rule: a
+ * {@link ConfigException} anywhere in a failure's causes (bad user input: a flag, a {@code --config} key, a file a
+ * flag names, a port in use) prints its one line (no stack trace) and exits {@link #USAGE}, as a malformed command
+ * line does; anything else is a bug and exits {@link #INTERNAL} with its stack trace.
  */
 public final class ExitCodes {
     public static final int OK = 0;
@@ -25,15 +26,15 @@ public final class ExitCodes {
         commandLine.setExitCodeExceptionMapper(ExitCodes::forException);
         commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
             PrintWriter err = cmd.getErr();
-            int code = forException(exception);
-            if (code == USAGE) {
-                err.println(cmd.getColorScheme().errorText("error: " + userCause(exception).getMessage()));
+            String userError = userError(exception);
+            if (userError != null) {
+                err.println(cmd.getColorScheme().errorText("error: " + userError));
             } else {
                 err.println(cmd.getColorScheme().errorText("internal error: " + exception));
                 exception.printStackTrace(err);
             }
             err.flush();
-            return code;
+            return userError != null ? USAGE : INTERNAL;
         });
         commandLine.setParameterExceptionHandler((exception, args) -> {
             CommandLine cmd = exception.getCommandLine();
@@ -49,28 +50,31 @@ public final class ExitCodes {
         return commandLine;
     }
 
+    /** {@link #USAGE} for a user error ({@link #userError}), {@link #INTERNAL} for anything else. */
     static int forException(Throwable exception) {
-        if (userCause(exception) instanceof PortInUseException) {
-            return USAGE;
-        }
-        if (exception instanceof UserException || exception instanceof CertificateFileException
-                || exception instanceof IllegalArgumentException
-                || exception instanceof CommandLine.ParameterException) {
-            return USAGE;
-        }
-        return INTERNAL;
+        return userError(exception) != null ? USAGE : INTERNAL;
     }
 
     /**
-     * The {@link PortInUseException} in {@code exception}'s causes (a component may wrap it while undoing its
-     * start), else {@code exception} itself.
+     * The one line to print when {@code exception} is the user's to fix, else {@code null} (a bug): the message of
+     * the first {@link ConfigException} in its causes (a component may wrap it, e.g. while undoing its start), else
+     * that of a picocli {@link CommandLine.ParameterException} (a command line parsed inside a command, as
+     * {@code doctor} parses {@code run}'s flags), else that of a {@link UserException} while that type exists.
      */
-    static Throwable userCause(Throwable exception) {
+    @SuppressWarnings("deprecation") // UserException: still thrown by a few commands, counted until it is deleted
+    static String userError(Throwable exception) {
+        ConfigException config = ConfigException.in(exception);
+        if (config != null) {
+            return config.getMessage();
+        }
         for (Throwable t = exception; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof PortInUseException) {
-                return t;
+            if (t instanceof CommandLine.ParameterException parameter) {
+                return GoFlags.message(parameter);
+            }
+            if (t instanceof UserException) {
+                return t.getMessage();
             }
         }
-        return exception;
+        return null;
     }
 }

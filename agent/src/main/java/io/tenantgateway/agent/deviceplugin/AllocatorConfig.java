@@ -2,6 +2,7 @@ package io.tenantgateway.agent.deviceplugin;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.deviceplugin.policy.HamiCoreSettings;
 import java.nio.file.Path;
@@ -43,8 +44,7 @@ public record AllocatorConfig(String nodeName, HamiCoreSettings hamiCore, Path h
         requireNonNull(hostRoot, "hostRoot");
         requireNonNull(retry, "retry");
         if (!hostRoot.isAbsolute()) {
-            throw new IllegalArgumentException("--device-plugin-host-root: " + hostRoot + " (expected: an absolute"
-                    + " path, / in the DaemonSet)");
+            throw new ConfigException("--device-plugin-host-root", hostRoot, "an absolute path, / in the DaemonSet");
         }
         if (retry.maxAttempts() == Backoff.UNLIMITED) {
             throw new IllegalArgumentException("retry: " + retry + " (expected: a bounded number of attempts, as"

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.devices;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.hami.GpuDevice;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,7 +75,7 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
             return Arrays.stream(values())
                     .filter(s -> s.flagValue.equals(value.strip().toLowerCase(Locale.ROOT)))
                     .findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("--device-source: '" + value + "' (expected one of: "
+                    .orElseThrow(() -> ConfigException.of("--device-source", "'" + value + "' (expected one of: "
                             + Arrays.stream(values()).map(Source::flagValue).collect(Collectors.joining(", ")) + ")"));
         }
     }
@@ -90,15 +91,15 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
         requireNonNull(retryInitialBackoff, "retryInitialBackoff");
         requireNonNull(closeTimeout, "closeTimeout");
         if (nodeName.length() > 253 || !NODE_NAME.matcher(nodeName).matches()) {
-            throw new IllegalArgumentException("--node-name: '" + nodeName
-                    + "' (expected: the Node's name, a lower-case RFC 1123 subdomain; set it from spec.nodeName)");
+            throw new ConfigException("--node-name", "'" + nodeName + "'",
+                    "the Node's name, a lower-case RFC 1123 subdomain; set it from spec.nodeName");
         }
         if (source == Source.MOCK && mockInventory == null) {
-            throw new IllegalArgumentException(
-                    "--mock-gpus/--mock-inventory: none (expected: a mock inventory when --device-source=mock)");
+            throw new ConfigException("--mock-gpus/--mock-inventory", "none",
+                    "a mock inventory when --device-source=mock");
         }
         if (splitCount <= 0) {
-            throw new IllegalArgumentException("--device-split-count: " + splitCount + " (expected: > 0)");
+            throw new ConfigException("--device-split-count", splitCount, "> 0");
         }
         requirePositive("--nvidia-smi-timeout", nvidiaSmiTimeout);
         requirePositive("--handshake-interval", handshakeInterval);
@@ -106,16 +107,14 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
         requirePositive("retryInitialBackoff", retryInitialBackoff);
         requirePositive("closeTimeout", closeTimeout);
         if (handshakeInterval.compareTo(SCHEDULER_STALE_AFTER) >= 0) {
-            throw new IllegalArgumentException("--handshake-interval: " + handshakeInterval
-                    + " (expected: < 60s, the HAMi scheduler's staleness window)");
+            throw new ConfigException("--handshake-interval", handshakeInterval,
+                    "< 60s, the HAMi scheduler's staleness window");
         }
         if (!(memoryScaling > 0) || Double.isInfinite(memoryScaling)) {
-            throw new IllegalArgumentException("--device-config: nvidia.deviceMemoryScaling: " + memoryScaling
-                    + " (expected: > 0)");
+            throw new ConfigException("--device-config", "nvidia.deviceMemoryScaling: " + memoryScaling, "> 0");
         }
         if (!(coreScaling > 0) || Double.isInfinite(coreScaling)) {
-            throw new IllegalArgumentException("--device-config: nvidia.deviceCoreScaling: " + coreScaling
-                    + " (expected: > 0)");
+            throw new ConfigException("--device-config", "nvidia.deviceCoreScaling: " + coreScaling, "> 0");
         }
         if (retryInitialBackoff.compareTo(handshakeInterval) > 0) {
             throw new IllegalArgumentException("retryInitialBackoff: " + retryInitialBackoff
@@ -125,7 +124,9 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
 
     private static void requirePositive(String name, Duration value) {
         if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+            // A flag's value is the user's to fix; the other settings are the caller's.
+            throw name.startsWith("--") ? new ConfigException(name, value, "> 0")
+                    : new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
         }
     }
 

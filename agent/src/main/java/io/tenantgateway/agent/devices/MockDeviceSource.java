@@ -2,6 +2,7 @@ package io.tenantgateway.agent.devices;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.hami.GpuDevice;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ public final class MockDeviceSource implements DeviceSource {
         requireNonNull(nodeName, "nodeName");
         requireNonNull(inventory, "inventory");
         if (defaultSplitCount <= 0) {
-            throw new IllegalArgumentException("--device-split-count: " + defaultSplitCount + " (expected: > 0)");
+            throw new ConfigException("--device-split-count", defaultSplitCount, "> 0");
         }
         List<GpuDevice> list = new ArrayList<>(inventory.gpuCount());
         for (MockInventory.Entry entry : inventory.entries()) {

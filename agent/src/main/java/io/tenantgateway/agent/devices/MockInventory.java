@@ -2,6 +2,7 @@ package io.tenantgateway.agent.devices;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.hami.GpuDevice;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +34,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * or the shorthand {@code A100-80GB} / {@code L4-24GB:2} / {@code A100-80GB,L4-24GB:2}
  * (preset, optional {@code :count}).
  *
+ * <p>What is wrong in either is a {@link ConfigException} naming the flag or the file and entry.
+ *
  * @param entries the GPU kinds, in index order; at least one
  */
 public record MockInventory(List<Entry> entries) {
@@ -43,7 +46,7 @@ public record MockInventory(List<Entry> entries) {
     public MockInventory {
         requireNonNull(entries, "entries");
         if (entries.isEmpty()) {
-            throw new IllegalArgumentException("mock inventory: no devices (expected: at least one entry)");
+            throw new ConfigException("mock inventory", "no devices", "at least one entry");
         }
         entries = List.copyOf(entries);
     }
@@ -71,7 +74,7 @@ public record MockInventory(List<Entry> entries) {
             requireNonNull(modelName, "modelName");
             requireNonNull(mode, "mode");
             if (modelName.isBlank()) {
-                throw new IllegalArgumentException("mock inventory: name: '' (expected: a GPU model name)");
+                throw new ConfigException("mock inventory", "name: ''", "a GPU model name");
             }
             requirePositive(modelName, "memoryMiB", memoryMiB);
             requirePositive(modelName, "count", count);
@@ -79,12 +82,10 @@ public record MockInventory(List<Entry> entries) {
                 requirePositive(modelName, "splitCount", splitCount);
             }
             if (cores < 0 || cores > 100) {
-                throw new IllegalArgumentException(
-                        "mock inventory: " + modelName + ": cores: " + cores + " (expected: 0..100)");
+                throw new ConfigException("mock inventory", modelName + ": cores: " + cores, "0..100");
             }
             if (numa < 0) {
-                throw new IllegalArgumentException(
-                        "mock inventory: " + modelName + ": numa: " + numa + " (expected: >= 0)");
+                throw new ConfigException("mock inventory", modelName + ": numa: " + numa, ">= 0");
             }
         }
 
@@ -96,8 +97,7 @@ public record MockInventory(List<Entry> entries) {
 
         private static void requirePositive(String model, String field, int value) {
             if (value <= 0) {
-                throw new IllegalArgumentException(
-                        "mock inventory: " + model + ": " + field + ": " + value + " (expected: > 0)");
+                throw new ConfigException("mock inventory", model + ": " + field + ": " + value, "> 0");
             }
         }
     }
@@ -110,7 +110,7 @@ public record MockInventory(List<Entry> entries) {
     /**
      * Parses the shorthand {@code PRESET[:COUNT][,PRESET[:COUNT]…]}, e.g. {@code L4-24GB:2}.
      *
-     * @throws IllegalArgumentException naming the piece that is not a known preset or count
+     * @throws ConfigException naming the piece that is not a known preset or count
      */
     public static MockInventory parseShorthand(String text) {
         requireNonNull(text, "text");
@@ -127,13 +127,13 @@ public record MockInventory(List<Entry> entries) {
                 try {
                     count = Integer.parseInt(p.substring(colon + 1).strip());
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("--mock-gpus: '" + p + "' (expected: PRESET[:COUNT], e.g. L4-24GB:2)", e);
+                    throw new ConfigException("--mock-gpus", "'" + p + "'", "PRESET[:COUNT], e.g. L4-24GB:2", e);
                 }
             }
             entries.add(Entry.of(preset(name, "--mock-gpus"), count));
         }
         if (entries.isEmpty()) {
-            throw new IllegalArgumentException("--mock-gpus: '" + text + "' (expected: PRESET[:COUNT], one of " + GpuPreset.names() + ")");
+            throw new ConfigException("--mock-gpus", "'" + text + "'", "PRESET[:COUNT], one of " + GpuPreset.names());
         }
         return new MockInventory(entries);
     }
@@ -153,11 +153,11 @@ public record MockInventory(List<Entry> entries) {
         try {
             root = YAMLMapper.builder().build().readTree(text);
         } catch (JacksonException e) {
-            throw new IllegalArgumentException(source + ": not valid YAML (" + e.getOriginalMessage() + ")", e);
+            throw ConfigException.of(source, "not valid YAML (" + e.getOriginalMessage() + ")", e);
         }
         JsonNode devices = root == null ? null : root.get("devices");
         if (devices == null || !devices.isArray()) {
-            throw new IllegalArgumentException(source + ": no 'devices' list (expected: devices: [ {preset: L4-24GB, count: 2} ])");
+            throw new ConfigException(source, "no 'devices' list", "devices: [ {preset: L4-24GB, count: 2} ]");
         }
         List<Entry> entries = new ArrayList<>();
         for (int i = 0; i < devices.size(); i++) {
@@ -168,19 +168,19 @@ public record MockInventory(List<Entry> entries) {
 
     private static Entry parseEntry(JsonNode node, String where) {
         if (node == null || !node.isObject()) {
-            throw new IllegalArgumentException(where + ": " + node + " (expected: a mapping with preset or name)");
+            throw new ConfigException(where, node, "a mapping with preset or name");
         }
         for (Map.Entry<String, JsonNode> property : node.properties()) {
             if (!ENTRY_KEYS.contains(property.getKey())) {
-                throw new IllegalArgumentException(where + ": unknown key '" + property.getKey()
+                throw ConfigException.of(where, "unknown key '" + property.getKey()
                         + "' (expected one of: " + String.join(", ", ENTRY_KEYS.stream().sorted().toList()) + ")");
             }
         }
         GpuPreset preset = node.has("preset") ? preset(text(node, "preset", where), where + ".preset") : null;
         String name = node.has("name") ? text(node, "name", where) : preset == null ? null : preset.modelName();
         if (name == null) {
-            throw new IllegalArgumentException(where + ": neither preset nor name (expected: preset: "
-                    + GpuPreset.names() + ", or name plus memoryMiB)");
+            throw new ConfigException(where, "neither preset nor name",
+                    "preset: " + GpuPreset.names() + ", or name plus memoryMiB");
         }
         Integer memory = null;
         if (node.has("memoryMiB")) {
@@ -189,7 +189,7 @@ public record MockInventory(List<Entry> entries) {
             memory = preset.memoryMiB();
         }
         if (memory == null) {
-            throw new IllegalArgumentException(where + ": name '" + name + "' without memoryMiB (expected: the MiB nvidia-smi reports)");
+            throw new ConfigException(where, "name '" + name + "' without memoryMiB", "the MiB nvidia-smi reports");
         }
         try {
             return new Entry(name, memory,
@@ -200,19 +200,19 @@ public record MockInventory(List<Entry> entries) {
                     node.has("mode") ? text(node, "mode", where) : GpuDevice.MODE_HAMI_CORE,
                     !node.has("healthy") || bool(node, "healthy", where));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+            throw ConfigException.of(where, e.getMessage(), e);
         }
     }
 
     private static GpuPreset preset(String name, String where) {
-        return GpuPreset.byName(name).orElseThrow(() -> new IllegalArgumentException(
-                where + ": unknown preset '" + name + "' (expected one of: " + GpuPreset.names() + ")"));
+        return GpuPreset.byName(name).orElseThrow(() -> ConfigException.of(where,
+                "unknown preset '" + name + "' (expected one of: " + GpuPreset.names() + ")"));
     }
 
     private static String text(JsonNode node, String key, String where) {
         JsonNode v = node.get(key);
         if (!v.isString()) {
-            throw new IllegalArgumentException(where + "." + key + ": " + v + " (expected: a string)");
+            throw new ConfigException(where + "." + key, v, "a string");
         }
         return v.stringValue();
     }
@@ -220,7 +220,7 @@ public record MockInventory(List<Entry> entries) {
     private static int integer(JsonNode node, String key, String where) {
         JsonNode v = node.get(key);
         if (!v.isIntegralNumber() || !v.canConvertToInt()) {
-            throw new IllegalArgumentException(where + "." + key + ": " + v + " (expected: an integer)");
+            throw new ConfigException(where + "." + key, v, "an integer");
         }
         return v.intValue();
     }
@@ -228,7 +228,7 @@ public record MockInventory(List<Entry> entries) {
     private static boolean bool(JsonNode node, String key, String where) {
         JsonNode v = node.get(key);
         if (!v.isBoolean()) {
-            throw new IllegalArgumentException(where + "." + key + ": " + v + " (expected: true or false)");
+            throw new ConfigException(where + "." + key, v, "true or false");
         }
         return v.booleanValue();
     }

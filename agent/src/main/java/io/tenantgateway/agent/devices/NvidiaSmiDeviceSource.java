@@ -2,6 +2,7 @@ package io.tenantgateway.agent.devices;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.common.concurrent.DaemonThreads;
 import java.io.IOException;
@@ -88,10 +89,10 @@ public final class NvidiaSmiDeviceSource implements DeviceSource {
         this.timeout = requireNonNull(timeout, "timeout");
         this.mode = requireNonNull(mode, "mode");
         if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("--nvidia-smi-timeout: " + timeout + " (expected: > 0)");
+            throw new ConfigException("--nvidia-smi-timeout", timeout, "> 0");
         }
         if (splitCount <= 0) {
-            throw new IllegalArgumentException("--device-split-count: " + splitCount + " (expected: > 0)");
+            throw new ConfigException("--device-split-count", splitCount, "> 0");
         }
         this.splitCount = splitCount;
     }

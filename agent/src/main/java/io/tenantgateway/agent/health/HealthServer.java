@@ -10,6 +10,7 @@ import io.tenantgateway.agent.http.HttpEndpoint;
 import io.tenantgateway.agent.http.HttpLoop;
 import io.tenantgateway.agent.http.Request;
 import io.tenantgateway.agent.http.Response;
+import io.tenantgateway.common.config.ConfigException;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -42,7 +43,7 @@ public final class HealthServer implements AutoCloseable {
      */
     public HealthServer(HttpLoop loop, String host, int port, PrometheusRegistry registry) {
         if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("--health-server-port: " + port + " (expected: 0..65535)");
+            throw new ConfigException("--health-server-port", port, "0..65535");
         }
         this.loop = requireNonNull(loop, "loop");
         this.endpoint = new HttpEndpoint(loop, "health server", "--health-server-port",

@@ -3,8 +3,8 @@ package io.tenantgateway.agent.k8s;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.tenantgateway.common.config.ConfigException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -26,7 +26,7 @@ public final class KubernetesClients {
             try {
                 config = Config.fromKubeconfig(Files.readString(kubeconfig));
             } catch (IOException e) {
-                throw new UncheckedIOException("--kubeconfig: " + kubeconfig + ": cannot read: " + e.getMessage(), e);
+                throw ConfigException.of("--kubeconfig", kubeconfig + ": cannot read: " + e.getMessage(), e);
             }
         }
         return create(config);

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.locks;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.retry.Backoff;
 import java.time.Duration;
 
@@ -40,7 +41,7 @@ public record AllocationConfig(
     public AllocationConfig {
         requireNonNull(nodeName, "nodeName");
         if (nodeName.isBlank()) {
-            throw new IllegalArgumentException("--node-name: \"" + nodeName + "\" (expected: this node's name, e.g. from NODE_NAME)");
+            throw new ConfigException("--node-name", "\"" + nodeName + "\"", "this node's name, e.g. from NODE_NAME");
         }
         requireNonNull(mode, "mode");
         requirePositive("--node-lock-timeout", nodeLockTimeout);
@@ -97,7 +98,9 @@ public record AllocationConfig(
     private static void requirePositive(String name, Duration value) {
         requireNonNull(value, name);
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+            // A flag's value is the user's to fix; the other settings are the caller's.
+            throw name.startsWith("--") ? new ConfigException(name, value, "> 0")
+                    : new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
         }
     }
 }

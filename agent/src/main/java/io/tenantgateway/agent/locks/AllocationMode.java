@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.locks;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
@@ -34,13 +35,13 @@ public enum AllocationMode {
                 }
             }
             if (wanted.equalsIgnoreCase("complete")) {
-                throw new IllegalArgumentException("--allocation-mode: complete (expected: observe or device-plugin;"
-                        + " the agent completes allocations in its device plugin's Allocate now, as HAMi's plugin"
-                        + " does: --device-plugin=on)");
+                throw new ConfigException("--allocation-mode", "complete", "observe or device-plugin; the agent"
+                        + " completes allocations in its device plugin's Allocate now, as HAMi's plugin does:"
+                        + " --device-plugin=on");
             }
         }
-        throw new IllegalArgumentException("--allocation-mode: " + value + " (expected: " + Arrays.stream(values())
-                .map(AllocationMode::flagValue).collect(Collectors.joining(" or ")) + ")");
+        throw new ConfigException("--allocation-mode", value, Arrays.stream(values())
+                .map(AllocationMode::flagValue).collect(Collectors.joining(" or ")));
     }
 
     public String flagValue() {

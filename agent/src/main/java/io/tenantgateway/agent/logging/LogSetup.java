@@ -12,6 +12,7 @@ import ch.qos.logback.core.rolling.FixedWindowRollingPolicy;
 import ch.qos.logback.core.rolling.RollingFileAppender;
 import ch.qos.logback.core.rolling.SizeBasedTriggeringPolicy;
 import ch.qos.logback.core.util.FileSize;
+import io.tenantgateway.common.config.ConfigException;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,7 @@ public final class LogSetup {
             return switch (value.toLowerCase(Locale.ROOT)) {
                 case "text" -> TEXT;
                 case "json" -> JSON;
-                default -> throw new IllegalArgumentException("--log-format: " + value + " (expected: text or json)");
+                default -> throw new ConfigException("--log-format", value, "text or json");
             };
         }
     }
@@ -64,14 +65,13 @@ public final class LogSetup {
         public Options {
             requireNonNull(format, "format");
             if (verbosity < 0) {
-                throw new IllegalArgumentException("-v: " + verbosity + " (expected: >= 0)");
+                throw new ConfigException("-v", verbosity, ">= 0");
             }
             vmodule = vmodule == null ? "" : vmodule;
             VerbosityFilter.parseVmodule(vmodule);
             logFile = logFile == null ? "" : logFile;
             if (logFileMaxBytes < 0) {
-                throw new IllegalArgumentException("--log-file-max-size: " + logFileMaxBytes / MB
-                        + " (expected: >= 0)");
+                throw new ConfigException("--log-file-max-size", logFileMaxBytes / MB, ">= 0");
             }
         }
 

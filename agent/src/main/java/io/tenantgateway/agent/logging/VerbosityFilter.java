@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.spi.FilterReply;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.logging.Verbosity;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,17 +55,17 @@ final class VerbosityFilter extends TurboFilter {
             }
             int eq = item.lastIndexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("--vmodule: " + item + " (expected: pattern=N)");
+                throw new ConfigException("--vmodule", item, "pattern=N");
             }
             String pattern = item.substring(0, eq);
             int level;
             try {
                 level = Integer.parseInt(item.substring(eq + 1).trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--vmodule: " + item + " (expected: pattern=N with N >= 0)");
+                throw new ConfigException("--vmodule", item, "pattern=N with N >= 0");
             }
             if (level < 0) {
-                throw new IllegalArgumentException("--vmodule: " + item + " (expected: pattern=N with N >= 0)");
+                throw new ConfigException("--vmodule", item, "pattern=N with N >= 0");
             }
             if (pattern.endsWith(".java")) {
                 pattern = pattern.substring(0, pattern.length() - ".java".length());

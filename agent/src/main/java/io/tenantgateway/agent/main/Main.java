@@ -4,6 +4,7 @@ import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.ConfigFileDefaults;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
+import io.tenantgateway.common.config.ConfigException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +50,7 @@ public final class Main {
         String[] args = goFlags(commandLine, given);
         try {
             ConfigFileDefaults.install(commandLine.getSubcommands().get("run"), args);
-        } catch (IllegalArgumentException e) {
+        } catch (ConfigException e) {
             commandLine.getErr().println(commandLine.getColorScheme().errorText("error: " + e.getMessage()));
             commandLine.getErr().flush();
             return ExitCodes.USAGE;
@@ -87,7 +88,7 @@ public final class Main {
         String[] args = GoFlags.normalize(List.of(run.getCommandSpec()), given);
         try {
             ConfigFileDefaults.install(run, args);
-        } catch (IllegalArgumentException e) {
+        } catch (ConfigException e) {
             err.println(run.getColorScheme().errorText("error: " + e.getMessage()));
             err.flush();
             return ExitCodes.USAGE;

@@ -3,6 +3,7 @@ package io.tenantgateway.agent.node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantgateway.common.config.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ public final class NodeNames {
      * This pod's identity from {@code POD_NAME}/{@code HOSTNAME} and {@code POD_NAMESPACE} or the service-account
      * mount: no API call.
      *
-     * @throws IllegalArgumentException outside a pod (the message says to set {@code --node-name})
+     * @throws ConfigException outside a pod (the message says to set {@code --node-name})
      */
     public static PodIdentity podIdentity() {
         String podName = firstNonBlank(System.getenv("POD_NAME"), System.getenv("HOSTNAME"));
@@ -40,8 +41,8 @@ public final class NodeNames {
             }
         }
         if (podName == null || namespace == null) {
-            throw new IllegalArgumentException("--node-name: not set and not discoverable outside a pod (expected:"
-                    + " --node-name, or env NODE_NAME from the downward API fieldRef spec.nodeName)");
+            throw new ConfigException("--node-name", "not set and not discoverable outside a pod",
+                    "--node-name, or env NODE_NAME from the downward API fieldRef spec.nodeName");
         }
         return new PodIdentity(namespace, podName);
     }

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.ops;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -54,23 +55,23 @@ public final class AdmissionProbe {
     /**
      * Reads a pod manifest (YAML or JSON).
      *
-     * @throws IllegalArgumentException naming the file when it is unreadable or not a Pod
+     * @throws ConfigException naming the file when it is unreadable or not a Pod
      */
     public static ObjectNode readPod(Path file) {
         String text;
         try {
             text = Files.readString(file);
         } catch (IOException e) {
-            throw new IllegalArgumentException("--pod: " + file + ": cannot read: " + e.getMessage(), e);
+            throw ConfigException.of("--pod", file + ": cannot read: " + e.getMessage(), e);
         }
         JsonNode node;
         try {
             node = YAMLMapper.builder().build().readTree(text);
         } catch (JacksonException e) {
-            throw new IllegalArgumentException("--pod: " + file + ": not YAML or JSON: " + e.getOriginalMessage(), e);
+            throw ConfigException.of("--pod", file + ": not YAML or JSON: " + e.getOriginalMessage(), e);
         }
         if (!(node instanceof ObjectNode pod) || !"Pod".equals(node.path("kind").asString(""))) {
-            throw new IllegalArgumentException("--pod: " + file + ": not a Pod manifest (expected: kind: Pod)");
+            throw new ConfigException("--pod", file + ": not a Pod manifest", "kind: Pod");
         }
         return pod;
     }

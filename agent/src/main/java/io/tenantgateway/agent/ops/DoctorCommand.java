@@ -4,7 +4,6 @@ import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.AgentConfig;
 import io.tenantgateway.agent.cli.Durations;
 import io.tenantgateway.agent.cli.GoFlags;
-import io.tenantgateway.agent.cli.UserException;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -50,7 +49,9 @@ public final class DoctorCommand implements Callable<Integer> {
         try {
             flags = AgentCommand.parse(runFlags.toArray(String[]::new));
         } catch (CommandLine.ParameterException e) {
-            throw new UserException(GoFlags.message(e), e);
+            // The run flags' own command line printed nowhere: this command's handler prints GoFlags' one line and
+            // exits 2 (picocli hands it the ParameterException, the cause, with this command's streams).
+            throw new CommandLine.ExecutionException(spec.commandLine(), GoFlags.message(e), e);
         }
         var timeout = Durations.parse("--check-timeout", checkTimeout);
         PrintWriter out = spec.commandLine().getOut();

@@ -1,5 +1,7 @@
 package io.tenantgateway.agent.ops;
 
+import io.tenantgateway.common.config.ConfigException;
+
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -21,25 +23,25 @@ public record HostPort(String host, int port) {
 
     /**
      * @param flag the flag, for the message
-     * @throws IllegalArgumentException naming the flag and the value
+     * @throws ConfigException naming the flag and the value
      */
     public static HostPort parse(String flag, String value) {
         String text = requireNonNull(value, flag).strip();
         int colon = text.lastIndexOf(':');
-        String expected = " (expected: HOST:PORT, e.g. 10.96.0.10:443 or [fd00::1]:443)";
+        String expected = "HOST:PORT, e.g. 10.96.0.10:443 or [fd00::1]:443";
         if (colon <= 0 || colon == text.length() - 1) {
-            throw new IllegalArgumentException(flag + ": '" + value + "'" + expected);
+            throw new ConfigException(flag, "'" + value + "'", expected);
         }
         String host = text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         } else if (host.contains(":")) {
-            throw new IllegalArgumentException(flag + ": '" + value + "': IPv6 literals need brackets" + expected);
+            throw new ConfigException(flag, "'" + value + "': IPv6 literals need brackets", expected);
         }
         try {
             return new HostPort(host, Integer.parseInt(text.substring(colon + 1)));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(flag + ": '" + value + "'" + expected, e);
+            throw new ConfigException(flag, "'" + value + "'", expected, e);
         }
     }
 

@@ -1,11 +1,11 @@
 package io.tenantgateway.agent.ops;
 
 import io.tenantgateway.agent.cli.Durations;
-import io.tenantgateway.agent.cli.UserException;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.tunnel.server.FrontendMode;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -103,15 +103,11 @@ public final class ProbeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        ProbeConfig config;
-        try {
-            config = new ProbeConfig(Optional.ofNullable(uds), Optional.ofNullable(server)
-                    .map(s -> HostPort.parse("--server", s)), parseMode(mode), plaintext,
-                    HostPort.parse("--target", target), tlsName(), Optional.ofNullable(webhook),
-                    Durations.parse("--timeout", timeout), Durations.parse("--dial-timeout", dialTimeout));
-        } catch (IllegalArgumentException e) {
-            throw new UserException(e.getMessage(), e);
-        }
+        // Each of these names its flag in a ConfigException: exit 2 with that one line.
+        ProbeConfig config = new ProbeConfig(Optional.ofNullable(uds), Optional.ofNullable(server)
+                .map(s -> HostPort.parse("--server", s)), parseMode(mode), plaintext,
+                HostPort.parse("--target", target), tlsName(), Optional.ofNullable(webhook),
+                Durations.parse("--timeout", timeout), Durations.parse("--dial-timeout", dialTimeout));
         ObjectNode pod = podFile == null ? AdmissionProbe.defaultPod() : AdmissionProbe.readPod(podFile);
         Optional<TrustBundle> targetTrust = Optional.ofNullable(targetCa).map(Pem::readTrustBundle);
         ProbeReport report;
@@ -132,9 +128,8 @@ public final class ProbeCommand implements Callable<Integer> {
             return Optional.of(tlsServerName);
         }
         if (targetCa != null || webhook != null) {
-            throw new IllegalArgumentException((webhook != null ? "--webhook" : "--target-ca") + ": without"
-                    + " --tls-server-name (expected: the name kube-apiserver verifies, e.g."
-                    + " hami-scheduler.kube-system.svc)");
+            throw new ConfigException(webhook != null ? "--webhook" : "--target-ca", "without --tls-server-name",
+                    "the name kube-apiserver verifies, e.g. hami-scheduler.kube-system.svc");
         }
         return Optional.empty();
     }
@@ -142,17 +137,17 @@ public final class ProbeCommand implements Callable<Integer> {
     private Optional<TlsMaterial> serverTls(ProbeConfig config) {
         if (config.unixSocket().isPresent() || config.plaintext()) {
             if (serverCa != null || clientCert != null || clientKey != null) {
-                throw new UserException("--server-ca/--client-cert/--client-key: given for "
-                        + (config.plaintext() ? "--plaintext" : "--uds") + " (expected: only with --server over TLS)");
+                throw new ConfigException("--server-ca/--client-cert/--client-key",
+                        "given for " + (config.plaintext() ? "--plaintext" : "--uds"), "only with --server over TLS");
             }
             return Optional.empty();
         }
         if (serverCa == null) {
-            throw new UserException("--server: " + server + " without --server-ca (expected: the CA of the"
-                    + " frontend's certificate, or --plaintext for a plain loopback frontend)");
+            throw new ConfigException("--server", server + " without --server-ca",
+                    "the CA of the frontend's certificate, or --plaintext for a plain loopback frontend");
         }
         if ((clientCert == null) != (clientKey == null)) {
-            throw new UserException("--client-cert/--client-key: only one given (expected: both, or neither)");
+            throw new ConfigException("--client-cert/--client-key", "only one given", "both, or neither");
         }
         CertBundle identity = clientCert == null ? null : Pem.readBundle(clientCert, clientKey);
         return Optional.of(TlsMaterial.of(identity, Pem.readTrustBundle(serverCa)));
@@ -162,7 +157,7 @@ public final class ProbeCommand implements Callable<Integer> {
         return switch (value.toLowerCase(Locale.ROOT)) {
             case "grpc" -> FrontendMode.GRPC;
             case "http-connect" -> FrontendMode.HTTP_CONNECT;
-            default -> throw new IllegalArgumentException("--mode: '" + value + "' (expected: grpc or http-connect)");
+            default -> throw new ConfigException("--mode", "'" + value + "'", "grpc or http-connect");
         };
     }
 }

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.ops;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.tunnel.server.FrontendMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,25 +35,24 @@ public record ProbeConfig(Optional<Path> unixSocket, Optional<HostPort> server, 
         requireNonNull(timeout, "timeout");
         requireNonNull(dialTimeout, "dialTimeout");
         if (unixSocket.isPresent() == server.isPresent()) {
-            throw new IllegalArgumentException("--uds/--server: " + (unixSocket.isPresent() ? "both" : "neither")
-                    + " given (expected: exactly one: the server's Unix socket or its TCP frontend)");
+            throw new ConfigException("--uds/--server", (unixSocket.isPresent() ? "both" : "neither") + " given",
+                    "exactly one: the server's Unix socket or its TCP frontend");
         }
         if (plaintext && unixSocket.isPresent()) {
-            throw new IllegalArgumentException("--plaintext: only for --server (a Unix socket is always plain)");
+            throw ConfigException.of("--plaintext", "only for --server (a Unix socket is always plain)");
         }
         if (webhookPath.isPresent() && tlsServerName.isEmpty()) {
-            throw new IllegalArgumentException("--webhook: without a TLS server name (expected: --tls-server-name;"
-                    + " webhooks are HTTPS)");
+            throw new ConfigException("--webhook", "without a TLS server name",
+                    "--tls-server-name; webhooks are HTTPS");
         }
         if (webhookPath.isPresent() && !webhookPath.get().startsWith("/")) {
-            throw new IllegalArgumentException("--webhook: '" + webhookPath.get() + "' (expected: a path such as"
-                    + " /webhook)");
+            throw new ConfigException("--webhook", "'" + webhookPath.get() + "'", "a path such as /webhook");
         }
         if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("--timeout: " + timeout + " (expected: > 0)");
+            throw new ConfigException("--timeout", timeout, "> 0");
         }
         if (dialTimeout.isNegative() || dialTimeout.isZero()) {
-            throw new IllegalArgumentException("--dial-timeout: " + dialTimeout + " (expected: > 0)");
+            throw new ConfigException("--dial-timeout", dialTimeout, "> 0");
         }
     }
 

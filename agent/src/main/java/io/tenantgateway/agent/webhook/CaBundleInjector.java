@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.tenantgateway.common.config.ConfigException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -27,7 +28,7 @@ public final class CaBundleInjector {
     }
 
     /**
-     * @throws IllegalArgumentException when the configuration does not exist (the message says how to create it)
+     * @throws ConfigException when the configuration does not exist (the message says how to create it)
      */
     public static Result inject(KubernetesClient client, String configurationName, String caPem) {
         requireNonNull(client, "client");
@@ -36,8 +37,8 @@ public final class CaBundleInjector {
         MutatingWebhookConfiguration current = client.admissionRegistration().v1().mutatingWebhookConfigurations()
                 .withName(configurationName).get();
         if (current == null) {
-            throw new IllegalArgumentException("MutatingWebhookConfiguration " + configurationName + ": not found"
-                    + " (expected: the configuration from manifests/, e.g. kubectl apply -k manifests/base)");
+            throw new ConfigException("MutatingWebhookConfiguration " + configurationName, "not found",
+                    "the configuration from manifests/, e.g. kubectl apply -k manifests/base");
         }
         String bundle = Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII));
         List<String> operations = new ArrayList<>();

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.api.model.Secret;
 import io.tenantgateway.certs.CertBundle;
-import io.tenantgateway.certs.CertificateFileException;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.TrustBundle;
 import java.nio.charset.StandardCharsets;
@@ -58,14 +57,14 @@ record CertificateSecret(CertBundle serving, List<X509Certificate> bundle, CertB
         try {
             serving = new CertBundle(Pem.parseCertificates(text(data, TLS_CRT, where), source(where, TLS_CRT)),
                     Pem.parsePrivateKey(text(data, TLS_KEY, where), source(where, TLS_KEY)));
-        } catch (CertificateFileException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) { // a CertificateFileException too
             problems.add(e.getMessage());
         }
         List<X509Certificate> bundle = new ArrayList<>();
         if (data.containsKey(CA_CRT)) {
             try {
                 bundle.addAll(Pem.parseCertificates(text(data, CA_CRT, where), source(where, CA_CRT)));
-            } catch (CertificateFileException | IllegalArgumentException e) {
+            } catch (IllegalArgumentException e) { // a CertificateFileException too
                 problems.add(e.getMessage());
             }
         } else {
@@ -87,7 +86,7 @@ record CertificateSecret(CertBundle serving, List<X509Certificate> bundle, CertB
                     bundle.remove(signingCa.leaf());
                     bundle.add(0, signingCa.leaf());
                 }
-            } catch (CertificateFileException | IllegalArgumentException e) {
+            } catch (IllegalArgumentException e) { // a CertificateFileException too
                 problems.add(e.getMessage());
             }
         } else {

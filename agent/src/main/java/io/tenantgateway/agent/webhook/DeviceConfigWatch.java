@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.informers.cache.Store;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -99,7 +100,7 @@ public final class DeviceConfigWatch implements AutoCloseable {
     /**
      * {@code NAMESPACE/NAME} as {@code --device-config-map} takes it, checked.
      *
-     * @throws IllegalArgumentException naming the flag and what was expected
+     * @throws ConfigException naming the flag and what was expected
      */
     public static String[] splitName(String namespaceAndName) {
         requireNonNull(namespaceAndName, "namespaceAndName");
@@ -107,8 +108,8 @@ public final class DeviceConfigWatch implements AutoCloseable {
         String label = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
         String subdomain = "[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?";
         if (parts.length != 2 || !parts[0].matches(label) || !parts[1].matches(subdomain)) {
-            throw new IllegalArgumentException("--device-config-map: '" + namespaceAndName + "' (expected:"
-                    + " NAMESPACE/NAME such as kube-system/hami-scheduler-device, or \"\" not to watch it)");
+            throw new ConfigException("--device-config-map", "'" + namespaceAndName + "'",
+                    "NAMESPACE/NAME such as kube-system/hami-scheduler-device, or \"\" not to watch it");
         }
         return parts;
     }

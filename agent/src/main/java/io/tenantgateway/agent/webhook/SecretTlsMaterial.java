@@ -6,10 +6,10 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.tenantgateway.certs.CertBundle;
-import io.tenantgateway.certs.CertificateFileException;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
+import io.tenantgateway.common.config.ConfigException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;
@@ -42,8 +42,8 @@ public final class SecretTlsMaterial implements TlsMaterial, AutoCloseable {
         this.client = requireNonNull(client, "client");
         int slash = namespaceAndName.indexOf('/');
         if (slash <= 0 || slash == namespaceAndName.length() - 1) {
-            throw new IllegalArgumentException("--webhook-tls-secret: " + namespaceAndName
-                    + " (expected: NAMESPACE/NAME, e.g. kube-system/tenant-gateway-webhook-tls)");
+            throw new ConfigException("--webhook-tls-secret", namespaceAndName,
+                    "NAMESPACE/NAME, e.g. kube-system/tenant-gateway-webhook-tls");
         }
         this.namespace = namespaceAndName.substring(0, slash);
         this.name = namespaceAndName.substring(slash + 1);
@@ -90,7 +90,7 @@ public final class SecretTlsMaterial implements TlsMaterial, AutoCloseable {
             lastFailure = null;
             log.info("TLS material from Secret {}/{} generation={} subject={}", namespace, name, generation,
                     identity.leaf().getSubjectX500Principal().getName());
-        } catch (CertificateFileException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) { // a CertificateFileException too
             if (!e.getMessage().equals(lastFailure)) {
                 log.error("Secret {}/{} not usable, keeping the previous TLS material: {}", namespace, name,
                         e.getMessage());

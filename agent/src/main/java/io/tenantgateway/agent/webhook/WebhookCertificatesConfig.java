@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.certs.CertificateRequest;
 import io.tenantgateway.certs.policy.CertificateRotationPolicy;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
 import java.time.Clock;
 import java.time.Duration;
@@ -11,7 +12,7 @@ import java.util.List;
 
 /**
  * {@code --webhook-tls-self-managed}: the agent keeps a CA and the webhook's serving certificate in a Secret,
- * creating and rotating them itself. Validated here; every message names the flag.
+ * creating and rotating them itself. Validated here; every message names the flag (a {@link ConfigException}).
  *
  * @param secretNamespace namespace of {@code --webhook-tls-secret}
  * @param secretName name of {@code --webhook-tls-secret}
@@ -48,17 +49,16 @@ public record WebhookCertificatesConfig(String secretNamespace, String secretNam
         requireNonNull(caValidity, "caValidity");
         requireNonNull(caOverlap, "caOverlap");
         if (renewBefore.compareTo(validity) >= 0) {
-            throw new IllegalArgumentException("--webhook-tls-renew-before: " + GoDuration.format(renewBefore)
-                    + " (expected: < --webhook-tls-validity " + GoDuration.format(validity) + ")");
+            throw new ConfigException("--webhook-tls-renew-before", GoDuration.format(renewBefore),
+                    "< --webhook-tls-validity " + GoDuration.format(validity));
         }
         if (caValidity.compareTo(validity.multipliedBy(2)) < 0) {
-            throw new IllegalArgumentException("--webhook-ca-validity: " + GoDuration.format(caValidity)
-                    + " (expected: >= 2 x --webhook-tls-validity " + GoDuration.format(validity)
-                    + "; the CA is replaced once less than one certificate validity is left)");
+            throw new ConfigException("--webhook-ca-validity", GoDuration.format(caValidity),
+                    ">= 2 x --webhook-tls-validity " + GoDuration.format(validity)
+                    + "; the CA is replaced once less than one certificate validity is left");
         }
         if (caOverlap.isNegative()) {
-            throw new IllegalArgumentException("--webhook-ca-overlap: " + GoDuration.format(caOverlap)
-                    + " (expected: >= 0)");
+            throw new ConfigException("--webhook-ca-overlap", GoDuration.format(caOverlap), ">= 0");
         }
     }
 
@@ -116,8 +116,7 @@ public record WebhookCertificatesConfig(String secretNamespace, String secretNam
         requireNonNull(value, flag);
         int slash = value.indexOf('/');
         if (slash <= 0 || slash == value.length() - 1 || value.indexOf('/', slash + 1) >= 0) {
-            throw new IllegalArgumentException(flag + ": " + value + " (expected: NAMESPACE/NAME, e.g. " + example
-                    + ")");
+            throw new ConfigException(flag, value, "NAMESPACE/NAME, e.g. " + example);
         }
         return new String[] {value.substring(0, slash), value.substring(slash + 1)};
     }
@@ -126,15 +125,15 @@ public record WebhookCertificatesConfig(String secretNamespace, String secretNam
         requireNonNull(namespace, flag);
         requireNonNull(name, flag);
         if (!namespace.matches(LABEL) || !name.matches(namePattern)) {
-            throw new IllegalArgumentException(flag + ": " + namespace + "/" + name + " (expected: NAMESPACE/NAME in"
-                    + " lower-case letters, digits and '-'" + (namePattern.equals(NAME) ? " or '.'" : "") + ")");
+            throw new ConfigException(flag, namespace + "/" + name, "NAMESPACE/NAME in lower-case letters, digits"
+                    + " and '-'" + (namePattern.equals(NAME) ? " or '.'" : ""));
         }
     }
 
     private static void positive(String flag, Duration value) {
         requireNonNull(value, flag);
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(flag + ": " + GoDuration.format(value) + " (expected: > 0)");
+            throw new ConfigException(flag, GoDuration.format(value), "> 0");
         }
     }
 }

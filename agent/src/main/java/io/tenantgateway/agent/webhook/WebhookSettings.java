@@ -36,9 +36,8 @@ public record WebhookSettings(WebhookConfig config, Optional<Path> tlsCert, Opti
     public WebhookSettings {
         requireNonNull(certificates, "certificates");
         if (certificates.isPresent() && !tlsSecret.equals(Optional.of(certificates.get().secret()))) {
-            throw new IllegalArgumentException("--webhook-tls-self-managed: true without --webhook-tls-secret"
-                    + " (expected: --webhook-tls-secret=NAMESPACE/NAME, the Secret the agents keep the"
-                    + " certificates in)");
+            throw new ConfigException("--webhook-tls-self-managed", "true without --webhook-tls-secret",
+                    "--webhook-tls-secret=NAMESPACE/NAME, the Secret the agents keep the certificates in");
         }
         requireNonNull(config, "config");
         requireNonNull(tlsCert, "tlsCert");
@@ -48,17 +47,16 @@ public record WebhookSettings(WebhookConfig config, Optional<Path> tlsCert, Opti
         requireNonNull(deviceConfig, "deviceConfig");
         requireNonNull(upstreamCa, "upstreamCa");
         if (tlsSecret.isPresent() == tlsCert.isPresent()) {
-            throw new IllegalArgumentException("webhook TLS: " + (tlsSecret.isPresent() ? "both" : "neither")
-                    + " --webhook-tls-cert/--webhook-tls-key and --webhook-tls-secret (expected: one of them)");
+            throw new ConfigException("webhook TLS", (tlsSecret.isPresent() ? "both" : "neither")
+                    + " --webhook-tls-cert/--webhook-tls-key and --webhook-tls-secret", "one of them");
         }
         if (tlsCert.isPresent() != tlsKey.isPresent()) {
-            throw new IllegalArgumentException("--webhook-tls-cert/--webhook-tls-key: only one given (expected:"
-                    + " both)");
+            throw new ConfigException("--webhook-tls-cert/--webhook-tls-key", "only one given", "both");
         }
         requireNonNull(deviceConfigMap, "deviceConfigMap");
         if (deviceConfigMap.isPresent() && deviceConfig.isPresent()) {
-            throw new IllegalArgumentException("--device-config and --device-config-map: both in effect"
-                    + " (expected: the file, which wins, or the ConfigMap)");
+            throw new ConfigException("--device-config and --device-config-map", "both in effect",
+                    "the file, which wins, or the ConfigMap");
         }
     }
 }

@@ -3,7 +3,7 @@ package io.tenantgateway.agent.part;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.config.PortInUseException;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.common.retry.Backoff;
 import java.io.IOException;
@@ -84,7 +84,9 @@ class RetryingStartTest {
         AtomicInteger attempts = new AtomicInteger();
         RetryingStart<Part> start = start(() -> {
             attempts.incrementAndGet();
-            throw ConfigException.of("--webhook-listen", "127.0.0.1:9443 is in use");
+            // Found in the causes: a part may wrap it while undoing its start.
+            throw new IllegalStateException("webhook start failed",
+                    new PortInUseException("--webhook-listen", "127.0.0.1:9443", null));
         });
         start.start();
         await().until(fatal::isDone);
@@ -92,6 +94,23 @@ class RetryingStartTest {
         assertThat(attempts).hasValue(1);
         assertThat(start.check().run()).isEqualTo(HealthCheck.Result.failed(
                 "--webhook-listen: 127.0.0.1:9443 is in use"));
+    }
+
+    @Test
+    void aPlainIllegalArgumentExceptionIsRetriedNotFatal() {
+        AtomicInteger attempts = new AtomicInteger();
+        Part part = new Part();
+        RetryingStart<Part> start = start(() -> {
+            if (attempts.incrementAndGet() < 3) {
+                throw new IllegalArgumentException("Secret kube-system/tls: no key tls.crt");
+            }
+            return part;
+        });
+        start.start();
+        await().until(() -> start.get().isPresent());
+        assertThat(attempts).hasValue(3);
+        assertThat(fatal).isNotDone();
+        start.close();
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.tenantgateway.common.time;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
@@ -59,6 +60,7 @@ public final class GoDuration {
      * alone is allowed.
      *
      * @param flag the flag name for the error message, e.g. {@code --node-lock-timeout}
+     * @throws ConfigException when {@code text} is not a duration (or one too long for {@link Duration})
      */
     public static Duration parse(String flag, String text) {
         requireNonNull(flag, "flag");
@@ -101,8 +103,13 @@ public final class GoDuration {
         }
         BigDecimal[] secondsAndNanos = totalNanos.setScale(0, RoundingMode.DOWN)
                 .divideAndRemainder(BigDecimal.valueOf(NANOS_PER_SECOND));
-        Duration duration = Duration.ofSeconds(secondsAndNanos[0].longValueExact(), secondsAndNanos[1].longValueExact());
-        return negative ? duration.negated() : duration;
+        try {
+            Duration duration = Duration.ofSeconds(secondsAndNanos[0].longValueExact(),
+                    secondsAndNanos[1].longValueExact());
+            return negative ? duration.negated() : duration;
+        } catch (ArithmeticException e) { // beyond Duration's range: a typo, not a bug
+            throw invalid(flag, text);
+        }
     }
 
     private static long unitNanos(String unit) {
@@ -126,7 +133,7 @@ public final class GoDuration {
         }
     }
 
-    private static IllegalArgumentException invalid(String flag, String text) {
-        return new IllegalArgumentException(flag + ": " + text + " (expected: a duration such as 5m, 90s, 1h30m, 250ms)");
+    private static ConfigException invalid(String flag, String text) {
+        return new ConfigException(flag, text, "a duration such as 5m, 90s, 1h30m, 250ms");
     }
 }

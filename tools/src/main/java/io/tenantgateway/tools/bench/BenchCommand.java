@@ -1,6 +1,7 @@
 package io.tenantgateway.tools.bench;
 
 import io.tenantgateway.agent.cli.ExitCodes;
+import io.tenantgateway.common.config.ConfigException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -130,13 +131,13 @@ public final class BenchCommand implements Callable<Integer> {
                     agentIdentifiers, frontendUds, frontendPort == null ? null : frontendPort.host(),
                     frontendPort == null ? 0 : frontendPort.port(), frontendCert, frontendKey, frontendCa);
         } else if (caCert != null || agentCert != null || tokenPath != null || frontendUds != null || frontend != null) {
-            throw new IllegalArgumentException("--ca-cert/--agent-cert/--service-account-token-path/--frontend*: set"
-                    + " without --server (expected: --server HOST:PORT, or none of them for the in-process server)");
+            throw new ConfigException("--ca-cert/--agent-cert/--service-account-token-path/--frontend*",
+                    "set without --server", "--server HOST:PORT, or none of them for the in-process server");
         }
         Path footprintLauncher = launcher != null ? launcher : FootprintScenario.defaultLauncher();
         if (selected.contains(Scenario.FOOTPRINT) && !java.nio.file.Files.isExecutable(footprintLauncher)) {
-            throw new IllegalArgumentException("--launcher: " + footprintLauncher + " (expected: an executable"
-                    + " bin/proxy-agent; the footprint scenario starts the agent through it)");
+            throw new ConfigException("--launcher", footprintLauncher,
+                    "an executable bin/proxy-agent; the footprint scenario starts the agent through it");
         }
         return new BenchConfig(selected, quick, sizes, external, agentMaxDataSize, footprintLauncher,
                 footprintJavaOpts);
@@ -147,7 +148,7 @@ public final class BenchCommand implements Callable<Integer> {
         static HostPortFlag parse(String flag, String value) {
             int colon = value.lastIndexOf(':');
             if (colon <= 0 || colon == value.length() - 1) {
-                throw new IllegalArgumentException(flag + ": " + value + " (expected: HOST:PORT)");
+                throw new ConfigException(flag, value, "HOST:PORT");
             }
             String host = value.substring(0, colon);
             if (host.startsWith("[") && host.endsWith("]")) {
@@ -157,11 +158,10 @@ public final class BenchCommand implements Callable<Integer> {
             try {
                 port = Integer.parseInt(value.substring(colon + 1));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(flag + ": " + value + " (expected: HOST:PORT with a numeric port)",
-                        e);
+                throw new ConfigException(flag, value, "HOST:PORT with a numeric port", e);
             }
             if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException(flag + ": port " + port + " (expected: 1..65535)");
+                throw new ConfigException(flag, "port " + port, "1..65535");
             }
             return new HostPortFlag(host, port);
         }

@@ -2,6 +2,7 @@ package io.tenantgateway.tools.bench;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
@@ -25,15 +26,14 @@ public record BenchConfig(Set<Scenario> scenarios, boolean quick, BenchSizes siz
     public BenchConfig {
         requireNonNull(scenarios, "scenarios");
         if (scenarios.isEmpty()) {
-            throw new IllegalArgumentException("--scenario: none (expected: at least one)");
+            throw new ConfigException("--scenario", "none", "at least one");
         }
         scenarios = Set.copyOf(EnumSet.copyOf(scenarios));
         requireNonNull(sizes, "sizes");
         requireNonNull(launcher, "launcher");
         requireNonNull(footprintJavaOptions, "footprintJavaOptions");
         if (agentMaxDataSize < 0) {
-            throw new IllegalArgumentException("--agent-max-data-size: " + agentMaxDataSize
-                    + " (expected: > 0, or 0 for the default)");
+            throw new ConfigException("--agent-max-data-size", agentMaxDataSize, "> 0, or 0 for the default");
         }
     }
 

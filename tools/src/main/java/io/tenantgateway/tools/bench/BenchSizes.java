@@ -1,5 +1,6 @@
 package io.tenantgateway.tools.bench;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.time.Duration;
 import java.util.List;
 
@@ -55,7 +56,7 @@ public record BenchSizes(long bulkBytes, int parallelConnections, long parallelB
                     + " (expected: > 0)");
         }
         if (warmups < 0) {
-            throw new IllegalArgumentException("--warmups: " + warmups + " (expected: >= 0)");
+            throw new ConfigException("--warmups", warmups, ">= 0");
         }
         positive("--repeats", repeats);
     }
@@ -80,7 +81,9 @@ public record BenchSizes(long bulkBytes, int parallelConnections, long parallelB
 
     private static void positive(String name, long value) {
         if (value <= 0) {
-            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+            // A flag's value is the user's to fix; the other sizes are the code's.
+            throw name.startsWith("--") ? new ConfigException(name, value, "> 0")
+                    : new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
         }
     }
 }

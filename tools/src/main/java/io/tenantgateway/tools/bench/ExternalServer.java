@@ -2,6 +2,7 @@ package io.tenantgateway.tools.bench;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.nio.file.Path;
 
 /**
@@ -31,24 +32,23 @@ public record ExternalServer(String host, int port, Path caCert, Path agentCert,
     public ExternalServer {
         requireNonNull(host, "host");
         if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("--server: port " + port + " (expected: 1..65535)");
+            throw new ConfigException("--server", "port " + port, "1..65535");
         }
         if (caCert == null) {
-            throw new IllegalArgumentException("--ca-cert: not set (expected: the CA of the server's agent"
-                    + " listener certificate, since --server is set)");
+            throw new ConfigException("--ca-cert", "not set",
+                    "the CA of the server's agent listener certificate, since --server is set");
         }
         if ((agentCert == null) != (agentKey == null)) {
-            throw new IllegalArgumentException("--agent-cert/--agent-key: only one is set (expected: both or"
-                    + " neither)");
+            throw new ConfigException("--agent-cert/--agent-key", "only one is set", "both or neither");
         }
         agentIdentifiers = agentIdentifiers == null ? "" : agentIdentifiers;
         if ((frontendUds == null) == (frontendHost == null)) {
-            throw new IllegalArgumentException("frontend: " + (frontendUds == null ? "none" : "both --frontend-uds and"
-                    + " --frontend") + " (expected: exactly one of --frontend-uds PATH or --frontend HOST:PORT)");
+            throw new ConfigException("frontend", frontendUds == null ? "none" : "both --frontend-uds and --frontend",
+                    "exactly one of --frontend-uds PATH or --frontend HOST:PORT");
         }
         if (frontendHost != null && (frontendCert == null || frontendKey == null || frontendCa == null)) {
-            throw new IllegalArgumentException("--frontend " + frontendHost + ":" + frontendPort + ": missing"
-                    + " --frontend-cert, --frontend-key or --frontend-ca (expected: all three, the frontend is mTLS)");
+            throw new ConfigException("--frontend " + frontendHost + ":" + frontendPort,
+                    "missing --frontend-cert, --frontend-key or --frontend-ca", "all three, the frontend is mTLS");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.tenantgateway.tools.bench;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -35,7 +36,7 @@ public enum Scenario {
                 return scenario;
             }
         }
-        throw new IllegalArgumentException("--scenario: " + value + " (expected: one of "
-                + Arrays.stream(values()).map(Scenario::cliName).collect(Collectors.joining(", ")) + ")");
+        throw new ConfigException("--scenario", value, "one of "
+                + Arrays.stream(values()).map(Scenario::cliName).collect(Collectors.joining(", ")));
     }
 }

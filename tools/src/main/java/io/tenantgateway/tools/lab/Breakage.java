@@ -2,6 +2,7 @@ package io.tenantgateway.tools.lab;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -82,7 +83,7 @@ public enum Breakage {
                 return breakage;
             }
         }
-        throw new IllegalArgumentException("--break: " + value + " (expected: one of " + Arrays.stream(values())
-                .map(Breakage::flagValue).collect(Collectors.joining(", ")) + ")");
+        throw new ConfigException("--break", value, "one of " + Arrays.stream(values())
+                .map(Breakage::flagValue).collect(Collectors.joining(", ")));
     }
 }

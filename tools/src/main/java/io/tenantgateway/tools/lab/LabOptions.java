@@ -2,6 +2,7 @@ package io.tenantgateway.tools.lab;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -30,15 +31,15 @@ public record LabOptions(Set<Integer> checks, Set<Breakage> breakages, Duration 
         requireNonNull(timeout, "timeout");
         requireNonNull(workDir, "workDir");
         if (checks.isEmpty()) {
-            throw new IllegalArgumentException("--checks: [] (expected: at least one of 1-" + CHECK_COUNT + ")");
+            throw new ConfigException("--checks", "[]", "at least one of 1-" + CHECK_COUNT);
         }
         for (int check : checks) {
             if (check < 1 || check > CHECK_COUNT) {
-                throw new IllegalArgumentException("--checks: " + check + " (expected: 1-" + CHECK_COUNT + ")");
+                throw new ConfigException("--checks", check, "1-" + CHECK_COUNT);
             }
         }
         if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("--timeout: " + timeout + " (expected: > 0)");
+            throw new ConfigException("--timeout", timeout, "> 0");
         }
         checks = Collections.unmodifiableSortedSet(new TreeSet<>(checks)); // run in order
         breakages = Set.copyOf(breakages);

@@ -3,6 +3,7 @@ package io.tenantgateway.tunnel.client;
 import io.tenantgateway.common.concurrent.DaemonThreads;
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.logging.Verbosity;
 import io.tenantgateway.common.time.GoDuration;
 import io.grpc.netty.GrpcSslContexts;
@@ -98,8 +99,7 @@ public final class TunnelClientSet implements AutoCloseable {
         TlsMaterial material = builder.material;
         if (material == null) {
             if (config.caCert() == null) {
-                throw new IllegalArgumentException("--ca-cert: not set (expected: the CA bundle that signs the"
-                        + " server certificate)");
+                throw new ConfigException("--ca-cert", "not set", "the CA bundle that signs the server certificate");
             }
             loaded = ReloadingTlsMaterial.load(config.agentCert() == null ? TlsFiles.trustOnly(config.caCert())
                     : TlsFiles.identityAndTrust(config.agentCert(), config.agentKey(), config.caCert()),

@@ -2,6 +2,7 @@ package io.tenantgateway.tunnel.protocol;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -28,22 +29,20 @@ public record AgentIdentifiers(List<String> hosts, List<String> ipv4, List<Strin
         cidrs = List.copyOf(cidrs);
         for (String value : ipv4) {
             if (!IpLiteral.isIpv4(value)) {
-                throw new IllegalArgumentException("--agent-identifiers: ipv4=" + value
-                        + " (expected: an IPv4 address)");
+                throw new ConfigException("--agent-identifiers", "ipv4=" + value, "an IPv4 address");
             }
         }
         for (String value : ipv6) {
             if (!IpLiteral.isIpv6(value)) {
-                throw new IllegalArgumentException("--agent-identifiers: ipv6=" + value
-                        + " (expected: an IPv6 address)");
+                throw new ConfigException("--agent-identifiers", "ipv6=" + value, "an IPv6 address");
             }
         }
         for (String value : cidrs) {
             try {
                 Cidr.parse(value);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--agent-identifiers: cidr=" + value
-                        + " (expected: an IP network such as 10.0.0.0/8)", e);
+                throw new ConfigException("--agent-identifiers", "cidr=" + value,
+                        "an IP network such as 10.0.0.0/8", e);
             }
         }
     }
@@ -51,7 +50,7 @@ public record AgentIdentifiers(List<String> hosts, List<String> ipv4, List<Strin
     /**
      * Parses the flag / metadata value. Unknown keys are rejected (upstream validates the flag the same way).
      *
-     * @throws IllegalArgumentException naming the offending pair
+     * @throws ConfigException naming the offending pair
      */
     public static AgentIdentifiers parse(String query) {
         requireNonNull(query, "query");
@@ -78,13 +77,14 @@ public record AgentIdentifiers(List<String> hosts, List<String> ipv4, List<Strin
                 case "default-route" -> {
                     String lower = value.toLowerCase(Locale.ROOT);
                     if (!lower.equals("true") && !lower.equals("false")) {
-                        throw new IllegalArgumentException("--agent-identifiers: default-route=" + value
-                                + " (expected: true or false)");
+                        throw new ConfigException("--agent-identifiers", "default-route=" + value,
+                                "true or false");
                     }
                     defaultRoute = defaultRoute || lower.equals("true");
                 }
-                default -> throw new IllegalArgumentException("--agent-identifiers: unknown key \"" + key + "\" in \""
-                        + query + "\" (expected: one of host, ipv4, ipv6, cidr, default-route)");
+                default -> throw new ConfigException("--agent-identifiers",
+                        "unknown key \"" + key + "\" in \"" + query + "\"",
+                        "one of host, ipv4, ipv6, cidr, default-route");
             }
         }
         return new AgentIdentifiers(hosts, ipv4, ipv6, cidrs, defaultRoute);
@@ -121,8 +121,7 @@ public record AgentIdentifiers(List<String> hosts, List<String> ipv4, List<Strin
         try {
             return URLDecoder.decode(text, StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--agent-identifiers: \"" + text
-                    + "\" (expected: URL query encoding)", e);
+            throw new ConfigException("--agent-identifiers", "\"" + text + "\"", "URL query encoding", e);
         }
     }
 

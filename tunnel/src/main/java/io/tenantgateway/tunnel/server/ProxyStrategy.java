@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.server;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,8 +35,8 @@ public enum ProxyStrategy {
                 }
             }
             if (match == null) {
-                throw new IllegalArgumentException("--proxy-strategies: \"" + name
-                        + "\" (expected: default, destHost or defaultRoute)");
+                throw new ConfigException("--proxy-strategies", "\"" + name + "\"",
+                        "default, destHost or defaultRoute");
             }
             out.add(match);
         }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.common.config.ConfigException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,10 +43,10 @@ public record TunnelServerConfig(String serverId, int serverCount, InetSocketAdd
     public TunnelServerConfig {
         requireNonNull(serverId, "serverId");
         if (serverId.isBlank()) {
-            throw new IllegalArgumentException("--server-id: \"\" (expected: a non-empty id)");
+            throw new ConfigException("--server-id", "\"\"", "a non-empty id");
         }
         if (serverCount < 1) {
-            throw new IllegalArgumentException("--server-count: " + serverCount + " (expected: >= 1)");
+            throw new ConfigException("--server-count", serverCount, ">= 1");
         }
         requireNonNull(agentAddress, "agentAddress");
         requireNonNull(agentTls, "agentTls");
@@ -57,7 +58,7 @@ public record TunnelServerConfig(String serverId, int serverCount, InetSocketAdd
         requireNonNull(mode, "mode");
         strategies = List.copyOf(requireNonNull(strategies, "strategies"));
         if (strategies.isEmpty()) {
-            throw new IllegalArgumentException("--proxy-strategies: [] (expected: at least one strategy)");
+            throw new ConfigException("--proxy-strategies", "[]", "at least one strategy");
         }
         if (flowControlWindow < 16 * 1024) {
             throw new IllegalArgumentException("flowControlWindow: " + flowControlWindow + " (expected: >= 16384)");

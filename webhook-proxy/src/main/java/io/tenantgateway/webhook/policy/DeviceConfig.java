@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,17 +54,21 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
         return List.of(new NvidiaVendor(nvidia));
     }
 
-    /** Reads a {@code device-config.yaml} file (or a ConfigMap manifest holding one). */
+    /**
+     * Reads a {@code device-config.yaml} file (or a ConfigMap manifest holding one).
+     *
+     * @throws ConfigException when the file is missing or unreadable, or its content is wrong (the message names
+     *     the file and the key)
+     */
     public static DeviceConfig load(Path file) {
         requireNonNull(file, "file");
         String yaml;
         try {
             yaml = Files.readString(file, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("--device-config: " + file + " does not exist (expected: HAMi's"
-                    + " device-config.yaml)", e);
+            throw new ConfigException("--device-config", file + " does not exist", "HAMi's device-config.yaml", e);
         } catch (IOException e) {
-            throw new IllegalArgumentException("--device-config: cannot read " + file + ": " + e.getMessage(), e);
+            throw ConfigException.of("--device-config", "cannot read " + file + ": " + e.getMessage(), e);
         }
         return parse(yaml, file.toString());
     }
@@ -72,6 +77,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
      * Parses YAML text.
      *
      * @param source named in error messages (a file name, {@code ConfigMap kube-system/hami-scheduler-device})
+     * @throws ConfigException naming {@code source}, the key, the value and what was expected
      */
     public static DeviceConfig parse(String yaml, String source) {
         requireNonNull(yaml, "yaml");
@@ -79,8 +85,8 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
         if (root.isObject() && "ConfigMap".equals(root.path("kind").asString(""))) {
             JsonNode embedded = root.path("data").path(CONFIG_MAP_KEY);
             if (!embedded.isString()) {
-                throw new IllegalArgumentException(source + ": ConfigMap has no data." + CONFIG_MAP_KEY
-                        + " (expected: HAMi's hami-scheduler-device ConfigMap)");
+                throw new ConfigException(source, "ConfigMap has no data." + CONFIG_MAP_KEY,
+                        "HAMi's hami-scheduler-device ConfigMap");
             }
             source = source + " data." + CONFIG_MAP_KEY;
             root = readYaml(embedded.stringValue(), source);
@@ -89,8 +95,8 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
             return defaults();
         }
         if (!root.isObject()) {
-            throw new IllegalArgumentException(source + ": top level is " + JsonTypes.describe(root)
-                    + " (expected: a mapping with an nvidia: block)");
+            throw new ConfigException(source, "top level is " + JsonTypes.describe(root),
+                    "a mapping with an nvidia: block");
         }
         List<String> others = new ArrayList<>();
         for (Map.Entry<String, JsonNode> block : root.properties()) {
@@ -103,7 +109,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
         try {
             return new DeviceConfig(parseNvidia(new Block(root.get(NVIDIA_BLOCK), source + ": nvidia")), others);
         } catch (IllegalArgumentException e) {
-            throw e.getMessage().startsWith(source) ? e : new IllegalArgumentException(source + ": " + e.getMessage(), e);
+            throw e.getMessage().startsWith(source) ? e : ConfigException.of(source, e.getMessage(), e);
         }
     }
 
@@ -111,7 +117,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
         try {
             return YAMLMapper.builder().build().readTree(yaml);
         } catch (JacksonException e) {
-            throw new IllegalArgumentException(source + ": not valid YAML: " + e.getOriginalMessage(), e);
+            throw ConfigException.of(source, "not valid YAML: " + e.getOriginalMessage(), e);
         }
     }
 
@@ -139,8 +145,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
     private record Block(JsonNode node, String path) {
         Block {
             if (node != null && !node.isNull() && !node.isObject()) {
-                throw new IllegalArgumentException(path + ": " + JsonTypes.describe(node)
-                        + " (expected: a mapping)");
+                throw new ConfigException(path, JsonTypes.describe(node), "a mapping");
             }
         }
 
@@ -158,8 +163,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
                 return fallback;
             }
             if (!value.isValueNode() || value.isBoolean()) {
-                throw new IllegalArgumentException(path + "." + key + ": " + JsonTypes.describe(value)
-                        + " (expected: a string)");
+                throw new ConfigException(path + "." + key, JsonTypes.describe(value), "a string");
             }
             return value.asString();
         }
@@ -170,8 +174,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
                 return fallback;
             }
             if (!value.isBoolean()) {
-                throw new IllegalArgumentException(path + "." + key + ": '" + value.asString()
-                        + "' (expected: true or false)");
+                throw new ConfigException(path + "." + key, "'" + value.asString() + "'", "true or false");
             }
             return value.booleanValue();
         }
@@ -182,8 +185,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
                 return fallback;
             }
             if (!value.isIntegralNumber()) {
-                throw new IllegalArgumentException(path + "." + key + ": '" + value.asString()
-                        + "' (expected: a whole number)");
+                throw new ConfigException(path + "." + key, "'" + value.asString() + "'", "a whole number");
             }
             return value.longValue();
         }
@@ -194,8 +196,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
                 return fallback;
             }
             if (!value.isNumber()) {
-                throw new IllegalArgumentException(path + "." + key + ": '" + value.asString()
-                        + "' (expected: a number)");
+                throw new ConfigException(path + "." + key, "'" + value.asString() + "'", "a number");
             }
             return value.doubleValue();
         }

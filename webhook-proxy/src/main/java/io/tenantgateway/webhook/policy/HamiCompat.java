@@ -1,5 +1,6 @@
 package io.tenantgateway.webhook.policy;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -58,8 +59,8 @@ public enum HamiCompat {
                 return compat;
             }
         }
-        throw new IllegalArgumentException("--hami-compat: '" + text + "' (expected: one of "
-                + Arrays.stream(values()).map(HamiCompat::label).collect(Collectors.joining(", ")) + ")");
+        throw new ConfigException("--hami-compat", "'" + text + "'",
+                "one of " + Arrays.stream(values()).map(HamiCompat::label).collect(Collectors.joining(", ")));
     }
 
     @Override

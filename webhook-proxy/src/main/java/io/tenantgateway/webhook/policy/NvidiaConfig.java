@@ -2,12 +2,14 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.hami.ResourceNames;
 import java.util.Set;
 
 /**
  * The {@code nvidia:} block of HAMi's {@code device-config.yaml} (ConfigMap {@code hami-scheduler-device}). Field
- * names follow the YAML keys; {@link #defaults()} are HAMi's documented defaults.
+ * names follow the YAML keys; {@link #defaults()} are HAMi's documented defaults. A value out of range is a
+ * {@link ConfigException} naming its key ({@code nvidia.defaultCores}).
  *
  * <p>{@code defaultMemory}, {@code defaultCores}, {@code deviceSplitCount} and the scaling factors are read and
  * validated but the webhook does not use them: HAMi applies them in the scheduler (request generation and device
@@ -46,23 +48,21 @@ public record NvidiaConfig(
             gpuCorePolicy = "default";
         }
         if (!CORE_POLICIES.contains(gpuCorePolicy)) {
-            throw new IllegalArgumentException("nvidia.gpuCorePolicy: '" + gpuCorePolicy
-                    + "' (expected: default, force or disable)");
+            throw new ConfigException("nvidia.gpuCorePolicy", "'" + gpuCorePolicy + "'", "default, force or disable");
         }
         atLeast("nvidia.defaultMemory", defaultMemory, 0);
         atLeast("nvidia.defaultCores", defaultCores, 0);
         if (defaultCores > 100) {
-            throw new IllegalArgumentException("nvidia.defaultCores: " + defaultCores + " (expected: 0..100)");
+            throw new ConfigException("nvidia.defaultCores", defaultCores, "0..100");
         }
         atLeast("nvidia.defaultGPUNum", defaultGpuNum, 0);
         atLeast("nvidia.memoryFactor", memoryFactor, 1);
         atLeast("nvidia.deviceSplitCount", deviceSplitCount, 1);
         if (!(deviceMemoryScaling > 0)) {
-            throw new IllegalArgumentException("nvidia.deviceMemoryScaling: " + deviceMemoryScaling
-                    + " (expected: > 0)");
+            throw new ConfigException("nvidia.deviceMemoryScaling", deviceMemoryScaling, "> 0");
         }
         if (!(deviceCoreScaling > 0)) {
-            throw new IllegalArgumentException("nvidia.deviceCoreScaling: " + deviceCoreScaling + " (expected: > 0)");
+            throw new ConfigException("nvidia.deviceCoreScaling", deviceCoreScaling, "> 0");
         }
     }
 
@@ -75,15 +75,15 @@ public record NvidiaConfig(
 
     private static String required(String key, String value) {
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(key + ": '" + (value == null ? "" : value)
-                    + "' (expected: a resource name such as nvidia.com/gpu)");
+            throw new ConfigException(key, "'" + (value == null ? "" : value) + "'",
+                    "a resource name such as nvidia.com/gpu");
         }
         return value.trim();
     }
 
     private static void atLeast(String key, long value, long minimum) {
         if (value < minimum) {
-            throw new IllegalArgumentException(key + ": " + value + " (expected: >= " + minimum + ")");
+            throw new ConfigException(key, value, ">= " + minimum);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.util.regex.Pattern;
 
 /**
@@ -24,8 +25,8 @@ public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultSc
         requireNonNull(schedulerName, "schedulerName");
         requireNonNull(compat, "compat");
         if (!schedulerName.isEmpty() && !DNS_SUBDOMAIN.matcher(schedulerName).matches()) {
-            throw new IllegalArgumentException("--scheduler-name: '" + schedulerName
-                    + "' (expected: a DNS subdomain such as hami-scheduler, or \"\" to leave schedulerName alone)");
+            throw new ConfigException("--scheduler-name", "'" + schedulerName + "'",
+                    "a DNS subdomain such as hami-scheduler, or \"\" to leave schedulerName alone");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.tenantgateway.webhook.proxy;
 
+import io.tenantgateway.common.config.ConfigException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -30,8 +31,8 @@ public enum FailurePolicy {
                 return policy;
             }
         }
-        throw new IllegalArgumentException("--upstream-failure-policy: '" + text + "' (expected: one of "
-                + Arrays.stream(values()).map(FailurePolicy::label).collect(Collectors.joining(", ")) + ")");
+        throw new ConfigException("--upstream-failure-policy", "'" + text + "'",
+                "one of " + Arrays.stream(values()).map(FailurePolicy::label).collect(Collectors.joining(", ")));
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.proxy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
 import java.net.URI;
 import java.time.Duration;
@@ -30,18 +31,18 @@ public record UpstreamConfig(URI url, String path, Duration timeout, FailurePoli
         path = path == null || path.isEmpty() ? DEFAULT_PATH : path;
         if (url.getScheme() == null || !url.getScheme().toLowerCase(Locale.ROOT).equals("https")
                 || url.getHost() == null || url.getHost().isEmpty()) {
-            throw new IllegalArgumentException("--upstream: '" + url + "' (expected: an https:// URL with a host,"
-                    + " e.g. https://hami-scheduler.kube-system.svc:443/webhook)");
+            throw new ConfigException("--upstream", "'" + url + "'",
+                    "an https:// URL with a host, e.g. https://hami-scheduler.kube-system.svc:443/webhook");
         }
         if (url.getRawQuery() != null || url.getRawFragment() != null) {
-            throw new IllegalArgumentException("--upstream: '" + url + "' (expected: no query or fragment)");
+            throw new ConfigException("--upstream", "'" + url + "'", "no query or fragment");
         }
         if (!path.startsWith("/")) {
-            throw new IllegalArgumentException("--upstream-path: '" + path + "' (expected: a path starting with /)");
+            throw new ConfigException("--upstream-path", "'" + path + "'", "a path starting with /");
         }
         if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(API_SERVER_TIMEOUT) >= 0) {
-            throw new IllegalArgumentException("--upstream-timeout: " + GoDuration.format(timeout)
-                    + " (expected: > 0 and < 10s, so the answer reaches the API server before its own timeout)");
+            throw new ConfigException("--upstream-timeout", GoDuration.format(timeout),
+                    "> 0 and < 10s, so the answer reaches the API server before its own timeout");
         }
     }
 
