@@ -82,11 +82,15 @@ public final class Agent implements AutoCloseable {
      *        name), it is read from the agent's pod in the background, and the parts that need it start once known
      */
     public Agent(AgentConfig config, Clock clock, NodeIdentity node) {
+        this(config, clock, node, Parts.enabled(config));
+    }
+
+    /** With {@code parts} instead of {@link Parts#enabled}'s (tests: a part that fails). */
+    Agent(AgentConfig config, Clock clock, NodeIdentity node, List<Part> parts) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
         this.node = requireNonNull(node, "node");
-        this.parts = new PartManager(Parts.enabled(config), registry, clock, node, Version.version(),
-                config.tunnel().agentId(),
+        this.parts = new PartManager(parts, registry, clock, node, Version.version(), config.tunnel().agentId(),
                 config.servers().kubeconfig(), () -> draining);
     }
 

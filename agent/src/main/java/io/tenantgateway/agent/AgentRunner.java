@@ -32,8 +32,16 @@ final class AgentRunner {
      *        agent reads it through the API in the background, after the tunnel started
      */
     static boolean run(AgentConfig config, io.tenantgateway.agent.node.NodeIdentity node, PrintWriter err) {
+        return run(new Agent(config, Clock.systemUTC(), node), err);
+    }
+
+    /**
+     * Runs {@code agent} until a signal (drained, then closed) or a fatal error a part found after start, which is
+     * rethrown for the CLI: a {@link io.tenantgateway.common.config.ConfigException} exits 2, anything else 70.
+     */
+    static boolean run(Agent agent, PrintWriter err) {
         Clock clock = Clock.systemUTC();
-        Agent agent = new Agent(config, clock, node);
+        AgentConfig config = agent.config();
         CountDownLatch stopRequested = new CountDownLatch(1);
         AtomicInteger signals = new AtomicInteger();
         SignalHandler handler = signal -> {
