@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.admin.AdminPortGuard;
 import io.tenantgateway.agent.admin.AdminServer;
 import io.tenantgateway.agent.deviceplugin.DevicePluginPart;
 import io.tenantgateway.agent.devices.DeviceRegistrar;
@@ -23,23 +24,17 @@ import io.tenantgateway.common.memory.MemoryBudget;
 import io.tenantgateway.deviceplugin.DevicePlugin;
 import io.tenantgateway.tunnel.client.DrainReport;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
-import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.webhook.WebhookServer;
-import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,7 +80,7 @@ public final class Agent implements AutoCloseable {
         this(config, clock, node, Parts.enabled(config));
     }
 
-    /** With {@code parts} instead of {@link Parts#enabled}'s (tests: a part that fails). */
+    /** With {@code parts} instead of {@link Parts#enabled}'s (tests: a part that fails), for the views below too. */
     Agent(AgentConfig config, Clock clock, NodeIdentity node, List<Part> parts) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
@@ -152,26 +147,15 @@ public final class Agent implements AutoCloseable {
         health.start();
         started.push(health);
 
-        // The dial policy's defaults keep the admin port closed on every address of this host: its interfaces'
-        // addresses before the admin port listens, and with --admin-server-port=0 its port once bound.
-        DialPolicy.Defaults defaults = client.dialPolicy().defaults();
-        boolean guardAdmin = !defaults.equals(DialPolicy.Defaults.NONE);
-        if (guardAdmin) {
-            List<InetAddress> own = new ArrayList<>(defaults.hostAddresses());
-            own.addAll(interfaceAddresses());
-            client.dialPolicy(client.dialPolicy().withDefaults(defaults.withHostAddresses(own)));
-        }
+        boolean guardAdmin = AdminPortGuard.addHostAddresses(client); // DESIGN.md: the admin port is never dialled
         admin = new AdminServer(http, config.servers().adminBindAddress(), config.servers().adminServerPort(),
                 new AgentAdminStatus(this), Version.version(), clock, new AdminServer.Options(health.boundPort(),
                         config.profiling(), config.contentionProfiling()));
         admin.start();
         started.push(admin);
         if (guardAdmin) {
-            DialPolicy policy = client.dialPolicy();
-            client.dialPolicy(policy.withDefaults(policy.defaults().withAdminPort(admin.boundPort())));
-            log.info("dial policy in force policy=\"{}\"", client.dialPolicy().describe());
+            AdminPortGuard.addAdminPort(client, admin.boundPort());
         }
-
         started.push(parts);
         if (node.discovered()) {
             node.whenKnown().thenAccept(name -> log.info("tenant-gateway config with the discovered node name"
@@ -180,18 +164,6 @@ public final class Agent implements AutoCloseable {
         parts.start();
         log.info("tenant-gateway started parts={} health-port={} admin-port={}", "tunnel"
                 + (parts.names().isEmpty() ? "" : "," + parts.names()), health.boundPort(), admin.boundPort());
-    }
-
-    /** This host's interface addresses (loopback aside: the policy always counts it); none if unreadable. */
-    private static List<InetAddress> interfaceAddresses() {
-        try {
-            return java.net.NetworkInterface.networkInterfaces().flatMap(java.net.NetworkInterface::inetAddresses)
-                    .filter(address -> !address.isLoopbackAddress()).toList();
-        } catch (java.net.SocketException e) {
-            log.warn("cannot list this host's addresses ({}): the dial policy keeps the admin port closed on"
-                    + " loopback and the admin bind address only", e.getMessage());
-            return List.of();
-        }
     }
 
     /**
@@ -212,10 +184,11 @@ public final class Agent implements AutoCloseable {
         }
         log.info("draining: readiness off, DRAIN sent to servers, waiting for {} open tunnel(s) until {}",
                 tunnel.openTunnels(), deadline);
-        DrainReport drained = awaitDrained(tunnel.drainAndClose(deadline), deadline);
-        if (drained == null) {
+        Optional<DrainReport> report = tunnel.drainAndAwait(deadline, DRAIN_SLACK);
+        if (report.isEmpty()) {
             return false;
         }
+        DrainReport drained = report.get();
         if (drained.lossless()) {
             log.info("drained: no open tunnels; every server stream ended after its half-close servers={}",
                     drained.servers().size());
@@ -223,24 +196,6 @@ public final class Agent implements AutoCloseable {
         }
         log.warn("shutdown grace over: cut {} tunnel(s) servers=[{}]", drained.tunnelsCut(), drained.describeCuts());
         return false;
-    }
-
-    /** The report, or {@code null} (logged) when the tunnel did not finish shortly after the deadline. */
-    private DrainReport awaitDrained(CompletableFuture<DrainReport> report, Instant deadline) {
-        // The tunnel cuts what is left at the deadline itself; the slack only covers a stuck event loop.
-        long waitMillis = Math.max(0, Duration.between(clock.instant(), deadline).toMillis()) + DRAIN_SLACK.toMillis();
-        try {
-            return report.get(waitMillis, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            log.warn("shutdown grace over and the tunnel did not finish within {}; closing it with {} tunnel(s)"
-                    + " open", DRAIN_SLACK, tunnel.openTunnels());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            log.warn("drain interrupted; closing the tunnel with {} tunnel(s) open", tunnel.openTunnels());
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("drain failed", e.getCause());
-        }
-        return null;
     }
 
     public boolean isDraining() {
@@ -276,8 +231,6 @@ public final class Agent implements AutoCloseable {
     public CompletableFuture<RuntimeException> fatalError() {
         return parts.fatalError();
     }
-
-    // --- read-only views for the admin server, the lab and tests ----------------------------------------------
 
     /** The effective configuration, with this node's name as {@link NodeIdentity} knows it now. */
     Map<String, String> describeConfig() {

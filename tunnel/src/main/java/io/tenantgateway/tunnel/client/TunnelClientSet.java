@@ -188,6 +188,28 @@ public final class TunnelClientSet implements AutoCloseable {
     }
 
     /**
+     * {@link #drainAndClose}, waited for: its report, or empty (logged) when the tunnel did not report within
+     * {@code slack} after {@code deadline} (it cuts what is left at the deadline itself; the slack only covers a
+     * stuck event loop) or the wait was interrupted. Blocks; not on an event loop.
+     */
+    public java.util.Optional<DrainReport> drainAndAwait(Instant deadline, Duration slack) {
+        CompletableFuture<DrainReport> report = drainAndClose(deadline);
+        long waitMillis = Math.max(0, Duration.between(clock.instant(), deadline).toMillis()) + slack.toMillis();
+        try {
+            return java.util.Optional.of(report.get(waitMillis, java.util.concurrent.TimeUnit.MILLISECONDS));
+        } catch (java.util.concurrent.TimeoutException e) {
+            log.warn("shutdown grace over and the tunnel did not finish within {}; closing it with {} tunnel(s)"
+                    + " open", slack, openTunnels());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            log.warn("drain interrupted; closing the tunnel with {} tunnel(s) open", openTunnels());
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("drain failed", e.getCause());
+        }
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Shuts the tunnels down without losing data, bounded by {@code deadline}: {@link #drain()}, then
      * {@link TunnelClient#closeGracefully} on every server connection (each waits until its tunnels were closed by
      * their peers, half-closes its stream and waits for the server to end it; at the deadline it cancels and
