@@ -7,6 +7,7 @@ import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.agent.webhookcerts.WebhookCertificatesConfig;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
@@ -63,16 +64,13 @@ public record AgentConfig(
         requireNonNull(webhookConfiguration, "webhookConfiguration");
         requireNonNull(shutdownGrace, "shutdownGrace");
         requireNonNull(devicePlugin, "devicePlugin");
-        if (devicePlugin.isPresent() && devices.isEmpty()) {
-            throw new IllegalArgumentException("--device-plugin: on without devices (expected: --device-source=nvidia-smi"
-                    + " or mock: the plugin lists the GPUs the agent discovers)");
-        }
+        // That the device plugin needs devices is AgentCommand's rule: it builds the plugin from the devices' node.
         if (shutdownGrace.isNegative() || shutdownGrace.isZero()) {
-            throw new IllegalArgumentException("--shutdown-grace: " + shutdownGrace + " (expected: > 0)");
+            throw new ConfigException("--shutdown-grace", shutdownGrace, "> 0");
         }
         if (webhookConfiguration.isPresent() && webhook.isEmpty()) {
-            throw new IllegalArgumentException("--manage-webhook-config: true without the webhook (expected:"
-                    + " --webhook-tls-cert/--webhook-tls-key or --enable-webhook)");
+            throw new ConfigException("--manage-webhook-config", "true without the webhook",
+                    "--webhook-tls-cert/--webhook-tls-key or --enable-webhook");
         }
     }
 
@@ -99,7 +97,7 @@ public record AgentConfig(
 
         private static void checkPort(String flag, int port) {
             if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException(flag + ": " + port + " (expected: 0..65535)");
+                throw new ConfigException(flag, port, "0..65535");
             }
         }
     }
@@ -131,12 +129,8 @@ public record AgentConfig(
         }
 
         public WebhookPart {
+            // Self-managed certificates live in --webhook-tls-secret: WebhookFlags builds them from it.
             requireNonNull(certificates, "certificates");
-            if (certificates.isPresent() && !tlsSecret.equals(Optional.of(certificates.get().secret()))) {
-                throw new IllegalArgumentException("--webhook-tls-self-managed: true without --webhook-tls-secret"
-                        + " (expected: --webhook-tls-secret=NAMESPACE/NAME, the Secret the agents keep the"
-                        + " certificates in)");
-            }
             requireNonNull(config, "config");
             requireNonNull(tlsCert, "tlsCert");
             requireNonNull(tlsKey, "tlsKey");
@@ -145,17 +139,16 @@ public record AgentConfig(
             requireNonNull(deviceConfig, "deviceConfig");
             requireNonNull(upstreamCa, "upstreamCa");
             if (tlsSecret.isPresent() == tlsCert.isPresent()) {
-                throw new IllegalArgumentException("webhook TLS: " + (tlsSecret.isPresent() ? "both" : "neither")
-                        + " --webhook-tls-cert/--webhook-tls-key and --webhook-tls-secret (expected: one of them)");
+                throw new ConfigException("webhook TLS", (tlsSecret.isPresent() ? "both" : "neither")
+                        + " --webhook-tls-cert/--webhook-tls-key and --webhook-tls-secret", "one of them");
             }
             if (tlsCert.isPresent() != tlsKey.isPresent()) {
-                throw new IllegalArgumentException("--webhook-tls-cert/--webhook-tls-key: only one given (expected:"
-                        + " both)");
+                throw new ConfigException("--webhook-tls-cert/--webhook-tls-key", "only one given", "both");
             }
             requireNonNull(deviceConfigMap, "deviceConfigMap");
             if (deviceConfigMap.isPresent() && deviceConfig.isPresent()) {
-                throw new IllegalArgumentException("--device-config and --device-config-map: both in effect"
-                        + " (expected: the file, which wins, or the ConfigMap)");
+                throw new ConfigException("--device-config and --device-config-map", "both in effect",
+                        "the file, which wins, or the ConfigMap");
             }
         }
     }

@@ -59,7 +59,7 @@ class AgentCommandTest {
         AgentCommand command = parse(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
         AgentConfig config = command.toConfig();
 
-        assertThat(command.verbosity).isEqualTo(8);
+        assertThat(command.logOptions().verbosity()).isEqualTo(8);
         assertThat(config.tunnel().proxyServerHost()).isEqualTo("127.0.0.1");
         assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
         assertThat(config.servers().adminServerPort()).isEqualTo(8133);
@@ -266,10 +266,10 @@ class AgentCommandTest {
         assertThat(config.servers().healthServerPort()).isEqualTo(8134);
         assertThat(config.tunnel().syncForever()).isTrue();
         assertThat(config.tunnel().countServerLeases()).isFalse();
-        assertThat(command.verbosity).isEqualTo(8);
+        assertThat(command.logOptions().verbosity()).isEqualTo(8);
         assertThat(command.warnings()).containsExactly("--warn-on-channel-limit=true: accepted, not implemented yet"
                 + " (no effect)");
-        assertThat(AgentCommand.parse("-v", "3").verbosity).isEqualTo(3);
+        assertThat(AgentCommand.parse("-v", "3").logOptions().verbosity()).isEqualTo(3);
     }
 
     @Test
@@ -278,7 +278,7 @@ class AgentCommandTest {
         args.addAll(List.of("--admin-server-port=9133", "-v=2", "--alpn-proto=konnectivity"));
         AgentCommand command = AgentCommand.parse(args.toArray(String[]::new));
         assertThat(command.toConfig().servers().adminServerPort()).isEqualTo(9133);
-        assertThat(command.verbosity).isEqualTo(2);
+        assertThat(command.logOptions().verbosity()).isEqualTo(2);
 
         Run run = run("--admin-server-port=9133", "--device-source=cuda", "--node-name=n");
         assertThat(run.err()).as("parsed past the repeated flag").isEqualTo("error: --device-source: 'cuda'"

@@ -6,28 +6,28 @@ import io.tenantgateway.agent.k8s.DeviceConfigWatch;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.k8s.KubernetesQuotaLookup;
+import io.tenantgateway.agent.webhook.WebhookFlags;
 import io.tenantgateway.certs.ClientAuthMode;
-import io.tenantgateway.common.concurrent.DaemonThreads;
-import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
+import io.tenantgateway.common.concurrent.DaemonThreads;
+import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.config.ConfigFiles;
 import io.tenantgateway.common.net.AddressInUseException;
+import io.tenantgateway.common.net.HostPort;
+import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.webhook.WebhookConfig;
 import io.tenantgateway.webhook.WebhookServer;
 import io.tenantgateway.webhook.policy.DeviceConfig;
-import io.tenantgateway.webhook.policy.HamiCompat;
-import io.tenantgateway.webhook.policy.PolicyConfig;
-import io.tenantgateway.webhook.proxy.FailurePolicy;
 import io.tenantgateway.webhook.proxy.UpstreamConfig;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -35,6 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -55,76 +56,65 @@ public final class WebhookCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--listen", defaultValue = "0.0.0.0:9443", paramLabel = "HOST:PORT",
-            description = "Address to serve HTTPS on. Default: ${DEFAULT-VALUE}.")
-    String listen;
+    /**
+     * {@code run}'s webhook flags ({@code --webhook-listen}, {@code --webhook-tls-cert}, {@code --webhook-tls-secret},
+     * {@code --device-config}, {@code --upstream}, ...).
+     */
+    @Mixin
+    WebhookFlags webhook;
 
-    @Option(names = "--max-connections", defaultValue = "1024", paramLabel = "N",
-            description = "Connections served at once; more are closed as they arrive (requests must arrive in full"
-                    + " within 10s, idle connections close after 60s). Default: ${DEFAULT-VALUE}.")
-    int maxConnections;
-
-    @Option(names = "--tls-cert", required = true, paramLabel = "FILE",
-            description = "Serving certificate (PEM, chain allowed); reloaded when it changes.")
-    Path tlsCert;
-
-    @Option(names = "--tls-key", required = true, paramLabel = "FILE", description = "Serving private key (PEM).")
-    Path tlsKey;
-
-    @Option(names = "--client-ca", paramLabel = "FILE",
-            description = "Require callers (kube-apiserver) to present a client certificate signed by this CA.")
-    Path clientCa;
-
-    @Option(names = "--device-config", paramLabel = "FILE",
-            description = "HAMi's device-config.yaml (key of ConfigMap hami-scheduler-device), or that ConfigMap."
-                    + " Default: HAMi's defaults.")
-    Path deviceConfig;
+    /** This command's own names for five of them, from before it took {@code run}'s; hidden, still accepted. */
+    @Mixin
+    StandaloneNames standaloneNames;
 
     @Option(names = "--kubeconfig", paramLabel = "FILE",
             description = "Kubernetes API access (default: in-cluster when run in a pod; none otherwise): enables the"
                     + " ResourceQuota check and the --device-config-map watch.")
     Path kubeconfig;
 
-    @Option(names = "--device-config-map", defaultValue = "kube-system/hami-scheduler-device",
-            paramLabel = "NAMESPACE/NAME",
-            description = "With API access: HAMi's device ConfigMap, watched; changes apply live. --device-config"
-                    + " wins; \"\" turns the watch off. Default: ${DEFAULT-VALUE}.")
-    String deviceConfigMap;
-
-    @Option(names = "--scheduler-name", defaultValue = PolicyConfig.DEFAULT_SCHEDULER_NAME,
-            description = "Scheduler set on pods that ask for GPUs. Default: ${DEFAULT-VALUE}.")
-    String schedulerName;
-
-    @Option(names = "--force-overwrite-default-scheduler", negatable = true, defaultValue = "true",
-            fallbackValue = "true",
-            description = "Take over pods that name default-scheduler (HAMi's default: on). --no-... keeps them.")
-    boolean forceOverwriteDefaultScheduler;
-
-    @Option(names = "--hami-compat", defaultValue = "v2.10", paramLabel = "VERSION",
-            description = "HAMi release to reproduce: v2.10 (default) or v2.9.")
-    String hamiCompat;
-
-    @Option(names = "--upstream", paramLabel = "URL",
-            description = "Forward admissions to this HTTPS webhook, e.g."
-                    + " https://hami-scheduler.kube-system.svc:443/webhook.")
-    String upstream;
-
-    @Option(names = "--upstream-ca", paramLabel = "FILE", description = "CA that signs the upstream's certificate.")
-    Path upstreamCa;
-
     @Option(names = "--upstream-path", defaultValue = UpstreamConfig.DEFAULT_PATH, paramLabel = "PATH",
             description = "Our path whose requests go upstream; another path than /webhook keeps /webhook on the"
                     + " built-in mutator. Default: ${DEFAULT-VALUE}.")
     String upstreamPath;
 
-    @Option(names = "--upstream-timeout", defaultValue = "9s",
-            description = "Deadline for the upstream (below the API server's 10s). Default: ${DEFAULT-VALUE}.")
-    String upstreamTimeout;
+    /**
+     * What the webhook flags describe, checked: {@code AgentConfig.WebhookPart}'s components but the self-managed
+     * certificates (this package can use neither that record nor {@code WebhookCertificatesConfig}: both would close
+     * a package cycle).
+     */
+    record Webhook(WebhookConfig config, Optional<Path> tlsCert, Optional<Path> tlsKey, Optional<String> tlsSecret,
+            Optional<Path> clientCa, Optional<Path> deviceConfig, Optional<Path> upstreamCa,
+            Optional<String> deviceConfigMap) {
+    }
 
-    @Option(names = "--upstream-failure-policy", defaultValue = "fail-closed", paramLabel = "POLICY",
-            description = "When the upstream fails: fail-closed (reject, 503), fail-open (admit with a warning) or"
-                    + " fallback (built-in mutator). Default: ${DEFAULT-VALUE}.")
-    String upstreamFailurePolicy;
+    /** {@code --listen} and the others: the names {@link WebhookFlags} knows as {@code --webhook-listen} and so on. */
+    static final class StandaloneNames {
+        @Option(names = "--listen", hidden = true, paramLabel = "HOST:PORT",
+                description = "--webhook-listen. Default: 0.0.0.0:9443.")
+        String listen;
+
+        @Option(names = "--max-connections", hidden = true, paramLabel = "N",
+                description = "--webhook-max-connections. Default: 1024.")
+        Integer maxConnections;
+
+        @Option(names = "--tls-cert", hidden = true, paramLabel = "FILE", description = "--webhook-tls-cert.")
+        Path tlsCert;
+
+        @Option(names = "--tls-key", hidden = true, paramLabel = "FILE", description = "--webhook-tls-key.")
+        Path tlsKey;
+
+        @Option(names = "--client-ca", hidden = true, paramLabel = "FILE", description = "--webhook-client-ca.")
+        Path clientCa;
+
+        @Option(names = "--no-force-overwrite-default-scheduler", hidden = true,
+                description = "--force-overwrite-default-scheduler=false.")
+        boolean noForceOverwriteDefaultScheduler;
+
+        WebhookFlags.StandaloneNames values() {
+            return new WebhookFlags.StandaloneNames(listen, maxConnections, tlsCert, tlsKey, clientCa,
+                    noForceOverwriteDefaultScheduler);
+        }
+    }
 
     /** The service-account token a pod gets; with {@code KUBERNETES_SERVICE_HOST} it means in-cluster access. */
     static final Path IN_CLUSTER_TOKEN = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token");
@@ -132,25 +122,35 @@ public final class WebhookCommand implements Callable<Integer> {
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CompletableFuture<WebhookServer> started = new CompletableFuture<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
+    /** {@code --manage-webhook-config}'s configuration name, when given (not served by this command yet). */
+    private Optional<String> managedConfiguration = Optional.empty();
 
     @Override
     public Integer call() {
-        WebhookConfig config = config();
-        DeviceConfig devices = deviceConfig == null ? DeviceConfig.defaults()
-                : DeviceConfig.load(existing("--device-config", deviceConfig));
+        Webhook part = config();
+        if (part.tlsSecret().isPresent() || managedConfiguration.isPresent()) {
+            // Until this command runs the agent's webhook part: files only.
+            throw new ConfigException(part.tlsSecret().isPresent() ? "--webhook-tls-secret" : "--manage-webhook-config",
+                    part.tlsSecret().orElse("true"), "--tls-cert and --tls-key files: tenant-gateway webhook does"
+                            + " not read Secrets or manage the webhook configuration yet; tenant-gateway run does");
+        }
+        WebhookConfig config = part.config();
+        Path clientCa = part.clientCa().orElse(null);
+        DeviceConfig devices = part.deviceConfig().map(DeviceConfig::load).orElseGet(DeviceConfig::defaults);
         try {
+            Path tlsCert = part.tlsCert().orElseThrow();
+            Path tlsKey = part.tlsKey().orElseThrow();
             ReloadingTlsMaterial serverTls = ReloadingTlsMaterial.load(clientCa == null
-                    ? TlsFiles.identity(existing("--tls-cert", tlsCert), existing("--tls-key", tlsKey))
-                    : TlsFiles.identityAndTrust(existing("--tls-cert", tlsCert), existing("--tls-key", tlsKey),
-                            existing("--client-ca", clientCa)), TLS_POLL);
+                    ? TlsFiles.identity(tlsCert, tlsKey) : TlsFiles.identityAndTrust(tlsCert, tlsKey, clientCa),
+                    TLS_POLL);
             resources.add(serverTls);
             PrometheusRegistry registry = new PrometheusRegistry();
             WebhookServer.Builder builder = WebhookServer.builder(config).serverTls(serverTls).deviceConfig(devices)
                     .registry(registry);
-            List<Runnable> background = kubernetesParts(builder, registry);
+            List<Runnable> background = kubernetesParts(builder, registry, part.deviceConfigMap().orElse(null));
             if (config.upstream().isPresent()) {
                 ReloadingTlsMaterial upstreamTls = ReloadingTlsMaterial.load(
-                        TlsFiles.trustOnly(existing("--upstream-ca", upstreamCa)), TLS_POLL);
+                        TlsFiles.trustOnly(part.upstreamCa().orElseThrow()), TLS_POLL);
                 resources.add(upstreamTls);
                 builder.upstreamTls(upstreamTls);
                 upstreamTls.start();
@@ -165,7 +165,8 @@ public final class WebhookCommand implements Callable<Integer> {
         } catch (AddressInUseException e) {
             started.completeExceptionally(e);
             close();
-            throw new PortInUseException("--listen", e.address(), e);
+            throw new PortInUseException(standaloneNames.listen != null ? "--listen" : "--webhook-listen",
+                    e.address(), e);
         } catch (RuntimeException e) {
             started.completeExceptionally(e);
             close();
@@ -188,33 +189,20 @@ public final class WebhookCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    WebhookConfig config() {
-        HostPort address = HostPort.parse(listen);
-        PolicyConfig policy = new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler,
-                HamiCompat.parse(hamiCompat));
-        if (maxConnections < 1) {
-            throw new UserException("--max-connections: " + maxConnections + " (expected: >= 1)");
-        }
-        WebhookConfig.Builder config = WebhookConfig.builder().host(address.host()).port(address.port())
-                .limits(io.tenantgateway.certs.vertx.ServerLimits.DEFAULTS.withMaxConnections(maxConnections))
-                .policy(policy).clientAuth(clientCa == null ? ClientAuthMode.NONE : ClientAuthMode.REQUIRE);
-        if (upstream != null) {
-            if (upstreamCa == null) {
-                throw new UserException("--upstream-ca: missing (expected: the CA file that signs the certificate"
-                        + " of " + upstream + ")");
-            }
-            URI url;
-            try {
-                url = new URI(upstream);
-            } catch (URISyntaxException e) {
-                throw new UserException("--upstream: '" + upstream + "' is not a URL (" + e.getReason() + ")", e);
-            }
-            config.upstream(new UpstreamConfig(url, upstreamPath, Durations.parse("--upstream-timeout",
-                    upstreamTimeout), FailurePolicy.parse(upstreamFailurePolicy)));
-        } else if (upstreamCa != null) {
-            throw new UserException("--upstream-ca: given without --upstream (expected: both or neither)");
-        }
-        return config.build();
+    /**
+     * The flags, checked: the webhook's part as {@code run} would serve it, upstream requests on
+     * {@code --upstream-path}; {@code --manage-webhook-config} is checked too, into {@link #managedConfiguration}.
+     */
+    Webhook config() {
+        webhook.use(standaloneNames.values());
+        Webhook part = webhook.serving(upstreamPath, (secret, service, validity, renewBefore, caValidity, overlap) -> {
+            throw new ConfigException("--webhook-tls-self-managed", "true", "false: tenant-gateway webhook does not"
+                    + " manage certificates yet; tenant-gateway run does");
+        }, (config, tlsCert, tlsKey, tlsSecret, clientCa, deviceConfig, upstreamCa, deviceConfigMap, certificates) ->
+                new Webhook(config, tlsCert, tlsKey, tlsSecret, clientCa, deviceConfig, upstreamCa, deviceConfigMap));
+        managedConfiguration = webhook.managedConfiguration((name, caBundle) -> name);
+        ConfigFiles.optional("--kubeconfig", kubeconfig);
+        return part;
     }
 
     private void printStarted(WebhookServer server) {
@@ -222,7 +210,7 @@ public final class WebhookCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.println("webhook listening on https://" + HostPort.format(config.host(), server.port()) + config.path()
                 + " (HAMi " + config.policy().compat() + ", scheduler " + config.policy().schedulerName()
-                + (clientCa == null ? "" : ", client certificates required") + ")");
+                + (config.clientAuth() == ClientAuthMode.NONE ? "" : ", client certificates required") + ")");
         config.upstream().ifPresent(u -> out.println("upstream: " + u.path() + " -> " + u.url() + " (timeout "
                 + Durations.format(u.timeout()) + ", " + u.failurePolicy() + ")"));
         if (!server.quotaCheckEnabled()) {
@@ -235,18 +223,13 @@ public final class WebhookCommand implements Callable<Integer> {
      * With API access: the ResourceQuota lookup (plugged into {@code builder}) and, unless {@code --device-config}
      * is given, the device ConfigMap watch. Returns what starts them in the background once the server listens.
      */
-    private List<Runnable> kubernetesParts(WebhookServer.Builder builder, PrometheusRegistry registry) {
+    private List<Runnable> kubernetesParts(WebhookServer.Builder builder, PrometheusRegistry registry,
+            String watched) {
         boolean inCluster = System.getenv("KUBERNETES_SERVICE_HOST") != null && Files.isReadable(IN_CLUSTER_TOKEN);
         if (kubeconfig == null && !inCluster) {
             return List.of();
         }
-        String watched = deviceConfig != null || deviceConfigMap == null || deviceConfigMap.isBlank() ? null
-                : deviceConfigMap.strip();
-        if (watched != null) {
-            DeviceConfigWatch.splitName(watched); // a bad value is a usage error before anything starts
-        }
-        KubernetesClient client = KubernetesClients.create(kubeconfig == null ? null
-                : existing("--kubeconfig", kubeconfig));
+        KubernetesClient client = KubernetesClients.create(kubeconfig);
         resources.add(client);
         String api = client.getConfiguration().getMasterUrl();
         ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(
@@ -334,49 +317,5 @@ public final class WebhookCommand implements Callable<Integer> {
             }
         }
         resources.clear();
-    }
-
-    private static Path existing(String option, Path file) {
-        if (!Files.isRegularFile(file)) {
-            throw new UserException(option + ": " + file + (Files.exists(file) ? " is not a regular file"
-                    : " does not exist") + " (expected: a readable file)");
-        }
-        return file;
-    }
-
-    /** {@code HOST:PORT}, {@code [v6]:PORT} or {@code :PORT} (all IPv4 interfaces). */
-    record HostPort(String host, int port) {
-        static HostPort parse(String text) {
-            String value = text == null ? "" : text.trim();
-            int colon = value.lastIndexOf(':');
-            if (colon < 0) {
-                throw invalid(text);
-            }
-            String host = value.substring(0, colon);
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            } else if (host.contains(":")) {
-                throw invalid(text);
-            }
-            int port;
-            try {
-                port = Integer.parseInt(value.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                throw invalid(text);
-            }
-            if (port < 0 || port > 65535) {
-                throw new UserException("--listen: port " + port + " (expected: 0..65535)");
-            }
-            return new HostPort(host.isEmpty() ? "0.0.0.0" : host, port);
-        }
-
-        static String format(String host, int port) {
-            return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
-        }
-
-        private static UserException invalid(String text) {
-            return new UserException("--listen: '" + text + "' (expected: HOST:PORT such as 0.0.0.0:9443 or"
-                    + " [::]:9443)");
-        }
     }
 }
