@@ -66,10 +66,7 @@ public record AgentConfig(
         requireNonNull(webhookConfiguration, "webhookConfiguration");
         requireNonNull(shutdownGrace, "shutdownGrace");
         requireNonNull(devicePlugin, "devicePlugin");
-        if (devicePlugin.isPresent() && devices.isEmpty()) {
-            throw new ConfigException("--device-plugin", "on without devices",
-                    "--device-source=nvidia-smi or mock: the plugin lists the GPUs the agent discovers");
-        }
+        // That the device plugin needs devices is AgentCommand's rule: it builds the plugin from the devices' node.
         if (shutdownGrace.isNegative() || shutdownGrace.isZero()) {
             throw new ConfigException("--shutdown-grace", shutdownGrace, "> 0");
         }
@@ -106,9 +103,6 @@ public record AgentConfig(
             }
         }
     }
-
-
-
 
     /**
      * What the parts enabled here do with the API (the uses {@link KubernetesPermissions} grants permissions for):

@@ -8,6 +8,7 @@ import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.certs.testing.TestPki;
+import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.tunnel.policy.DialPolicy;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -59,7 +60,7 @@ class AgentCommandTest {
         AgentCommand command = parse(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
         AgentConfig config = command.toConfig();
 
-        assertThat(command.verbosity).isEqualTo(8);
+        assertThat(command.logOptions().verbosity()).isEqualTo(8);
         assertThat(config.tunnel().proxyServerHost()).isEqualTo("127.0.0.1");
         assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
         assertThat(config.servers().adminServerPort()).isEqualTo(8133);
@@ -266,10 +267,10 @@ class AgentCommandTest {
         assertThat(config.servers().healthServerPort()).isEqualTo(8134);
         assertThat(config.tunnel().syncForever()).isTrue();
         assertThat(config.tunnel().countServerLeases()).isFalse();
-        assertThat(command.verbosity).isEqualTo(8);
+        assertThat(command.logOptions().verbosity()).isEqualTo(8);
         assertThat(command.warnings()).containsExactly("--warn-on-channel-limit=true: accepted, not implemented yet"
                 + " (no effect)");
-        assertThat(AgentCommand.parse("-v", "3").verbosity).isEqualTo(3);
+        assertThat(AgentCommand.parse("-v", "3").logOptions().verbosity()).isEqualTo(3);
     }
 
     @Test
@@ -278,7 +279,7 @@ class AgentCommandTest {
         args.addAll(List.of("--admin-server-port=9133", "-v=2", "--alpn-proto=konnectivity"));
         AgentCommand command = AgentCommand.parse(args.toArray(String[]::new));
         assertThat(command.toConfig().servers().adminServerPort()).isEqualTo(9133);
-        assertThat(command.verbosity).isEqualTo(2);
+        assertThat(command.logOptions().verbosity()).isEqualTo(2);
 
         Run run = run("--admin-server-port=9133", "--device-source=cuda", "--node-name=n");
         assertThat(run.err()).as("parsed past the repeated flag").isEqualTo("error: --device-source: 'cuda'"
@@ -409,6 +410,36 @@ class AgentCommandTest {
         assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
                 "--allocation-mode=device-plugin")).hasMessage("--allocation-mode: device-plugin without"
                 + " --device-plugin=on (expected: observe, or --device-plugin=on)");
+    }
+
+    @Test
+    void webhookListenTakesEveryHostPortFormAndBadValuesNameTheFlag() {
+        String[] tls = {"--webhook-tls-cert=" + pki.serverCert(), "--webhook-tls-key=" + pki.serverKey()};
+        for (String[] form : new String[][] {{"9443", "0.0.0.0", "9443"}, {":8443", "0.0.0.0", "8443"},
+            {"[::1]:0", "::1", "0"}, {"127.0.0.1:9444", "127.0.0.1", "9444"}}) {
+            AgentConfig config = config(tls[0], tls[1], "--webhook-listen=" + form[0]);
+            assertThat(config.webhook().orElseThrow().config().host()).as(form[0]).isEqualTo(form[1]);
+            assertThat(config.webhook().orElseThrow().config().port()).as(form[0]).isEqualTo(Integer.parseInt(form[2]));
+        }
+        assertThatThrownBy(() -> config(tls[0], tls[1], "--webhook-listen=::1:9443"))
+                .isInstanceOf(ConfigException.class).hasMessage("--webhook-listen: ::1:9443 (expected: HOST:PORT,"
+                        + " [IPv6]:PORT, :PORT or PORT, e.g. 0.0.0.0:9443)");
+        assertThatThrownBy(() -> config(tls[0], tls[1], "--upstream-ca=" + pki.caCert()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("--upstream-ca: given without --upstream (expected: both or neither)");
+    }
+
+    @Test
+    void theRulesBetweenPartsAreConfigErrors() {
+        assertThatThrownBy(() -> config("--device-plugin=on")).isInstanceOf(ConfigException.class);
+        assertThatThrownBy(() -> config("--enable-lock-controller")).isInstanceOf(ConfigException.class)
+                .hasMessage("--enable-lock-controller: no node name (expected: --node-name or env NODE_NAME)");
+        assertThatThrownBy(() -> config("--device-source=mock", "--mock-gpus=L4-24GB"))
+                .isInstanceOf(ConfigException.class).hasMessage("--device-source: mock without a node name (expected:"
+                        + " --node-name or env NODE_NAME)");
+        // Devices turn the lock controller on unless it is turned off.
+        assertThat(config("--node-name=n", "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--enable-lock-controller=false").allocation()).isEmpty();
     }
 
     @Test

@@ -23,6 +23,7 @@ import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.agent.testing.RenderedManifests;
+import io.tenantgateway.common.net.HostPort;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -109,6 +110,11 @@ class ManifestTest {
         return RenderedManifests.expandedArgs(container, values);
     }
 
+    /** A flag's value as parsed, wherever its mixin keeps it. */
+    private static Object flag(AgentCommand run, String name) {
+        return run.spec.findOption(name).getValue();
+    }
+
     private static AgentCommand parseRun(List<String> args) {
         assertThat(args.get(0)).isEqualTo("run");
         AgentCommand command = new AgentCommand();
@@ -125,14 +131,15 @@ class ManifestTest {
         AgentCommand run = parseRun(expandedArgs(container, Map.of("PROXY_SERVER_HOST", "konnectivity.example.com",
                 "PROXY_SERVER_PORT", "8132")));
 
-        assertThat(run.proxyServerHost).isEqualTo("konnectivity.example.com");
-        assertThat(run.proxyServerPort).isEqualTo(8132);
-        assertThat(run.caCert).hasToString("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+        assertThat(flag(run, "--proxy-server-host")).isEqualTo("konnectivity.example.com");
+        assertThat(flag(run, "--proxy-server-port")).isEqualTo(8132);
+        assertThat(flag(run, "--ca-cert")).hasToString("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
         assertThat(container.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
-        assertThat(container.getLivenessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(run.healthServerPort);
-        assertThat(container.getReadinessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(run.healthServerPort);
-        int webhookPort = Integer.parseInt(AgentConfigMapper.hostPort("--webhook-listen", run.webhookListen)[1]);
+        Object healthPort = flag(run, "--health-server-port");
+        assertThat(container.getLivenessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(healthPort);
+        assertThat(container.getReadinessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(healthPort);
+        int webhookPort = HostPort.parse("--webhook-listen", (String) flag(run, "--webhook-listen")).port();
         assertThat(container.getPorts()).anySatisfy(port -> {
             assertThat(port.getName()).isEqualTo("webhook");
             assertThat(port.getContainerPort()).isEqualTo(webhookPort);
@@ -147,9 +154,10 @@ class ManifestTest {
                 .filter(v -> v.getProjected() != null).findFirst().orElseThrow()
                 .getProjected().getSources().get(0).getServiceAccountToken();
         assertThat(token.getAudience()).isEqualTo("system:konnectivity-server");
-        assertThat(Path.of("/var/run/secrets/tokens", token.getPath())).isEqualTo(run.serviceAccountTokenPath);
+        assertThat(Path.of("/var/run/secrets/tokens", token.getPath()))
+                .isEqualTo(flag(run, "--service-account-token-path"));
         assertThat(container.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath())
-                .isEqualTo(run.webhookTlsCert.getParent().toString()));
+                .isEqualTo(((Path) flag(run, "--webhook-tls-cert")).getParent().toString()));
 
         var security = container.getSecurityContext();
         assertThat(security.getReadOnlyRootFilesystem()).isTrue();
@@ -258,10 +266,10 @@ class ManifestTest {
                 .get(0);
         AgentCommand run = parseRun(expandedArgs(container, Map.of("PROXY_SERVER_HOST", "k.example.com",
                 "PROXY_SERVER_PORT", "8132")));
-        assertThat(run.deviceSource).isEqualTo("mock");
-        assertThat(run.allocationMode).isEqualTo("device-plugin");
-        assertThat(run.devicePlugin).isEqualTo("on");
-        assertThat(run.mockGpus).isEqualTo("A100-80GB");
+        assertThat(flag(run, "--device-source")).isEqualTo("mock");
+        assertThat(flag(run, "--allocation-mode")).isEqualTo("device-plugin");
+        assertThat(flag(run, "--device-plugin")).isEqualTo("on");
+        assertThat(flag(run, "--mock-gpus")).isEqualTo("A100-80GB");
 
         // The device plugin with mock capacity: the components add pods patch and nodes/status patch.
         Set<Use> simulatedUses = uses(daemonSetArgs(simulated), false);
@@ -275,7 +283,7 @@ class ManifestTest {
         DaemonSet realDaemonSet = only(real, DaemonSet.class);
         AgentCommand realRun = parseRun(expandedArgs(realDaemonSet.getSpec().getTemplate().getSpec().getContainers()
                 .get(0), Map.of("PROXY_SERVER_HOST", "k.example.com", "PROXY_SERVER_PORT", "8132")));
-        assertThat(realRun.deviceSource).isEqualTo("nvidia-smi");
+        assertThat(flag(realRun, "--device-source")).isEqualTo("nvidia-smi");
         Set<Use> realUses = uses(daemonSetArgs(real), false);
         assertThat(realUses).contains(Use.DEVICE_PLUGIN, Use.DEVICE_REGISTRATION).doesNotContain(Use.GPU_CAPACITY);
         assertThat(granted(real, BASE_ACCOUNT)).isEqualTo(declared(realUses)).contains("core/pods:patch")
@@ -322,9 +330,10 @@ class ManifestTest {
         Map<String, String> mounted = new java.util.HashMap<>();
         container.getVolumeMounts().stream().filter(m -> hostPaths.containsKey(m.getName()))
                 .forEach(m -> mounted.put(hostPaths.get(m.getName()), m.getMountPath()));
-        assertThat(mounted).containsEntry("/var/lib/kubelet/device-plugins", run.devicePluginDir.toString())
+        assertThat(mounted)
+                .containsEntry("/var/lib/kubelet/device-plugins", flag(run, "--device-plugin-dir").toString())
                 .containsEntry("/usr/local/vgpu", "/usr/local/vgpu").containsEntry("/tmp/vgpulock", "/tmp/vgpulock");
-        assertThat(run.devicePluginHostRoot).hasToString("/");
+        assertThat(flag(run, "--device-plugin-host-root")).hasToString("/");
         assertThat(pod.getInitContainers()).singleElement().satisfies(init -> {
             assertThat(init.getImage()).isEqualTo("docker.io/projecthami/hami:v2.10.0");
             assertThat(init.getCommand()).containsExactly("/bin/sh", "-c", "/k8s-vgpu/bin/vgpu-init.sh /usr/local/vgpu/");
@@ -352,12 +361,12 @@ class ManifestTest {
     @Test
     void kamajiSwitchExtraArgsParseAfterKamajisOwnArguments() throws IOException {
         AgentCommand run = parseRun(kamajiArgs());
-        assertThat(run.webhookTlsSecret).isEqualTo("kube-system/tenant-gateway-webhook-tls");
-        assertThat(run.webhookTlsSelfManaged).isTrue();
+        assertThat(flag(run, "--webhook-tls-secret")).isEqualTo("kube-system/tenant-gateway-webhook-tls");
+        assertThat(flag(run, "--webhook-tls-self-managed")).isEqualTo(true);
         // The self-managed certificate is for the Service the webhook configuration calls.
         Service service = only(parse(Files.readString(MANIFESTS.resolve("base/service.yaml"))), Service.class);
-        assertThat(run.webhookService).isEqualTo(service.getMetadata().getNamespace() + "/"
+        assertThat(flag(run, "--webhook-service")).isEqualTo(service.getMetadata().getNamespace() + "/"
                 + service.getMetadata().getName());
-        assertThat(run.healthServerPort).isEqualTo(8134);
+        assertThat(flag(run, "--health-server-port")).isEqualTo(8134);
     }
 }

@@ -15,7 +15,7 @@ import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.tenantgateway.common.config.PortInUseException;
+import io.tenantgateway.common.net.PortInUseException;
 import io.tenantgateway.certs.vertx.ServerLimits;
 import io.tenantgateway.common.memory.MemoryBudget;
 import io.tenantgateway.common.net.AddressInUseException;

@@ -48,8 +48,17 @@ public final class PartManager implements AutoCloseable {
      */
     public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
             String agentId, Path kubeconfig, BooleanSupplier draining) {
+        this(parts, registry, clock, node, version, agentId, kubeconfig, draining, false);
+    }
+
+    /**
+     * @param apiAccess whether the API is configured even when no part needs it ({@code tenant-gateway webhook
+     *     --kubeconfig}: the quota check follows)
+     */
+    public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
+            String agentId, Path kubeconfig, BooleanSupplier draining, boolean apiAccess) {
         this.parts = List.copyOf(parts);
-        boolean hasApi = node.discovered() || this.parts.stream().anyMatch(Part::needsApi);
+        boolean hasApi = apiAccess || node.discovered() || this.parts.stream().anyMatch(Part::needsApi);
         this.services = new PartServices(registry, clock, node, version, agentId, kubeconfig, hasApi, draining);
     }
 

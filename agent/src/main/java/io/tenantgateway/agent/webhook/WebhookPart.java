@@ -11,7 +11,7 @@ import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.common.config.ConfigException;
-import io.tenantgateway.common.config.PortInUseException;
+import io.tenantgateway.common.net.PortInUseException;
 import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.webhook.WebhookServer;
 import io.tenantgateway.webhook.policy.DeviceConfig;

@@ -34,11 +34,8 @@ public record WebhookSettings(WebhookConfig config, Optional<Path> tlsCert, Opti
     }
 
     public WebhookSettings {
+        // Self-managed certificates live in --webhook-tls-secret: WebhookFlags builds them from it.
         requireNonNull(certificates, "certificates");
-        if (certificates.isPresent() && !tlsSecret.equals(Optional.of(certificates.get().secret()))) {
-            throw new ConfigException("--webhook-tls-self-managed", "true without --webhook-tls-secret",
-                    "--webhook-tls-secret=NAMESPACE/NAME, the Secret the agents keep the certificates in");
-        }
         requireNonNull(config, "config");
         requireNonNull(tlsCert, "tlsCert");
         requireNonNull(tlsKey, "tlsKey");

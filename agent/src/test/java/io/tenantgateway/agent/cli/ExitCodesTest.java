@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.certs.CertificateFileException;
 import io.tenantgateway.common.config.ConfigException;
-import io.tenantgateway.common.config.PortInUseException;
+import io.tenantgateway.common.net.PortInUseException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantgateway.agent.webhook.WebhookSettings;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.webhook.WebhookServer;
@@ -58,18 +59,28 @@ class WebhookCommandTest {
     }
 
     @Test
-    void missingRequiredFlagIsAUsageError() {
-        assertUsageError(webhook("--tls-key", files.serverKey().toString()), "Missing required option: '--tls-cert=");
+    void noServingCertificateIsAUsageError() {
+        String expected = " (expected: --tls-cert and --tls-key, or --webhook-tls-secret)";
+        assertUsageError(webhook(), "error: --tls-cert: missing" + expected);
+        assertUsageError(webhook("--tls-key", files.serverKey().toString()), "error: --tls-cert: missing" + expected);
+        assertUsageError(webhook("--tls-cert", files.serverCert().toString()), "error: --tls-key: missing" + expected);
+        assertUsageError(webhook("--webhook-tls-key", files.serverKey().toString()), "error: --tls-cert: missing"
+                + " (expected: --tls-cert and --webhook-tls-key, or --webhook-tls-secret)");
     }
 
     @Test
     void missingFilesAreNamed() {
         Path nope = dir.resolve("nope.crt");
         assertUsageError(webhook("--tls-cert", nope.toString(), "--tls-key", files.serverKey().toString()),
-                "error: --tls-cert: " + nope + " does not exist (expected: a readable file)");
+                "error: --tls-cert: " + nope + ": file not found");
+        assertUsageError(webhook("--webhook-tls-cert", nope.toString(), "--webhook-tls-key",
+                files.serverKey().toString()), "error: --webhook-tls-cert: " + nope + ": file not found");
         assertUsageError(webhook("--tls-cert", files.serverCert().toString(), "--tls-key",
                 files.serverKey().toString(), "--device-config", dir.resolve("dc.yaml").toString()),
-                "error: --device-config: " + dir.resolve("dc.yaml") + " does not exist (expected: a readable file)");
+                "error: --device-config: " + dir.resolve("dc.yaml") + ": file not found");
+        assertUsageError(webhook("--tls-cert", files.serverCert().toString(), "--tls-key",
+                files.serverKey().toString(), "--client-ca", dir.toString()), "error: --client-ca: " + dir
+                + ": not a regular file");
     }
 
     @Test
@@ -95,8 +106,12 @@ class WebhookCommandTest {
     void badFlagValuesAreUsageErrors() throws Exception {
         String cert = files.serverCert().toString();
         String key = files.serverKey().toString();
-        assertUsageError(webhook("--listen", "9443", "--tls-cert", cert, "--tls-key", key),
-                "error: --listen: '9443' (expected: HOST:PORT such as 0.0.0.0:9443 or [::]:9443)");
+        assertUsageError(webhook("--listen", "nine", "--tls-cert", cert, "--tls-key", key),
+                "error: --listen: nine (expected: HOST:PORT, [IPv6]:PORT, :PORT or PORT, e.g. 0.0.0.0:9443)");
+        assertUsageError(webhook("--webhook-listen", "fd00::1:9443", "--tls-cert", cert, "--tls-key", key),
+                "error: --webhook-listen: fd00::1:9443 (expected: HOST:PORT, [IPv6]:PORT");
+        assertUsageError(webhook("--max-connections", "0", "--tls-cert", cert, "--tls-key", key),
+                "error: --max-connections: 0 (expected: >= 1)");
         assertUsageError(webhook("--listen", "0.0.0.0:99999", "--tls-cert", cert, "--tls-key", key),
                 "error: --listen: port 99999 (expected: 0..65535)");
         assertUsageError(webhook("--hami-compat", "v3", "--tls-cert", cert, "--tls-key", key),
@@ -115,7 +130,7 @@ class WebhookCommandTest {
                 "error: --upstream-timeout: 12s (expected: > 0 and < 10s");
         assertUsageError(webhook("--upstream", "https://hami/webhook", "--upstream-ca", files.caCert().toString(),
                 "--upstream-timeout", "soon", "--tls-cert", cert, "--tls-key", key),
-                "error: --upstream-timeout: 'soon' (expected: a duration such as 30s");
+                "error: --upstream-timeout: soon (expected: a duration such as 5m");
         assertUsageError(webhook("--upstream", "https://hami/webhook", "--upstream-ca", files.caCert().toString(),
                 "--upstream-failure-policy", "retry", "--tls-cert", cert, "--tls-key", key),
                 "error: --upstream-failure-policy: 'retry' (expected: one of fail-closed, fail-open, fallback)");
@@ -124,6 +139,71 @@ class WebhookCommandTest {
         Path badConfig = Files.writeString(dir.resolve("device-config.yaml"), "nvidia:\n  defaultGPUNum: many\n");
         assertUsageError(webhook("--device-config", badConfig.toString(), "--tls-cert", cert, "--tls-key", key),
                 "error: " + badConfig + ": nvidia.defaultGPUNum: 'many' (expected: a whole number)");
+    }
+
+    /** The command's own names and run's names for the same flags: the standalone's win when both are given. */
+    WebhookCommand parsed(String... args) {
+        WebhookCommand command = new WebhookCommand();
+        new CommandLine(command).parseArgs(args);
+        return command;
+    }
+
+    @Test
+    void takesRunsWebhookFlagsAndKeepsItsOwnNames() {
+        String cert = files.serverCert().toString();
+        String key = files.serverKey().toString();
+        WebhookSettings own = parsed("--listen", "127.0.0.1:8443", "--max-connections", "7", "--tls-cert", cert,
+                "--tls-key", key, "--client-ca", files.caCert().toString(), "--no-force-overwrite-default-scheduler",
+                "--upstream", "https://hami/webhook", "--upstream-ca", files.caCert().toString(), "--upstream-path",
+                "/hami").config();
+        assertThat(own.config().host()).isEqualTo("127.0.0.1");
+        assertThat(own.config().port()).isEqualTo(8443);
+        assertThat(own.config().limits().maxConnections()).isEqualTo(7);
+        assertThat(own.config().policy().forceOverwriteDefaultScheduler()).isFalse();
+        assertThat(own.config().upstream()).hasValueSatisfying(u -> assertThat(u.path()).isEqualTo("/hami"));
+        assertThat(own.tlsCert()).contains(files.serverCert());
+        assertThat(own.clientCa()).contains(files.caCert());
+
+        WebhookSettings runs = parsed("--webhook-listen", "9443", "--webhook-max-connections", "8",
+                "--webhook-tls-cert", cert, "--webhook-tls-key", key, "--webhook-client-ca",
+                files.caCert().toString(), "--force-overwrite-default-scheduler=false").config();
+        assertThat(runs.config().host()).isEqualTo("0.0.0.0");
+        assertThat(runs.config().port()).isEqualTo(9443);
+        assertThat(runs.config().limits().maxConnections()).isEqualTo(8);
+        assertThat(runs.config().policy().forceOverwriteDefaultScheduler()).isFalse();
+        assertThat(runs.tlsKey()).contains(files.serverKey());
+
+        WebhookSettings defaults = parsed("--tls-cert", cert, "--tls-key", key).config();
+        assertThat(defaults.config().host()).isEqualTo("0.0.0.0");
+        assertThat(defaults.config().port()).isEqualTo(9443);
+        assertThat(defaults.config().limits().maxConnections()).isEqualTo(1024);
+        assertThat(defaults.config().policy().forceOverwriteDefaultScheduler()).isTrue();
+        assertThat(defaults.deviceConfigMap()).contains("kube-system/hami-scheduler-device");
+
+        assertThat(parsed("--listen", "[::1]:1", "--webhook-listen", "127.0.0.1:2", "--tls-cert", cert, "--tls-key",
+                key).config().config().host()).isEqualTo("::1");
+    }
+
+    @Test
+    void secretSelfManagedAndManagedConfigurationNeedTheApi() {
+        String cert = files.serverCert().toString();
+        String key = files.serverKey().toString();
+        // As run's webhook: a Secret is a serving certificate; it is read through the API (WebhookSelfManagedIT).
+        assertThat(parsed("--webhook-tls-secret", "kube-system/webhook-tls").config().tlsSecret())
+                .contains("kube-system/webhook-tls");
+        assertUsageError(webhook("--webhook-tls-secret", "kube-system/webhook-tls"), "error: --webhook-tls-secret:"
+                + " kube-system/webhook-tls (expected: --kubeconfig, or running in a pod: the API is how the webhook"
+                + " reads its Secret)");
+        assertUsageError(webhook("--tls-cert", cert, "--tls-key", key, "--manage-webhook-config",
+                "--webhook-ca-bundle", files.caCert().toString()), "error: --manage-webhook-config: true (expected:"
+                + " --kubeconfig, or running in a pod: the API is how the webhook reads its"
+                + " MutatingWebhookConfiguration)");
+        assertUsageError(webhook("--webhook-tls-secret", "kube-system/webhook-tls", "--webhook-tls-self-managed"),
+                "error: --webhook-tls-secret: kube-system/webhook-tls (expected: --kubeconfig, or running in a pod:");
+        assertUsageError(webhook("--webhook-tls-self-managed", "--tls-cert", cert, "--tls-key", key),
+                "error: --webhook-tls-self-managed: true without --webhook-tls-secret");
+        assertUsageError(webhook("--tls-cert", cert, "--tls-key", key, "--enable-webhook=false"),
+                "error: --enable-webhook: false (expected: true: tenant-gateway webhook always serves it)");
     }
 
     @Test

@@ -56,8 +56,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import io.tenantgateway.agent.health.LockMetrics;
-import io.tenantgateway.agent.deviceplugin.HamiAllocator;
-import io.tenantgateway.agent.deviceplugin.AllocatorConfig;
 
 /**
  * HAMi's Allocate end to end: the kubelet stand-in over real Unix sockets calls the agent's device plugin, whose

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.tenantgateway.common.config.PortInUseException;
+import io.tenantgateway.common.net.PortInUseException;
 import io.tenantgateway.certs.vertx.ServerLimits;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

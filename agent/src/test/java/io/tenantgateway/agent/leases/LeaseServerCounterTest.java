@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
-import io.tenantgateway.agent.leases.LeaseServerCounter;
 
 /** The {@code http_status_code} label of the lease metrics (the calls themselves: {@code ObservabilityIT}). */
 class LeaseServerCounterTest {

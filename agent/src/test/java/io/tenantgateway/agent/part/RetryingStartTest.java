@@ -3,7 +3,7 @@ package io.tenantgateway.agent.part;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.tenantgateway.common.config.PortInUseException;
+import io.tenantgateway.common.net.PortInUseException;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.common.retry.Backoff;
 import java.io.IOException;

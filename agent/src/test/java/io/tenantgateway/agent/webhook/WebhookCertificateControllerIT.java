@@ -24,9 +24,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import io.tenantgateway.agent.webhook.WebhookCertificatesConfig;
-import io.tenantgateway.agent.webhook.WebhookCertificateController;
-import io.tenantgateway.agent.webhook.CertificateSecret;
 
 /**
  * One {@link WebhookCertificateController} against fabric8's CRUD mock API: what it does with a Secret of ours that

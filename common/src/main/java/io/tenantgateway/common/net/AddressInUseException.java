@@ -40,6 +40,6 @@ public final class AddressInUseException extends IllegalStateException {
 
     /** {@code host:port}, {@code [v6]:port} for IPv6 literals. */
     public static String format(String host, int port) {
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        return HostPort.format(host, port);
     }
 }

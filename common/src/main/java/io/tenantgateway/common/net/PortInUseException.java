@@ -1,6 +1,6 @@
-package io.tenantgateway.common.config;
+package io.tenantgateway.common.net;
 
-import io.tenantgateway.common.net.AddressInUseException;
+import io.tenantgateway.common.config.ConfigException;
 
 /**
  * A listener could not bind because its address is in use: a configuration error (another process, or a second agent,

@@ -1,0 +1,75 @@
+package io.tenantgateway.agent.deviceplugin;
+
+import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.deviceplugin.DevicePluginConfig;
+import io.tenantgateway.deviceplugin.policy.HamiCoreSettings;
+import io.tenantgateway.webhook.policy.DeviceConfig;
+import java.nio.file.Path;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code run}'s device plugin flags ({@code --device-plugin=on}: kubelet's device plugin API for the registered GPUs,
+ * and HAMi's Allocate), as {@code DevicePluginSettings}: its {@link DevicePluginConfig} and its
+ * {@link AllocatorConfig}. A picocli mixin; that the plugin needs device registration is {@code run}'s rule, which
+ * composes the two. {@code run}'s package uses this one, so the part is made by the constructor {@code run} passes
+ * ({@link #settings}).
+ */
+public final class DevicePluginFlags {
+    @Option(names = "--device-plugin", defaultValue = "off", order = 4, paramLabel = "on|off",
+            description = "Serve kubelet's device plugin API for the registered GPUs (HAMi's nvidia-<resource>.sock):"
+                    + " kubelet learns nvidia.com/gpu, and Allocate completes HAMi's allocation (HAMi-core env and"
+                    + " mounts, bind-phase, node lock). Needs --device-source. Default: ${DEFAULT-VALUE}.")
+    String devicePlugin;
+
+    @Option(names = "--device-plugin-dir", defaultValue = "/var/lib/kubelet/device-plugins", order = 4,
+            paramLabel = "DIR", description = "kubelet's device plugin directory (kubelet.sock). Default:"
+                    + " ${DEFAULT-VALUE}.")
+    Path devicePluginDir;
+
+    @Option(names = "--device-plugin-numa-topology", arity = "0..1", defaultValue = "false", fallbackValue = "true",
+            order = 4, description = "Give every listed device its GPU's NUMA node (HAMi's enableNumaTopology).")
+    boolean devicePluginNumaTopology;
+
+    @Option(names = "--device-plugin-host-root", defaultValue = "/", hidden = true, order = 4, paramLabel = "DIR",
+            description = "Where the host's /usr/local/vgpu and /tmp/vgpulock are seen from the agent (the"
+                    + " DaemonSet mounts them at their host paths); the lab uses its work directory.")
+    Path devicePluginHostRoot;
+
+    /** {@code --device-plugin=on|off} (also true/false). */
+    public boolean enabled() {
+        return switch (devicePlugin.strip().toLowerCase(Locale.ROOT)) {
+            case "on", "true" -> true;
+            case "off", "false" -> false;
+            default -> throw new ConfigException("--device-plugin", devicePlugin, "on or off");
+        };
+    }
+
+    /**
+     * The device plugin, checked (with {@code --device-plugin=on}).
+     *
+     * @param nodeName this node
+     * @param deviceConfig HAMi's device config ({@code --device-config}, parsed once by the caller): the resource
+     *     name and the memory scaling
+     * @param podFieldSelector whether pod lists send {@code spec.nodeName=<node>} ({@code --pod-field-selector})
+     */
+    public DevicePluginSettings settings(String nodeName, DeviceConfig deviceConfig, boolean podFieldSelector) {
+        DevicePluginConfig plugin;
+        try {
+            plugin = DevicePluginConfig.of(devicePluginDir.toAbsolutePath().normalize(),
+                    deviceConfig.nvidia().resourceCountName()).withNumaTopology(devicePluginNumaTopology);
+        } catch (IllegalArgumentException e) {
+            // DevicePluginConfig names --device-plugin-dir itself; a bad resource name came from the device config.
+            String dir = "--device-plugin-dir: ";
+            throw e.getMessage().startsWith(dir) ? ConfigException.of("--device-plugin-dir",
+                    e.getMessage().substring(dir.length()), e)
+                    : ConfigException.of("--device-config", "nvidia." + e.getMessage(), e);
+        }
+        AllocatorConfig allocator = AllocatorConfig.defaults(nodeName)
+                .withHamiCore(HamiCoreSettings.DEFAULTS.withDeviceMemoryScaling(
+                        deviceConfig.nvidia().deviceMemoryScaling()))
+                .withHostRoot(devicePluginHostRoot.toAbsolutePath().normalize())
+                .withPodFieldSelector(podFieldSelector);
+        return new DevicePluginSettings(plugin, allocator);
+    }
+}

@@ -1,0 +1,111 @@
+package io.tenantgateway.agent.devices;
+
+import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.config.ConfigFiles;
+import io.tenantgateway.common.time.GoDuration;
+import io.tenantgateway.webhook.policy.DeviceConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code run}'s device registration flags: where the GPUs come from ({@code --device-source}, the mock's inventory),
+ * how they are advertised to HAMi, and what happens at exit, as {@link DeviceRegistrationConfig}. A picocli mixin.
+ */
+public final class DeviceFlags {
+    @Option(names = "--device-source", defaultValue = "none", order = 4,
+            description = "mock, nvidia-smi or none (no registration). Default: ${DEFAULT-VALUE}.")
+    String deviceSource;
+
+    @Option(names = "--mock-inventory", order = 4, paramLabel = "FILE", description = "Simulated GPUs (YAML/JSON).")
+    Path mockInventory;
+
+    @Option(names = "--mock-gpus", order = 4, paramLabel = "PRESET[:N],…",
+            description = "Simulated GPUs, e.g. A100-80GB or L4-24GB:2.")
+    String mockGpus;
+
+    @Option(names = "--nvidia-smi-path", defaultValue = "/usr/bin/nvidia-smi", order = 4,
+            description = "Default: ${DEFAULT-VALUE}.")
+    Path nvidiaSmiPath;
+
+    @Option(names = "--device-split-count", order = 4,
+            description = "Pods per GPU (HAMi deviceSplitCount; default: --device-config's, else 10).")
+    Integer deviceSplitCount;
+
+    @Option(names = "--handshake-interval", defaultValue = "20s", order = 4,
+            description = "hami.io/node-handshake refresh (< 60s). Default: ${DEFAULT-VALUE}.")
+    String handshakeInterval;
+
+    @Option(names = "--advertise-gpu-capacity", arity = "0..1", fallbackValue = "true", order = 4,
+            description = "Patch nvidia.com/gpu capacity (default: on for mock, off otherwise).")
+    Boolean advertiseGpuCapacity;
+
+    @Option(names = "--deregister-on-exit", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 4,
+            description = "Remove the registration when the agent stops.")
+    boolean deregisterOnExit;
+
+    /** Whether devices are registered: {@code --device-source} other than {@code none}. */
+    public boolean enabled() {
+        return source() != DeviceRegistrationConfig.Source.NONE;
+    }
+
+    private DeviceRegistrationConfig.Source source() {
+        return DeviceRegistrationConfig.Source.parse(deviceSource);
+    }
+
+    /**
+     * The registration, checked; empty with {@code --device-source=none}.
+     *
+     * @param nodeName this node, when known
+     * @param deviceConfig HAMi's device config ({@code --device-config}, parsed once by the caller): the split count
+     *     unless {@code --device-split-count} says otherwise, and the memory and core scaling of the register
+     *     annotation
+     */
+    public Optional<DeviceRegistrationConfig> config(Optional<String> nodeName, DeviceConfig deviceConfig) {
+        DeviceRegistrationConfig.Source source = source();
+        if (source == DeviceRegistrationConfig.Source.NONE) {
+            return Optional.empty();
+        }
+        String node = nodeName.orElseThrow(() -> new ConfigException("--device-source", deviceSource
+                + " without a node name", "--node-name or env NODE_NAME"));
+        long split = deviceSplitCount != null ? deviceSplitCount : deviceConfig.nvidia().deviceSplitCount();
+        if (split < 1 || split > Integer.MAX_VALUE) {
+            throw deviceSplitCount != null ? new ConfigException("--device-split-count", split, "> 0")
+                    : new ConfigException("--device-config", "nvidia.deviceSplitCount: " + split, "> 0");
+        }
+        DeviceRegistrationConfig.Builder builder = DeviceRegistrationConfig.builder(node)
+                .splitCount((int) split)
+                .memoryScaling(deviceConfig.nvidia().deviceMemoryScaling())
+                .coreScaling(deviceConfig.nvidia().deviceCoreScaling())
+                .handshakeInterval(GoDuration.parse("--handshake-interval", handshakeInterval))
+                .deregisterOnExit(deregisterOnExit);
+        if (source == DeviceRegistrationConfig.Source.MOCK) {
+            builder.mock(mockInventory());
+        } else {
+            builder.source(source).nvidiaSmiPath(nvidiaSmiPath);
+        }
+        if (advertiseGpuCapacity != null) {
+            builder.advertiseCapacity(advertiseGpuCapacity);
+        }
+        return Optional.of(builder.build());
+    }
+
+    private MockInventory mockInventory() {
+        if (mockInventory != null && mockGpus != null) {
+            throw new ConfigException("--mock-inventory and --mock-gpus", "both given", "one of them");
+        }
+        if (mockGpus != null) {
+            return MockInventory.parseShorthand(mockGpus);
+        }
+        if (mockInventory == null) {
+            throw new ConfigException("--device-source", "mock without an inventory", "--mock-gpus such as A100-80GB"
+                    + " or L4-24GB:2, or --mock-inventory FILE");
+        }
+        try {
+            return MockInventory.load(ConfigFiles.require("--mock-inventory", mockInventory));
+        } catch (IOException e) {
+            throw ConfigException.of("--mock-inventory", mockInventory + ": " + e.getMessage(), e);
+        }
+    }
+}

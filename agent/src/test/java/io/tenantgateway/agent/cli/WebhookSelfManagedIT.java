@@ -1,0 +1,86 @@
+package io.tenantgateway.agent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.tenantgateway.agent.testing.MockApiKubeconfig;
+import io.tenantgateway.agent.testing.WebhookTlsClient;
+import io.tenantgateway.agent.webhook.WebhookCertificateController;
+import io.tenantgateway.certs.Pem;
+import io.tenantgateway.webhook.WebhookServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code tenant-gateway webhook --webhook-tls-self-managed}: the standalone command runs {@code run}'s webhook part,
+ * so it has what {@code run}'s webhook has. Against fabric8's CRUD mock API it creates the CA and serving certificate
+ * in the Secret, serves that certificate (a real TLS handshake, verified against the Secret's {@code ca.crt} for the
+ * Service's DNS name, as kube-apiserver verifies it) and admits a review.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@EnableKubernetesMockClient(crud = true, https = false)
+class WebhookSelfManagedIT {
+    private static final String NAMESPACE = "kube-system";
+    private static final String SECRET = "tenant-gateway-webhook-tls";
+
+    static KubernetesMockServer server;
+    static KubernetesClient client;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void createsTheSecretAndServesItsCertificate() throws Exception {
+        WebhookCommand command = new WebhookCommand();
+        CommandLine cli = ExitCodes.configure(new CommandLine(command));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        String kubeconfig = MockApiKubeconfig.write(dir, client).toString();
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cli.execute("--listen", "127.0.0.1:0",
+                "--webhook-tls-secret=" + NAMESPACE + "/" + SECRET, "--webhook-tls-self-managed",
+                "--device-config-map=", "--kubeconfig", kubeconfig));
+        WebhookServer started = command.started().get(60, TimeUnit.SECONDS);
+
+        Secret secret = client.secrets().inNamespace(NAMESPACE).withName(SECRET).get();
+        assertThat(secret).as("the Secret the webhook created; stderr:%n%s", err).isNotNull();
+        assertThat(secret.getMetadata().getLabels()).containsEntry(WebhookCertificateController.MANAGED_BY_LABEL,
+                WebhookCertificateController.MANAGED_BY);
+        assertThat(secret.getData()).containsKeys("tls.crt", "tls.key", "ca.crt", "ca.key");
+        List<X509Certificate> ca = certificates(secret, "ca.crt");
+        X509Certificate leaf = certificates(secret, "tls.crt").get(0);
+        try (WebhookTlsClient webhook = WebhookTlsClient.connect(started.port(), ca)) {
+            assertThat(webhook.peer()).isEqualTo(leaf);
+            assertThat(webhook.admit()).isEqualTo(200);
+        }
+        assertThat(out.toString()).contains("webhook listening on https://127.0.0.1:" + started.port() + "/webhook");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(out.toString())
+                .contains("quota check: on (ResourceQuotas from " + client.getMasterUrl()));
+        assertThat(client.secrets().inNamespace(NAMESPACE).list().getItems()).hasSize(1);
+
+        command.stop();
+        assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();
+    }
+
+    private static List<X509Certificate> certificates(Secret secret, String key) {
+        String pem = new String(Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.US_ASCII);
+        return Pem.parseCertificates(pem, Path.of(key));
+    }
+}
