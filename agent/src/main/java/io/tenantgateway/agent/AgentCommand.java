@@ -3,6 +3,7 @@ package io.tenantgateway.agent;
 import io.tenantgateway.agent.deviceplugin.DevicePluginSettings;
 import io.tenantgateway.agent.webhook.ManagedWebhookConfiguration;
 import io.tenantgateway.agent.webhook.WebhookSettings;
+import io.tenantgateway.agent.cli.ConfigFileDefaults;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
 import io.tenantgateway.agent.cli.TunnelFlags;

@@ -51,7 +51,7 @@ public final class Parts {
 
     /** Whether any enabled part talks to the API (a pure tunnel does not). */
     public static boolean needApi(List<Part> parts) {
-        return parts.stream().anyMatch(Part::needsApi);
+        return parts.stream().anyMatch(part -> part.plan().needsApi());
     }
 
     /**
@@ -65,7 +65,7 @@ public final class Parts {
         boolean apiClient = needApi(parts) || nodeNameFromApi;
         Set<KubernetesPermissions.Use> uses = EnumSet.noneOf(KubernetesPermissions.Use.class);
         for (Part part : parts) {
-            uses.addAll(part.apiUses(apiClient));
+            uses.addAll(part.plan().uses(apiClient));
         }
         if (nodeNameFromApi) {
             uses.add(KubernetesPermissions.Use.NODE_NAME_DISCOVERY);

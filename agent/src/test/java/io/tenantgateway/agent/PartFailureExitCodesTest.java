@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.health.HealthCheck;
-import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.common.config.ConfigException;
 import java.io.PrintWriter;
@@ -15,7 +15,6 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -99,45 +98,15 @@ class PartFailureExitCodesTest {
         return new Run(code, err.toString());
     }
 
-    private static final class FailingPart implements Part {
-        private final Start start;
-
-        FailingPart(Start start) {
-            this.start = start;
-        }
-
+    private record FailingPart(Start start) implements Part {
         @Override
-        public String name() {
-            return "failing";
-        }
-
-        @Override
-        public List<String> checks(boolean apiClient) {
-            return List.of("failing-ready");
-        }
-
-        @Override
-        public boolean needsApi() {
-            return false;
-        }
-
-        @Override
-        public boolean needsNodeName() {
-            return false;
-        }
-
-        @Override
-        public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
-            return Set.of();
+        public Plan plan() {
+            return Plan.of("failing").check("failing-ready");
         }
 
         @Override
         public void start(PartContext context) throws Exception {
             start.start(context);
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

@@ -7,12 +7,10 @@ import io.tenantgateway.agent.health.LockMetrics;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.deviceplugin.DevicePlugin;
 import io.tenantgateway.deviceplugin.DevicePluginSnapshot;
-import java.util.EnumSet;
-import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The kubelet device plugin ({@code --device-plugin=on}): lists the GPUs device registration discovered, and its
@@ -32,28 +30,8 @@ public final class DevicePluginPart implements Part {
     }
 
     @Override
-    public String name() {
-        return "device-plugin";
-    }
-
-    @Override
-    public List<String> checks(boolean apiClient) {
-        return List.of(CHECK);
-    }
-
-    @Override
-    public boolean needsApi() {
-        return true;
-    }
-
-    @Override
-    public boolean needsNodeName() {
-        return true;
-    }
-
-    @Override
-    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
-        return EnumSet.of(KubernetesPermissions.Use.DEVICE_PLUGIN);
+    public Plan plan() {
+        return Plan.of("device-plugin").withNodeName().check(CHECK).uses(KubernetesPermissions.Use.DEVICE_PLUGIN);
     }
 
     @Override

@@ -6,11 +6,10 @@ import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.part.DeviceDiscovery;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.hami.GpuDevice;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Device registration ({@code --device-source}): discovers this node's GPUs and keeps HAMi's register annotation and
@@ -29,32 +28,9 @@ public final class DevicesPart implements Part {
     }
 
     @Override
-    public String name() {
-        return "devices";
-    }
-
-    @Override
-    public List<String> checks(boolean apiClient) {
-        return List.of(CHECK);
-    }
-
-    @Override
-    public boolean needsApi() {
-        return true;
-    }
-
-    @Override
-    public boolean needsNodeName() {
-        return true;
-    }
-
-    @Override
-    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
-        Set<KubernetesPermissions.Use> uses = EnumSet.of(KubernetesPermissions.Use.DEVICE_REGISTRATION);
-        if (config.advertiseCapacity()) {
-            uses.add(KubernetesPermissions.Use.GPU_CAPACITY);
-        }
-        return uses;
+    public Plan plan() {
+        Plan plan = Plan.of("devices").withNodeName().check(CHECK).uses(KubernetesPermissions.Use.DEVICE_REGISTRATION);
+        return config.advertiseCapacity() ? plan.uses(KubernetesPermissions.Use.GPU_CAPACITY) : plan;
     }
 
     @Override

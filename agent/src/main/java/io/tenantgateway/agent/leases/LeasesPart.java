@@ -6,10 +6,8 @@ import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.tunnel.TunnelConfig;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Set;
 
 /**
  * {@code --count-server-leases}: the tunnel's server count from the konnectivity-server Leases, as upstream's
@@ -24,28 +22,8 @@ public final class LeasesPart implements Part {
     }
 
     @Override
-    public String name() {
-        return "leases";
-    }
-
-    @Override
-    public List<String> checks(boolean apiClient) {
-        return List.of();
-    }
-
-    @Override
-    public boolean needsApi() {
-        return true;
-    }
-
-    @Override
-    public boolean needsNodeName() {
-        return false;
-    }
-
-    @Override
-    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
-        return EnumSet.of(KubernetesPermissions.Use.SERVER_LEASES);
+    public Plan plan() {
+        return Plan.of("leases").uses(KubernetesPermissions.Use.SERVER_LEASES);
     }
 
     @Override
@@ -58,10 +36,5 @@ public final class LeasesPart implements Part {
                     leases.start();
                     return leases;
                 }, counter -> HealthCheck.Result.OK);
-    }
-
-    @Override
-    public void close() {
-        // The counter is closed with the background start that started it.
     }
 }

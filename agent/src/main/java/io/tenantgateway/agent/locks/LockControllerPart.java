@@ -7,10 +7,8 @@ import io.tenantgateway.agent.health.LockMetrics;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
-import java.util.EnumSet;
-import java.util.List;
+import io.tenantgateway.agent.part.Plan;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The lock controller ({@code --enable-lock-controller}): watches this node and its pods, and releases HAMi's node
@@ -29,28 +27,8 @@ public final class LockControllerPart implements Part {
     }
 
     @Override
-    public String name() {
-        return "lock-controller";
-    }
-
-    @Override
-    public List<String> checks(boolean apiClient) {
-        return List.of(CHECK);
-    }
-
-    @Override
-    public boolean needsApi() {
-        return true;
-    }
-
-    @Override
-    public boolean needsNodeName() {
-        return true;
-    }
-
-    @Override
-    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
-        return EnumSet.of(KubernetesPermissions.Use.LOCK_CONTROLLER);
+    public Plan plan() {
+        return Plan.of("lock-controller").withNodeName().check(CHECK).uses(KubernetesPermissions.Use.LOCK_CONTROLLER);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.tenantgateway.agent.main;
 
 import io.tenantgateway.agent.AgentCommand;
-import io.tenantgateway.agent.ConfigFileDefaults;
+import io.tenantgateway.agent.cli.ConfigFileDefaults;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
 import io.tenantgateway.common.config.ConfigException;

@@ -1,7 +1,7 @@
 package io.tenantgateway.agent.main;
 
 import io.tenantgateway.agent.AgentCommand;
-import io.tenantgateway.agent.CdsTrainingCommand;
+import io.tenantgateway.agent.ops.CdsTrainingCommand;
 import io.tenantgateway.agent.Version;
 import io.tenantgateway.agent.cli.CertsCommand;
 import io.tenantgateway.agent.cli.WebhookCommand;

@@ -109,7 +109,7 @@ final class Doctor implements AutoCloseable {
     }
 
     private String parts() {
-        return Stream.concat(Stream.of("tunnel"), Parts.enabled(config).stream().map(Part::name))
+        return Stream.concat(Stream.of("tunnel"), Parts.enabled(config).stream().map(part -> part.plan().name()))
                 .collect(Collectors.joining(", "));
     }
 

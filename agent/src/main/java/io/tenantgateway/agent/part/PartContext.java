@@ -74,7 +74,7 @@ public final class PartContext {
 
     /** This node's name; only for parts that {@linkplain Part#needsNodeName need it} (they start once it is known). */
     public String nodeName() {
-        return node().name().orElseThrow(() -> new IllegalStateException(part.name() + " started before the node"
+        return node().name().orElseThrow(() -> new IllegalStateException(part.plan().name() + " started before the node"
                 + " name was known"));
     }
 
@@ -172,7 +172,7 @@ public final class PartContext {
     private DeferredCheck declared(String name) {
         DeferredCheck check = checks.get(name);
         if (check == null) {
-            throw new IllegalArgumentException("check: " + name + " (expected: one " + part.name() + " declared: "
+            throw new IllegalArgumentException("check: " + name + " (expected: one " + part.plan().name() + " declared: "
                     + checks.keySet() + ")");
         }
         return check;

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.DeferredCheck;
 import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.node.NodeIdentity;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -58,7 +59,7 @@ public final class PartManager implements AutoCloseable {
     public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
             String agentId, Path kubeconfig, BooleanSupplier draining, boolean apiAccess) {
         this.parts = List.copyOf(parts);
-        boolean hasApi = apiAccess || node.discovered() || this.parts.stream().anyMatch(Part::needsApi);
+        boolean hasApi = apiAccess || node.discovered() || this.parts.stream().anyMatch(part -> part.plan().needsApi());
         this.services = new PartServices(registry, clock, node, version, agentId, kubeconfig, hasApi, draining);
     }
 
@@ -74,7 +75,7 @@ public final class PartManager implements AutoCloseable {
         }
         for (Part part : parts) {
             Map<String, DeferredCheck> declared = new LinkedHashMap<>();
-            for (String name : part.checks(services.hasApi())) {
+            for (String name : part.plan().checks(services.hasApi())) {
                 DeferredCheck check = new DeferredCheck(name);
                 declared.put(name, check);
                 out.add(check.check());
@@ -94,7 +95,7 @@ public final class PartManager implements AutoCloseable {
         }
         List<Part> later = new ArrayList<>();
         for (Part part : parts) {
-            if (part.needsNodeName() && services.node().name().isEmpty()) {
+            if (part.plan().needsNodeName() && services.node().name().isEmpty()) {
                 later.add(part);
             } else {
                 startPart(part);
@@ -106,7 +107,7 @@ public final class PartManager implements AutoCloseable {
     }
 
     private boolean waitsForNode() {
-        return services.node().discovered() && parts.stream().anyMatch(Part::needsNodeName);
+        return services.node().discovered() && parts.stream().anyMatch(part -> part.plan().needsNodeName());
     }
 
     private void startPart(Part part) {
@@ -122,7 +123,7 @@ public final class PartManager implements AutoCloseable {
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) {
-            throw new IllegalStateException(part.name() + " failed to start", e);
+            throw new IllegalStateException(part.plan().name() + " failed to start", e);
         }
     }
 
@@ -187,13 +188,13 @@ public final class PartManager implements AutoCloseable {
      */
     public Optional<Part> find(String name) {
         synchronized (lock) {
-            return started.stream().map(Map.Entry::getKey).filter(part -> part.name().equals(name)).findFirst();
+            return started.stream().map(Map.Entry::getKey).filter(part -> part.plan().name().equals(name)).findFirst();
         }
     }
 
     /** The enabled parts' names, in start order ("webhook,devices"). */
     public String names() {
-        return parts.stream().map(Part::name).collect(Collectors.joining(","));
+        return parts.stream().map(part -> part.plan().name()).collect(Collectors.joining(","));
     }
 
     /** Closes the started parts in reverse (each after what it handed its context), then the shared services. */
@@ -218,36 +219,12 @@ public final class PartManager implements AutoCloseable {
     /** The node name's discovery, run like a part's background start (no part of its own: nothing to configure). */
     private record NodeDiscovery(String pod) implements Part {
         @Override
-        public String name() {
-            return "node";
-        }
-
-        @Override
-        public List<String> checks(boolean apiClient) {
-            return List.of(NODE_IDENTITY_CHECK);
-        }
-
-        @Override
-        public boolean needsApi() {
-            return true;
-        }
-
-        @Override
-        public boolean needsNodeName() {
-            return false;
-        }
-
-        @Override
-        public java.util.Set<io.tenantgateway.agent.k8s.KubernetesPermissions.Use> apiUses(boolean apiClient) {
-            return java.util.EnumSet.of(io.tenantgateway.agent.k8s.KubernetesPermissions.Use.NODE_NAME_DISCOVERY);
+        public Plan plan() {
+            return Plan.of("node").check(NODE_IDENTITY_CHECK).uses(KubernetesPermissions.Use.NODE_NAME_DISCOVERY);
         }
 
         @Override
         public void start(PartContext context) {
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

@@ -3,9 +3,10 @@ package io.tenantgateway.agent.webhook;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.health.HealthCheck;
-import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.certs.ClientAuthMode;
 import io.tenantgateway.certs.ReloadingTlsMaterial;
 import io.tenantgateway.certs.TlsFiles;
@@ -18,10 +19,8 @@ import io.tenantgateway.webhook.policy.DeviceConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,59 +59,20 @@ public final class WebhookPart implements Part {
     }
 
     @Override
-    public String name() {
-        return "webhook";
-    }
-
-    @Override
-    public List<String> checks(boolean apiClient) {
-        List<String> names = new ArrayList<>(List.of(SERVING_CHECK));
-        if (apiClient) {
-            names.add(QUOTA_CHECK);
-        }
+    public Plan plan() {
+        Plan plan = Plan.of("webhook").check(SERVING_CHECK)
+                // The quota lookup and the check for HAMi's own webhook run whenever the agent has an API client.
+                .withApi(List.of(QUOTA_CHECK), Use.WEBHOOK_QUOTA, Use.HAMI_WEBHOOK_CHECK);
         if (managed.isPresent()) {
-            names.add(CA_BUNDLE_CHECK);
+            plan = plan.check(CA_BUNDLE_CHECK).uses(Use.MANAGED_WEBHOOK_CONFIG);
         }
         if (config.certificates().isPresent()) {
-            names.add(CERTIFICATE_CHECK);
+            plan = plan.check(CERTIFICATE_CHECK).uses(Use.WEBHOOK_TLS_SELF_MANAGED);
         }
         if (config.deviceConfigMap().isPresent()) {
-            names.add(DEVICE_CONFIG_CHECK);
+            plan = plan.check(DEVICE_CONFIG_CHECK).uses(Use.DEVICE_CONFIG_MAP);
         }
-        return names;
-    }
-
-    @Override
-    public boolean needsApi() {
-        return config.tlsSecret().isPresent() || config.deviceConfigMap().isPresent() || managed.isPresent();
-    }
-
-    @Override
-    public boolean needsNodeName() {
-        return false;
-    }
-
-    @Override
-    public Set<KubernetesPermissions.Use> apiUses(boolean apiClient) {
-        Set<KubernetesPermissions.Use> uses = EnumSet.noneOf(KubernetesPermissions.Use.class);
-        // The webhook looks up ResourceQuotas, and looks for HAMi's own webhook, whenever the agent has an API client.
-        if (apiClient) {
-            uses.add(KubernetesPermissions.Use.WEBHOOK_QUOTA);
-            uses.add(KubernetesPermissions.Use.HAMI_WEBHOOK_CHECK);
-        }
-        if (config.deviceConfigMap().isPresent()) {
-            uses.add(KubernetesPermissions.Use.DEVICE_CONFIG_MAP);
-        }
-        if (config.tlsSecret().isPresent()) {
-            uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SECRET);
-        }
-        if (config.certificates().isPresent()) {
-            uses.add(KubernetesPermissions.Use.WEBHOOK_TLS_SELF_MANAGED);
-        }
-        if (managed.isPresent()) {
-            uses.add(KubernetesPermissions.Use.MANAGED_WEBHOOK_CONFIG);
-        }
-        return uses;
+        return config.tlsSecret().isPresent() ? plan.uses(Use.WEBHOOK_TLS_SECRET) : plan;
     }
 
     /**
@@ -327,8 +287,4 @@ public final class WebhookPart implements Part {
         return Optional.ofNullable(certificates);
     }
 
-    @Override
-    public void close() {
-        // Everything is owned by the context (server, TLS material, background starts): closed before this.
-    }
 }

@@ -1,6 +1,5 @@
-package io.tenantgateway.agent;
+package io.tenantgateway.agent.cli;
 
-import io.tenantgateway.agent.cli.GoFlags;
 import io.tenantgateway.common.config.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;

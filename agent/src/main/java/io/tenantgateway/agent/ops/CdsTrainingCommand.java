@@ -1,4 +1,4 @@
-package io.tenantgateway.agent;
+package io.tenantgateway.agent.ops;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -9,6 +9,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.util.ReferenceCountUtil;
+import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateAuthority;
