@@ -9,6 +9,7 @@ import io.tenantgateway.agent.cli.GoFlags;
 import io.tenantgateway.agent.cli.TunnelFlags;
 import io.tenantgateway.agent.deviceplugin.DevicePluginFlags;
 import io.tenantgateway.agent.devices.DeviceFlags;
+import io.tenantgateway.agent.hami.DeviceConfigFile;
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
@@ -19,7 +20,6 @@ import io.tenantgateway.agent.webhook.WebhookFlags;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
-import io.tenantgateway.webhook.policy.DeviceConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,8 +112,7 @@ public final class AgentCommand implements Callable<Integer> {
 
         // HAMi's device config, parsed once, for the parts that read it (the webhook reads it itself, and again on
         // change).
-        DeviceConfig deviceConfig = devices.enabled() ? webhook.deviceConfigFile().map(DeviceConfig::load)
-                .orElseGet(DeviceConfig::defaults) : null;
+        DeviceConfigFile deviceConfig = DeviceConfigFile.of(webhook.deviceConfigFile());
         Optional<DeviceRegistrationConfig> registration = devices.config(node, deviceConfig);
         Optional<DevicePluginSettings> plugin = Optional.empty();
         if (devicePlugin.enabled()) {

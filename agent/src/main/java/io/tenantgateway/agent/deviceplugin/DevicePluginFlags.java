@@ -3,6 +3,7 @@ package io.tenantgateway.agent.deviceplugin;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.deviceplugin.DevicePluginConfig;
 import io.tenantgateway.deviceplugin.policy.HamiCoreSettings;
+import io.tenantgateway.agent.hami.DeviceConfigFile;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -49,11 +50,13 @@ public final class DevicePluginFlags {
      * The device plugin, checked (with {@code --device-plugin=on}).
      *
      * @param nodeName this node
-     * @param deviceConfig HAMi's device config ({@code --device-config}, parsed once by the caller): the resource
+     * @param deviceConfigFile HAMi's device config ({@code --device-config}, read once, on first use): the resource
      *     name and the memory scaling
      * @param podFieldSelector whether pod lists send {@code spec.nodeName=<node>} ({@code --pod-field-selector})
      */
-    public DevicePluginSettings settings(String nodeName, DeviceConfig deviceConfig, boolean podFieldSelector) {
+    public DevicePluginSettings settings(String nodeName, DeviceConfigFile deviceConfigFile,
+            boolean podFieldSelector) {
+        DeviceConfig deviceConfig = deviceConfigFile.config();
         DevicePluginConfig plugin;
         try {
             plugin = DevicePluginConfig.of(devicePluginDir.toAbsolutePath().normalize(),

@@ -3,6 +3,7 @@ package io.tenantgateway.agent.devices;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.config.ConfigFiles;
 import io.tenantgateway.common.time.GoDuration;
+import io.tenantgateway.agent.hami.DeviceConfigFile;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -58,17 +59,18 @@ public final class DeviceFlags {
      * The registration, checked; empty with {@code --device-source=none}.
      *
      * @param nodeName this node, when known
-     * @param deviceConfig HAMi's device config ({@code --device-config}, parsed once by the caller): the split count
+     * @param deviceConfigFile HAMi's device config ({@code --device-config}, read once, on first use): the split count
      *     unless {@code --device-split-count} says otherwise, and the memory and core scaling of the register
      *     annotation
      */
-    public Optional<DeviceRegistrationConfig> config(Optional<String> nodeName, DeviceConfig deviceConfig) {
+    public Optional<DeviceRegistrationConfig> config(Optional<String> nodeName, DeviceConfigFile deviceConfigFile) {
         DeviceRegistrationConfig.Source source = source();
         if (source == DeviceRegistrationConfig.Source.NONE) {
             return Optional.empty();
         }
         String node = nodeName.orElseThrow(() -> new ConfigException("--device-source", deviceSource
                 + " without a node name", "--node-name or env NODE_NAME"));
+        DeviceConfig deviceConfig = deviceConfigFile.config();
         long split = deviceSplitCount != null ? deviceSplitCount : deviceConfig.nvidia().deviceSplitCount();
         if (split < 1 || split > Integer.MAX_VALUE) {
             throw deviceSplitCount != null ? new ConfigException("--device-split-count", split, "> 0")
