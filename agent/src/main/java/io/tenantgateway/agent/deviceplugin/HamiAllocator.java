@@ -127,7 +127,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
         this.pending = new PendingPodPolicy(node);
         this.policy = new AllocatePolicy(config.hamiCore(), node);
         this.lockPolicy = new LockPolicy(LockPolicy.DEFAULT_NODE_LOCK_TIMEOUT, true);
-        this.events = new EventRecorder(client, LockPolicy.EVENT_COMPONENT, node, clock);
+        this.events = new EventRecorder(client, node, clock);
         this.bookkeeping = new FailureBookkeeping(node, this::attempt, config.failureRetry(),
                 config.pendingFailureLimit(), metrics, clock);
     }
