@@ -263,31 +263,26 @@ public final class Agent implements AutoCloseable {
         return Optional.ofNullable(admin);
     }
 
-    // The parts by name and a cast, never a class literal or method reference: those would load a part's classes
-    // (the webhook's: Vert.x) in an agent where it is off.
+    // The parts by name and a cast in a lambda, never a class literal or method reference: those would load a part's
+    // classes (the webhook's: Vert.x) in an agent where it is off.
     public Optional<WebhookServer> webhook() {
-        Optional<Part> part = parts.find("webhook");
-        return part.isEmpty() ? Optional.empty() : ((WebhookPart) part.get()).server();
+        return parts.find("webhook").flatMap(part -> ((WebhookPart) part).server());
     }
 
     public Optional<WebhookCertificateController> webhookCertificates() {
-        Optional<Part> part = parts.find("webhook");
-        return part.isEmpty() ? Optional.empty() : ((WebhookPart) part.get()).certificates();
+        return parts.find("webhook").flatMap(part -> ((WebhookPart) part).certificates());
     }
 
     public Optional<DeviceRegistrar> devices() {
-        Optional<Part> part = parts.find("devices");
-        return part.isEmpty() ? Optional.empty() : ((DevicesPart) part.get()).registrar();
+        return parts.find("devices").flatMap(part -> ((DevicesPart) part).registrar());
     }
 
     public Optional<AllocationController> allocation() {
-        Optional<Part> part = parts.find("lock-controller");
-        return part.isEmpty() ? Optional.empty() : ((LockControllerPart) part.get()).controller();
+        return parts.find("lock-controller").flatMap(part -> ((LockControllerPart) part).controller());
     }
 
     public Optional<DevicePlugin> devicePlugin() {
-        Optional<Part> part = parts.find("device-plugin");
-        return part.isEmpty() ? Optional.empty() : ((DevicePluginPart) part.get()).plugin();
+        return parts.find("device-plugin").flatMap(part -> ((DevicePluginPart) part).plugin());
     }
 
     /** Readiness of every check, by name, for the status page. */

@@ -53,8 +53,6 @@ public final class AgentCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
     /** Name of the MutatingWebhookConfiguration in manifests/base. */
     public static final String DEFAULT_WEBHOOK_CONFIG_NAME = WebhookFlags.DEFAULT_WEBHOOK_CONFIG_NAME;
-    /** Where HAMi's chart puts its device configuration. */
-    public static final String DEFAULT_DEVICE_CONFIG_MAP = WebhookFlags.DEFAULT_DEVICE_CONFIG_MAP;
     /** Node name the flags are validated with while the real one is read from the API (a valid DNS label). */
     static final String PENDING_NODE_NAME = "node-name-pending";
 

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.cli;
 
+import io.tenantgateway.agent.webhook.WebhookFlags;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateAuthority;
 import io.tenantgateway.certs.CertificateRequest;
@@ -212,7 +213,7 @@ public final class CertsCommand {
         @Option(names = "--ca", required = true, description = "CA that signed the webhook's serving certificate.")
         Path ca;
 
-        @Option(names = "--name", defaultValue = "tenant-gateway-hami-webhook",
+        @Option(names = "--name", defaultValue = WebhookFlags.DEFAULT_WEBHOOK_CONFIG_NAME,
                 description = "MutatingWebhookConfiguration name. Default: ${DEFAULT-VALUE}.")
         String name;
 

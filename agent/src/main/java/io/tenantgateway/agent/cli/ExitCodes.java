@@ -59,9 +59,8 @@ public final class ExitCodes {
      * The one line to print when {@code exception} is the user's to fix, else {@code null} (a bug): the message of
      * the first {@link ConfigException} in its causes (a component may wrap it, e.g. while undoing its start), else
      * that of a picocli {@link CommandLine.ParameterException} (a command line parsed inside a command, as
-     * {@code doctor} parses {@code run}'s flags), else that of a {@link UserException} while that type exists.
+     * {@code doctor} parses {@code run}'s flags).
      */
-    @SuppressWarnings("deprecation") // UserException: still thrown by a few commands, counted until it is deleted
     static String userError(Throwable exception) {
         ConfigException config = ConfigException.in(exception);
         if (config != null) {
@@ -70,9 +69,6 @@ public final class ExitCodes {
         for (Throwable t = exception; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof CommandLine.ParameterException parameter) {
                 return GoFlags.message(parameter);
-            }
-            if (t instanceof UserException) {
-                return t.getMessage();
             }
         }
         return null;

@@ -23,7 +23,6 @@ public final class DevicePluginPart implements Part {
 
     private final DevicePluginSettings config;
     private volatile DevicePlugin plugin;
-    private volatile HamiAllocator allocator;
 
     public DevicePluginPart(DevicePluginSettings config) {
         this.config = requireNonNull(config, "config");
@@ -37,13 +36,15 @@ public final class DevicePluginPart implements Part {
     @Override
     public void start(PartContext context) {
         LockMetrics metrics = context.shared(LockMetrics.class, () -> new LockMetrics(context.registry()));
-        // The allocator's failure bookkeeping runs before the plugin serves, and stops after it (close()).
+        // The allocator's failure bookkeeping runs before the plugin serves, and stops after it (closed in reverse):
+        // no Allocate call runs once the plugin stopped.
         HamiAllocator hami = new HamiAllocator(context.kubernetes(), config.allocator().withNodeName(
                 context.nodeName()), () -> plugin.gpuUuids(), metrics, context.clock());
         hami.start();
-        allocator = hami;
+        context.own(hami);
         DevicePlugin created = new DevicePlugin(config.plugin(), hami, context.registry(),
                 reason -> context.registrationOwnedElsewhere().publish(reason), context.version(), context.clock());
+        context.own(created);
         plugin = created;
         // Probes the socket first: another plugin there makes device registration stand aside before it writes.
         created.start();
@@ -62,17 +63,5 @@ public final class DevicePluginPart implements Part {
     /** The plugin, once started (the status page and {@code /debug/devices} read its snapshot). */
     public Optional<DevicePlugin> plugin() {
         return Optional.ofNullable(plugin);
-    }
-
-    @Override
-    public void close() {
-        DevicePlugin current = plugin;
-        if (current != null) {
-            current.close(); // no Allocate call runs once it stopped
-        }
-        HamiAllocator hami = allocator;
-        if (hami != null) {
-            hami.close();
-        }
     }
 }

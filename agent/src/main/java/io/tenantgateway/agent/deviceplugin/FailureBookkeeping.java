@@ -151,7 +151,7 @@ final class FailureBookkeeping extends Lifecycle {
                 return;
             }
             if (pending.size() >= limit) {
-                metrics.bookkeeping(LockMetrics.BOOKKEEPING_OVERFLOW);
+                metrics.bookkeeping(LockMetrics.Bookkeeping.OVERFLOW);
                 log.warn("allocation failure of pod={} node={} not kept: {} pods already wait for the API (the limit);"
                         + " its lock waits for the lock controller or HAMi's expiry: {}", key, node, limit,
                         failure.why);
@@ -161,7 +161,7 @@ final class FailureBookkeeping extends Lifecycle {
             size = pending.size();
         }
         failure.lastError = describe(cause);
-        metrics.bookkeeping(LockMetrics.BOOKKEEPING_DEFERRED);
+        metrics.bookkeeping(LockMetrics.Bookkeeping.DEFERRED);
         metrics.bookkeepingPending(size);
         log.warn("allocation failure of pod={} node={} not written: the API answered {}; bind-phase stays {} and {}"
                 + " until it answers again (retried with backoff): {}", key, node, failure.lastError,
@@ -190,7 +190,7 @@ final class FailureBookkeeping extends Lifecycle {
             outcome = writer.attempt(failure);
         } catch (KubernetesClientException e) {
             failure.lastError = describe(e);
-            metrics.bookkeeping(LockMetrics.BOOKKEEPING_RETRIED);
+            metrics.bookkeeping(LockMetrics.Bookkeeping.RETRIED);
             log.debug("allocation failure of pod={} node={} still not written (attempt {}, stage {}): {}", key, node,
                     failure.attempts, failure.stage, failure.lastError);
             if (e.getCode() == 409 || failure.stage != before) {
@@ -219,8 +219,8 @@ final class FailureBookkeeping extends Lifecycle {
             return WorkQueue.Result.done();
         }
         // Counted before the record goes, so whoever sees it gone sees it counted.
-        metrics.bookkeeping(outcome instanceof Outcome.Written ? LockMetrics.BOOKKEEPING_WRITTEN
-                : LockMetrics.BOOKKEEPING_DROPPED);
+        metrics.bookkeeping(outcome instanceof Outcome.Written ? LockMetrics.Bookkeeping.WRITTEN
+                : LockMetrics.Bookkeeping.DROPPED);
         int size;
         synchronized (this) {
             pending.remove(key);

@@ -127,7 +127,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
         this.pending = new PendingPodPolicy(node);
         this.policy = new AllocatePolicy(config.hamiCore(), node);
         this.lockPolicy = new LockPolicy(LockPolicy.DEFAULT_NODE_LOCK_TIMEOUT, true);
-        this.events = new EventRecorder(client, LockPolicy.EVENT_COMPONENT, node, clock);
+        this.events = new EventRecorder(client, node, clock);
         this.bookkeeping = new FailureBookkeeping(node, this::attempt, config.failureRetry(),
                 config.pendingFailureLimit(), metrics, clock);
     }
@@ -242,7 +242,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
         String message = "allocated devices " + (allocated == null ? "[]"
                 : uuids(DeviceAllocationCodec.decode(allocated).stream().flatMap(List::stream).toList()))
                 + " on node " + node;
-        metrics.allocation(LockMetrics.RESULT_SUCCESS);
+        metrics.allocation(LockMetrics.Allocation.SUCCESS);
         log.info("allocation completed pod={} node={}: {}", key(done), node, message);
         events.record(done, EventRecorder.NORMAL, REASON_ALLOCATED, message);
         releaseLock(done, ReleaseReason.ALLOCATED); // what is left, the lock controller's reaper releases
@@ -288,7 +288,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
                 }
             }
         }
-        metrics.allocation(LockMetrics.RESULT_FAILED);
+        metrics.allocation(LockMetrics.Allocation.FAILED);
         log.warn("allocation failed pod={} node={} reason=\"{}\"", key(pod), node, why);
         events.record(failed, EventRecorder.WARNING, REASON_ALLOCATION_FAILED, why);
         KubernetesClientException unreleased = releaseLock(failed, ReleaseReason.FAILED);
@@ -485,7 +485,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
                 }
                 throw e; // a conflict re-reads and judges again on the next attempt
             }
-            metrics.allocation(LockMetrics.RESULT_FAILED); // logged once written (FailureBookkeeping)
+            metrics.allocation(LockMetrics.Allocation.FAILED); // logged once written (FailureBookkeeping)
             failure.stage = FailureBookkeeping.Stage.EVENT;
         }
         if (failure.stage == FailureBookkeeping.Stage.EVENT) {

@@ -3,14 +3,12 @@ package io.tenantgateway.agent.devices;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.config.FlagValues;
 import io.tenantgateway.hami.GpuDevice;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * Settings of the device registration. The error messages name the command-line flag that sets the
@@ -50,33 +48,24 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
     private static final Pattern NODE_NAME =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
-    /** Where the GPUs to register come from. */
+    /** Where the GPUs to register come from ({@code --device-source}: {@link FlagValues}). */
     public enum Source {
         /** Simulated GPUs from {@link #mockInventory()}. */
-        MOCK("mock"),
+        MOCK,
         /** The node's real GPUs, from nvidia-smi. */
-        NVIDIA_SMI("nvidia-smi"),
+        NVIDIA_SMI,
         /** No device registration (nodes without GPUs). */
-        NONE("none");
-
-        private final String flagValue;
-
-        Source(String flagValue) {
-            this.flagValue = flagValue;
-        }
+        NONE;
 
         public String flagValue() {
-            return flagValue;
+            return FlagValues.of(this);
         }
 
         /** Parses {@code mock}, {@code nvidia-smi} or {@code none}. */
         public static Source parse(String value) {
             requireNonNull(value, "value");
-            return Arrays.stream(values())
-                    .filter(s -> s.flagValue.equals(value.strip().toLowerCase(Locale.ROOT)))
-                    .findFirst()
-                    .orElseThrow(() -> ConfigException.of("--device-source", "'" + value + "' (expected one of: "
-                            + Arrays.stream(values()).map(Source::flagValue).collect(Collectors.joining(", ")) + ")"));
+            return FlagValues.find(Source.class, value).orElseThrow(() -> ConfigException.of("--device-source", "'"
+                    + value + "' (expected one of: " + FlagValues.list(Source.class, ", ") + ")"));
         }
     }
 

@@ -51,6 +51,7 @@ public final class DevicesPart implements Part {
                 });
         DeviceRegistrar created = new DeviceRegistrar(resolved, source, context.kubernetes(), context.clock(),
                 context.registry());
+        context.own(created);
         context.registrationOwnedElsewhere().subscribe(created::suspend);
         context.bind(created.readinessCheck());
         registrar = created;
@@ -60,13 +61,5 @@ public final class DevicesPart implements Part {
     /** The registrar, once started (the status page and {@code /debug/devices} read its snapshot). */
     public Optional<DeviceRegistrar> registrar() {
         return Optional.ofNullable(registrar);
-    }
-
-    @Override
-    public void close() {
-        DeviceRegistrar current = registrar;
-        if (current != null) {
-            current.close();
-        }
     }
 }

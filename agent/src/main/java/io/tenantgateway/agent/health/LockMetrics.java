@@ -8,6 +8,7 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * The node-lock and allocation metrics, registered on the owner's registry once, shared by the lock controller (its
@@ -26,13 +27,11 @@ import java.time.Duration;
  * </ul>
  */
 public final class LockMetrics {
-    public static final String RESULT_SUCCESS = "success";
-    public static final String RESULT_FAILED = "failed";
-    public static final String BOOKKEEPING_DEFERRED = "deferred";
-    public static final String BOOKKEEPING_RETRIED = "retried";
-    public static final String BOOKKEEPING_WRITTEN = "written";
-    public static final String BOOKKEEPING_DROPPED = "dropped";
-    public static final String BOOKKEEPING_OVERFLOW = "overflow";
+    /** The {@code result} of an allocation the device plugin completed (its lowercase name is the label). */
+    public enum Allocation { SUCCESS, FAILED }
+
+    /** The {@code result} of a failed allocation's bookkeeping the API did not take at once (lowercase: the label). */
+    public enum Bookkeeping { DEFERRED, RETRIED, WRITTEN, DROPPED, OVERFLOW }
 
     private final PrometheusRegistry registry;
     private final Counter releases;
@@ -43,37 +42,19 @@ public final class LockMetrics {
 
     public LockMetrics(PrometheusRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
-        releases = Counter.builder()
-                .name("tenant_gateway_node_lock_releases_total")
-                .help("HAMi node locks (hami.io/mutex.lock) removed by the agent, by reason")
-                .labelNames("reason")
-                .register(registry);
-        for (ReleaseReason reason : ReleaseReason.values()) {
-            releases.initLabelValues(reason.label());
-        }
-        allocations = Counter.builder()
-                .name("tenant_gateway_allocations_total")
-                .help("HAMi allocations completed by the agent's device plugin (bind-phase success or failed), by result")
-                .labelNames("result")
-                .register(registry);
-        allocations.initLabelValues(RESULT_SUCCESS);
-        allocations.initLabelValues(RESULT_FAILED);
+        releases = counter("tenant_gateway_node_lock_releases_total", "HAMi node locks (hami.io/mutex.lock) removed by"
+                + " the agent, by reason", "reason", ReleaseReason.values());
+        allocations = counter("tenant_gateway_allocations_total", "HAMi allocations completed by the agent's device"
+                + " plugin (bind-phase success or failed), by result", "result", Allocation.values());
         holdSeconds = Histogram.builder()
                 .name("tenant_gateway_node_lock_hold_seconds")
                 .help("How long a node lock was held when the agent released it (lock time to release)")
                 .classicOnly()
                 .classicUpperBounds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
                 .register(registry);
-        bookkeeping = Counter.builder()
-                .name("tenant_gateway_allocation_bookkeeping_total")
-                .help("Failed allocations whose bookkeeping (bind-phase failed, Event, own lock release) the API did"
-                        + " not take at once, by result: deferred, retried, written, dropped, overflow")
-                .labelNames("result")
-                .register(registry);
-        for (String result : new String[] {BOOKKEEPING_DEFERRED, BOOKKEEPING_RETRIED, BOOKKEEPING_WRITTEN,
-                BOOKKEEPING_DROPPED, BOOKKEEPING_OVERFLOW}) {
-            bookkeeping.initLabelValues(result);
-        }
+        bookkeeping = counter("tenant_gateway_allocation_bookkeeping_total", "Failed allocations whose bookkeeping"
+                + " (bind-phase failed, Event, own lock release) the API did not take at once, by result: deferred,"
+                + " retried, written, dropped, overflow", "result", Bookkeeping.values());
         bookkeepingPending = Gauge.builder()
                 .name("tenant_gateway_allocation_bookkeeping_pending")
                 .help("Pods whose failed allocation's bookkeeping waits for the API (capped)")
@@ -96,15 +77,29 @@ public final class LockMetrics {
         }
     }
 
-    public void allocation(String result) {
-        allocations.labelValues(result).inc();
+    public void allocation(Allocation result) {
+        allocations.labelValues(label(result)).inc();
     }
 
-    public void bookkeeping(String result) {
-        bookkeeping.labelValues(result).inc();
+    public void bookkeeping(Bookkeeping result) {
+        bookkeeping.labelValues(label(result)).inc();
     }
 
     public void bookkeepingPending(int pods) {
         bookkeepingPending.set(pods);
+    }
+
+    /** A counter by {@code label}, every value there from the start: a rate over one not seen yet reads 0. */
+    private Counter counter(String name, String help, String label, Enum<?>[] values) {
+        Counter counter = Counter.builder().name(name).help(help).labelNames(label).register(registry);
+        for (Enum<?> value : values) {
+            counter.initLabelValues(label(value));
+        }
+        return counter;
+    }
+
+    /** The label of a value: its lowercase name (as {@link ReleaseReason#label()}). */
+    private static String label(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
     }
 }

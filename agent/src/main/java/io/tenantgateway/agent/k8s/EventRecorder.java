@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  * A failed create is logged and otherwise ignored: an Event never decides an action.
  */
 public final class EventRecorder {
+    /** {@code source.component} and {@code reportingComponent} of every Event the agent records. */
+    public static final String COMPONENT = "tenant-gateway-agent";
     public static final String NORMAL = "Normal";
     public static final String WARNING = "Warning";
     /** Events about cluster-scoped objects (nodes) go here, as kubelet's do. */
@@ -34,18 +36,13 @@ public final class EventRecorder {
     private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
 
     private final KubernetesClient client;
-    private final String component;
     private final String host;
     private final Clock clock;
     private final AtomicLong sequence = new AtomicLong();
 
-    /**
-     * @param component {@code source.component}, e.g. {@code tenant-gateway-agent}
-     * @param host {@code source.host}, this node's name
-     */
-    public EventRecorder(KubernetesClient client, String component, String host, Clock clock) {
+    /** @param host {@code source.host}, this node's name */
+    public EventRecorder(KubernetesClient client, String host, Clock clock) {
         this.client = requireNonNull(client, "client");
-        this.component = requireNonNull(component, "component");
         this.host = requireNonNull(host, "host");
         this.clock = requireNonNull(clock, "clock");
     }
@@ -107,8 +104,8 @@ public final class EventRecorder {
                 .withType(type)
                 .withReason(reason)
                 .withMessage(message.length() > MAX_MESSAGE_LENGTH ? message.substring(0, MAX_MESSAGE_LENGTH) : message)
-                .withNewSource().withComponent(component).withHost(host).endSource()
-                .withReportingComponent(component)
+                .withNewSource().withComponent(COMPONENT).withHost(host).endSource()
+                .withReportingComponent(COMPONENT)
                 .withReportingInstance(host)
                 .withFirstTimestamp(time)
                 .withLastTimestamp(time)

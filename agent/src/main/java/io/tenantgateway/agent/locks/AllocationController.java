@@ -64,7 +64,6 @@ import io.tenantgateway.agent.health.LockMetrics;
  * retry).
  */
 public final class AllocationController extends Lifecycle {
-    static final String EVENT_COMPONENT = LockPolicy.EVENT_COMPONENT;
     static final String REASON_LOCK_RELEASED = LockPolicy.REASON_LOCK_RELEASED;
     static final String REASON_LOCK_MALFORMED = "NodeLockMalformed";
     private static final String NODE_KEY = "node";
@@ -104,7 +103,7 @@ public final class AllocationController extends Lifecycle {
         this.clock = requireNonNull(clock, "clock");
         this.policy = new LockPolicy(config.nodeLockTimeout(), config.mode() == AllocationMode.DEVICE_PLUGIN);
         this.metrics = requireNonNull(metrics, "metrics");
-        this.events = new EventRecorder(client, EVENT_COMPONENT, node, clock);
+        this.events = new EventRecorder(client, node, clock);
         this.queue = new WorkQueue<>(name(), "allocation-controller-" + node, new Reconcile(), config.retryBackoff(),
                 CLOSE_TIMEOUT);
     }

@@ -1,10 +1,13 @@
 package io.tenantgateway.agent.locks;
 
 import io.tenantgateway.common.config.ConfigException;
-import java.util.Arrays;
-import java.util.stream.Collectors;
+import io.tenantgateway.common.config.FlagValues;
+import java.util.Optional;
 
-/** Who completes HAMi allocations on this node, which decides what the lock controller may release. */
+/**
+ * Who completes HAMi allocations on this node, which decides what the lock controller may release
+ * ({@code --allocation-mode}: {@link FlagValues}).
+ */
 public enum AllocationMode {
     /**
      * This agent's device plugin completes them in kubelet's Allocate ({@code --device-plugin=on}): consume the
@@ -12,39 +15,28 @@ public enum AllocationMode {
      * allocating and reaps stale locks, and also releases the lock of a holder already {@code success}/{@code failed}
      * (an agent stopped between the pod write and the release).
      */
-    DEVICE_PLUGIN("device-plugin"),
+    DEVICE_PLUGIN,
     /**
      * Another device plugin (HAMi's) completes them: the controller only reports what it sees and releases stale
      * locks (expired, dangling, malformed) by the scheduler's own rules.
      */
-    OBSERVE("observe");
-
-    private final String flagValue;
-
-    AllocationMode(String flagValue) {
-        this.flagValue = flagValue;
-    }
+    OBSERVE;
 
     /** Parses a flag value ({@code device-plugin} or {@code observe}, any case). */
     public static AllocationMode parse(String value) {
-        if (value != null) {
-            String wanted = value.strip();
-            for (AllocationMode mode : values()) {
-                if (mode.flagValue.equalsIgnoreCase(wanted)) {
-                    return mode;
-                }
-            }
-            if (wanted.equalsIgnoreCase("complete")) {
-                throw new ConfigException("--allocation-mode", "complete", "observe or device-plugin; the agent"
-                        + " completes allocations in its device plugin's Allocate now, as HAMi's plugin does:"
-                        + " --device-plugin=on");
-            }
+        Optional<AllocationMode> mode = FlagValues.find(AllocationMode.class, value);
+        if (mode.isPresent()) {
+            return mode.get();
         }
-        throw new ConfigException("--allocation-mode", value, Arrays.stream(values())
-                .map(AllocationMode::flagValue).collect(Collectors.joining(" or ")));
+        if (value != null && value.strip().equalsIgnoreCase("complete")) {
+            throw new ConfigException("--allocation-mode", "complete", "observe or device-plugin; the agent"
+                    + " completes allocations in its device plugin's Allocate now, as HAMi's plugin does:"
+                    + " --device-plugin=on");
+        }
+        throw new ConfigException("--allocation-mode", value, FlagValues.list(AllocationMode.class, " or "));
     }
 
     public String flagValue() {
-        return flagValue;
+        return FlagValues.of(this);
     }
 }

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.ops;
 
 import io.tenantgateway.agent.Parts;
 import io.tenantgateway.agent.part.Part;
+import io.tenantgateway.common.net.HostPort;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import io.tenantgateway.agent.webhook.ManagedWebhookConfiguration;

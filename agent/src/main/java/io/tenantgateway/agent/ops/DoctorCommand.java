@@ -4,6 +4,7 @@ import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.AgentConfig;
 import io.tenantgateway.agent.cli.Durations;
 import io.tenantgateway.agent.cli.GoFlags;
+import io.tenantgateway.common.net.HostPort;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;

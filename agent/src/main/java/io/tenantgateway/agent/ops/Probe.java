@@ -12,6 +12,7 @@ import io.tenantgateway.agent.admission.AdmissionConnection;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
+import io.tenantgateway.common.net.HostPort;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.FrontendMode;
 import io.tenantgateway.tunnel.transport.Transports;

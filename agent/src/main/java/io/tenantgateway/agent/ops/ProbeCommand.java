@@ -6,6 +6,7 @@ import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.net.HostPort;
 import io.tenantgateway.tunnel.server.FrontendMode;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -105,8 +106,8 @@ public final class ProbeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         // Each of these names its flag in a ConfigException: exit 2 with that one line.
         ProbeConfig config = new ProbeConfig(Optional.ofNullable(uds), Optional.ofNullable(server)
-                .map(s -> HostPort.parse("--server", s)), parseMode(mode), plaintext,
-                HostPort.parse("--target", target), tlsName(), Optional.ofNullable(webhook),
+                .map(s -> HostPort.parseRemote("--server", s)), parseMode(mode), plaintext,
+                HostPort.parseRemote("--target", target), tlsName(), Optional.ofNullable(webhook),
                 Durations.parse("--timeout", timeout), Durations.parse("--dial-timeout", dialTimeout));
         ObjectNode pod = podFile == null ? AdmissionProbe.defaultPod() : AdmissionProbe.readPod(podFile);
         Optional<TrustBundle> targetTrust = Optional.ofNullable(targetCa).map(Pem::readTrustBundle);

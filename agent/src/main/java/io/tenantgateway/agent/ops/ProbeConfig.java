@@ -3,6 +3,7 @@ package io.tenantgateway.agent.ops;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.net.HostPort;
 import io.tenantgateway.tunnel.server.FrontendMode;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -62,9 +62,9 @@ public final class PartContext {
         return services.vertx();
     }
 
-    /** An Event recorder for {@code component}; {@code source.host} is this node's name, else the agent id. */
-    public EventRecorder events(String component) {
-        return new EventRecorder(kubernetes(), component, node().name().orElse(services.agentId()), clock());
+    /** An Event recorder; {@code source.host} is this node's name, else the agent id. */
+    public EventRecorder events() {
+        return new EventRecorder(kubernetes(), node().name().orElse(services.agentId()), clock());
     }
 
     /** This node: known, or discovered from the agent's pod (a part that needs the name starts once it is known). */

@@ -84,7 +84,6 @@ public final class WebhookCertificateController extends Lifecycle implements Tls
     public static final String REASON_PRUNED = "WebhookCABundlePruned";
     public static final String REASON_FAILED = "WebhookCertificateFailed";
     public static final String REASON_NOT_MANAGED = "WebhookSecretNotManaged";
-    static final String EVENT_COMPONENT = "tenant-gateway-agent";
 
     private static final String KEY = "secret";
     private static final String TLS_TYPE = "kubernetes.io/tls";
@@ -132,7 +131,7 @@ public final class WebhookCertificateController extends Lifecycle implements Tls
         this.clock = requireNonNull(clock, "clock");
         this.identity = requireNonNull(identity, "identity");
         this.policy = config.policy(clock);
-        this.events = new EventRecorder(client, EVENT_COMPONENT, identity, clock);
+        this.events = new EventRecorder(client, identity, clock);
         this.metrics = new CertificateMetrics(registry);
         this.queue = new WorkQueue<>(name(), "webhook-certificates", new Reconcile(),
                 Backoff.agentSync(Duration.ofSeconds(1), Duration.ofSeconds(30)), CLOSE_TIMEOUT);

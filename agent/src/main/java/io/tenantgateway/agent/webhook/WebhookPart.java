@@ -40,10 +40,6 @@ public final class WebhookPart implements Part {
     public static final String CA_BUNDLE_CHECK = "webhook-ca-bundle";
     public static final String CERTIFICATE_CHECK = "webhook-certificate";
     public static final String DEVICE_CONFIG_CHECK = "webhook-device-config";
-    /** Name of the MutatingWebhookConfiguration in manifests/base ({@code --webhook-config-name}'s default). */
-    public static final String DEFAULT_CONFIG_NAME = "tenant-gateway-hami-webhook";
-    /** {@code source.component} of the webhook's Events. */
-    static final String EVENT_COMPONENT = "tenant-gateway-agent";
 
     private final WebhookSettings config;
     private final Optional<ManagedWebhookConfiguration> managed;
@@ -180,7 +176,7 @@ public final class WebhookPart implements Part {
                     config.deviceConfig().get());
         } else if (config.deviceConfigMap().isPresent()) {
             DeviceConfigWatch watch = new DeviceConfigWatch(context.kubernetes(), config.deviceConfigMap().get(),
-                    context.events(EVENT_COMPONENT), context.registry());
+                    context.events(), context.registry());
             deviceConfigWatch = watch;
             context.inBackground(DEVICE_CONFIG_CHECK, "webhook device config (ConfigMap " + watch.configMap() + ")",
                     () -> {
@@ -195,9 +191,9 @@ public final class WebhookPart implements Part {
         }
         if (context.hasApi()) {
             String own = managed.map(ManagedWebhookConfiguration::name)
-                    .orElse(DEFAULT_CONFIG_NAME);
+                    .orElse(WebhookFlags.DEFAULT_WEBHOOK_CONFIG_NAME);
             HamiWebhookCoexistence coexistence = new HamiWebhookCoexistence(context.kubernetes(), own,
-                    context.events(EVENT_COMPONENT), context.registry());
+                    context.events(), context.registry());
             context.inBackground("hami-webhook-check", "HAMi webhook check", () -> {
                 coexistence.start();
                 return coexistence;

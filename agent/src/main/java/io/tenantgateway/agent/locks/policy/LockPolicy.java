@@ -27,8 +27,6 @@ import java.time.Instant;
 public final class LockPolicy {
     /** HAMi's node-lock expiry (the scheduler's default), when the flags do not say otherwise. */
     public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
-    /** {@code source.component} of the Events the lock controller and Allocate record. */
-    public static final String EVENT_COMPONENT = "tenant-gateway-agent";
     /** Event reason when the agent released a node lock. */
     public static final String REASON_LOCK_RELEASED = "NodeLockReleased";
 
