@@ -203,7 +203,7 @@ public final class AgentCommand implements Callable<Integer> {
             // Kamaji's DaemonSet sets no NODE_NAME: the agent reads it from its pod through the API, in the
             // background, so the tunnel does not wait for the API. The flags are checked now, once, with a
             // placeholder that only the parts' own configs carry until the name is known (the agent's config has no
-            // node name: NodeIdentity tells it, and the parts get it through AgentConfig.forNode).
+            // node name: NodeIdentity tells it, and each part applies it when it starts: Plan.withNodeName).
             io.tenantgateway.agent.node.NodeNames.PodIdentity pod = io.tenantgateway.agent.node.NodeNames.podIdentity();
             nodeName = PENDING_NODE_NAME;
             AgentConfig provisional = toConfig();

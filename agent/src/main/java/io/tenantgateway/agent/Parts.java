@@ -26,25 +26,25 @@ public final class Parts {
     }
 
     /**
-     * The enabled parts, in start order: the device plugin before device registration (it probes kubelet's socket
-     * first, so registration stands aside before it writes when another plugin owns the node's annotation).
+     * The enabled parts, in the order the health port, logs and {@code doctor} list them; they start in this order
+     * too, except that a part starts after the parts its {@link io.tenantgateway.agent.part.Plan#after} names.
      */
     public static List<Part> enabled(AgentConfig config) {
         List<Part> parts = new ArrayList<>();
-        if (config.tunnel().countServerLeases()) {
-            parts.add(new LeasesPart(config.tunnel()));
-        }
-        if (config.webhook().isPresent()) {
-            parts.add(new WebhookPart(config.webhook().get(), config.webhookConfiguration()));
+        if (config.devices().isPresent()) {
+            parts.add(new DevicesPart(config.devices().get()));
         }
         if (config.devicePlugin().isPresent()) {
             parts.add(new DevicePluginPart(config.devicePlugin().get()));
         }
-        if (config.devices().isPresent()) {
-            parts.add(new DevicesPart(config.devices().get()));
-        }
         if (config.allocation().isPresent()) {
             parts.add(new LockControllerPart(config.allocation().get()));
+        }
+        if (config.webhook().isPresent()) {
+            parts.add(new WebhookPart(config.webhook().get(), config.webhookConfiguration()));
+        }
+        if (config.tunnel().countServerLeases()) {
+            parts.add(new LeasesPart(config.tunnel()));
         }
         return parts;
     }

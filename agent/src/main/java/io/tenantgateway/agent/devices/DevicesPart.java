@@ -29,7 +29,10 @@ public final class DevicesPart implements Part {
 
     @Override
     public Plan plan() {
-        Plan plan = Plan.of("devices").withNodeName().check(CHECK).uses(KubernetesPermissions.Use.DEVICE_REGISTRATION);
+        Plan plan = Plan.of("devices").withNodeName()
+                // The device plugin probes kubelet's socket first: when another plugin owns the node's register
+                // annotation, registration stands aside before it writes.
+                .after("device-plugin").check(CHECK).uses(KubernetesPermissions.Use.DEVICE_REGISTRATION);
         return config.advertiseCapacity() ? plan.uses(KubernetesPermissions.Use.GPU_CAPACITY) : plan;
     }
 

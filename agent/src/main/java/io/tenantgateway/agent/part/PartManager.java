@@ -36,7 +36,7 @@ public final class PartManager implements AutoCloseable {
 
     private final List<Part> parts;
     private final PartServices services;
-    private final Map<Part, Map<String, DeferredCheck>> checks = new LinkedHashMap<>();
+    private final Map<Part, Map<String, DeferredCheck>> checks = new java.util.IdentityHashMap<>();
     private final List<Map.Entry<Part, PartContext>> started = new ArrayList<>();
     private final Object lock = new Object();
     private DeferredCheck nodeCheck;
@@ -86,15 +86,16 @@ public final class PartManager implements AutoCloseable {
     }
 
     /**
-     * Starts the parts that can start now, in order; the ones that need the node name follow once it is discovered.
-     * A part that fails to start ends the start: what started is closed and the failure rethrown.
+     * Starts the parts that can start now, in order (a part after the ones its {@link Plan#after} names); the ones
+     * that need the node name follow once it is discovered. A part that fails to start ends the start: what started
+     * is closed and the failure rethrown.
      */
     public void start() {
         if (checks.isEmpty() && !parts.isEmpty()) {
             declareChecks(); // nobody serves the checks: still bound, for the views
         }
         List<Part> later = new ArrayList<>();
-        for (Part part : parts) {
+        for (Part part : startOrder()) {
             if (part.plan().needsNodeName() && services.node().name().isEmpty()) {
                 later.add(part);
             } else {
@@ -104,6 +105,33 @@ public final class PartManager implements AutoCloseable {
         if (!later.isEmpty()) {
             discoverNode(later);
         }
+    }
+
+    /** The parts in list order, each moved behind the enabled parts its plan starts after. */
+    private List<Part> startOrder() {
+        List<Part> order = new ArrayList<>();
+        for (Part part : parts) {
+            addAfterItsPredecessors(part, order, new ArrayList<>());
+        }
+        return order;
+    }
+
+    private void addAfterItsPredecessors(Part part, List<Part> order, List<Part> visiting) {
+        if (order.contains(part)) {
+            return;
+        }
+        if (visiting.contains(part)) {
+            throw new IllegalStateException("parts start after each other in a cycle: " + visiting);
+        }
+        visiting.add(part);
+        for (String name : part.plan().after()) {
+            for (Part before : parts) {
+                if (before.plan().name().equals(name)) {
+                    addAfterItsPredecessors(before, order, visiting);
+                }
+            }
+        }
+        order.add(part);
     }
 
     private boolean waitsForNode() {

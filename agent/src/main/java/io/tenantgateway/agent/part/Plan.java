@@ -12,25 +12,36 @@ import java.util.Set;
 /**
  * What a {@link Part} is and needs, known from the configuration before anything starts: its name (one noun: its
  * package, readiness-check prefix and docs), its readiness checks, the API calls it makes (the RBAC rows; a part with
- * any needs the API), whether it needs this node's name, and what it adds when the agent has an API client anyway
- * (the webhook's quota check). Immutable; built as {@code Plan.of("devices").withNodeName().check(…).uses(…)}.
+ * any needs the API), whether it needs this node's name, the parts it starts after, and what it adds when the agent
+ * has an API client anyway (the webhook's quota check). Immutable; built as
+ * {@code Plan.of("devices").withNodeName().check(…).uses(…)}.
  *
  * @param name the part's noun
- * @param checks its readiness checks
+ * @param checks its readiness checks, in the order the health port lists them
  * @param uses what it does with the API (it needs the API when there is any)
  * @param needsNodeName whether it starts only once this node's name is known
- * @param checksWithApi readiness checks it adds when the agent has an API client
+ * @param after the parts (by name) that start before it when they are enabled
  * @param usesWithApi what it does with the API when the agent has a client
  */
-public record Plan(String name, List<String> checks, Set<Use> uses, boolean needsNodeName, List<String> checksWithApi,
+public record Plan(String name, List<Check> checks, Set<Use> uses, boolean needsNodeName, List<String> after,
         Set<Use> usesWithApi) {
+    /**
+     * A readiness check.
+     *
+     * @param withApiOnly whether the part has it only when the agent has an API client
+     */
+    public record Check(String name, boolean withApiOnly) {
+        public Check {
+            requireNonNull(name, "name");
+        }
+    }
+
     public Plan {
         requireNonNull(name, "name");
         checks = List.copyOf(checks);
-        uses = Collections.unmodifiableSet(uses.isEmpty() ? EnumSet.noneOf(Use.class) : EnumSet.copyOf(uses));
-        checksWithApi = List.copyOf(checksWithApi);
-        usesWithApi = Collections.unmodifiableSet(usesWithApi.isEmpty() ? EnumSet.noneOf(Use.class)
-                : EnumSet.copyOf(usesWithApi));
+        uses = copy(uses);
+        after = List.copyOf(after);
+        usesWithApi = copy(usesWithApi);
     }
 
     /** A part named {@code name} that needs nothing yet. */
@@ -40,23 +51,30 @@ public record Plan(String name, List<String> checks, Set<Use> uses, boolean need
 
     /** Plus readiness checks. */
     public Plan check(String... names) {
-        return new Plan(name, concat(checks, names), uses, needsNodeName, checksWithApi, usesWithApi);
+        return withChecks(false, names);
     }
 
     /** Plus API uses (the part then needs the API). */
     public Plan uses(Use... more) {
-        return new Plan(name, checks, union(uses, more), needsNodeName, checksWithApi, usesWithApi);
+        return new Plan(name, checks, union(uses, more), needsNodeName, after, usesWithApi);
     }
 
     /** Starts once the node name is known. */
     public Plan withNodeName() {
-        return new Plan(name, checks, uses, true, checksWithApi, usesWithApi);
+        return new Plan(name, checks, uses, true, after, usesWithApi);
     }
 
-    /** Plus readiness checks and API uses that apply only when the agent has an API client. */
-    public Plan withApi(List<String> moreChecks, Use... moreUses) {
-        return new Plan(name, checks, uses, needsNodeName, concat(checksWithApi, moreChecks.toArray(String[]::new)),
-                union(usesWithApi, moreUses));
+    /** Starts after the parts named {@code parts}, when they are enabled (by name: parts do not know each other). */
+    public Plan after(String... parts) {
+        List<String> more = new ArrayList<>(after);
+        more.addAll(List.of(parts));
+        return new Plan(name, checks, uses, needsNodeName, more, usesWithApi);
+    }
+
+    /** Plus a readiness check and API uses that apply only when the agent has an API client. */
+    public Plan withApi(String check, Use... moreUses) {
+        return new Plan(name, withChecks(true, check).checks, uses, needsNodeName, after, union(usesWithApi,
+                moreUses));
     }
 
     /** Whether the part talks to the API by itself (then the agent has an API client). */
@@ -64,9 +82,9 @@ public record Plan(String name, List<String> checks, Set<Use> uses, boolean need
         return !uses.isEmpty();
     }
 
-    /** The readiness checks, given whether the agent has an API client. */
+    /** The readiness checks' names, in order, given whether the agent has an API client. */
     public List<String> checks(boolean apiClient) {
-        return apiClient ? concat(checks, checksWithApi.toArray(String[]::new)) : checks;
+        return checks.stream().filter(check -> apiClient || !check.withApiOnly()).map(Check::name).toList();
     }
 
     /** The API uses, given whether the agent has an API client. */
@@ -74,16 +92,22 @@ public record Plan(String name, List<String> checks, Set<Use> uses, boolean need
         return apiClient ? union(uses, usesWithApi.toArray(Use[]::new)) : uses;
     }
 
-    private static List<String> concat(List<String> list, String... more) {
-        List<String> out = new ArrayList<>(list);
-        out.addAll(List.of(more));
-        return out;
+    private Plan withChecks(boolean withApiOnly, String... names) {
+        List<Check> more = new ArrayList<>(checks);
+        for (String check : names) {
+            more.add(new Check(check, withApiOnly));
+        }
+        return new Plan(name, more, uses, needsNodeName, after, usesWithApi);
     }
 
     private static Set<Use> union(Set<Use> set, Use... more) {
         Set<Use> out = EnumSet.noneOf(Use.class);
         out.addAll(set);
         out.addAll(List.of(more));
-        return out;
+        return Collections.unmodifiableSet(out);
+    }
+
+    private static Set<Use> copy(Set<Use> set) {
+        return Collections.unmodifiableSet(set.isEmpty() ? EnumSet.noneOf(Use.class) : EnumSet.copyOf(set));
     }
 }

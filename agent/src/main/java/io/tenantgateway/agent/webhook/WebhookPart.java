@@ -58,7 +58,7 @@ public final class WebhookPart implements Part {
     public Plan plan() {
         Plan plan = Plan.of("webhook").check(SERVING_CHECK)
                 // The quota lookup and the check for HAMi's own webhook run whenever the agent has an API client.
-                .withApi(List.of(QUOTA_CHECK), Use.WEBHOOK_QUOTA, Use.HAMI_WEBHOOK_CHECK);
+                .withApi(QUOTA_CHECK, Use.WEBHOOK_QUOTA, Use.HAMI_WEBHOOK_CHECK);
         if (managed.isPresent()) {
             plan = plan.check(CA_BUNDLE_CHECK).uses(Use.MANAGED_WEBHOOK_CONFIG);
         }

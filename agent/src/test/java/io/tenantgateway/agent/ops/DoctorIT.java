@@ -173,7 +173,7 @@ class DoctorIT {
 
         assertThat(result.exitCode()).as(result.both()).isZero();
         assertThat(result.out()).contains("doctor: agent worker-1 on node worker-1, server 127.0.0.1:")
-                .containsPattern("PASS  config +flags valid; parts: tunnel, webhook, devices, lock-controller")
+                .containsPattern("PASS  config +flags valid; parts: tunnel, devices, lock-controller, webhook")
                 .containsPattern("PASS  ca-cert +.*ca\\.crt: 1 CA certificate")
                 .containsPattern("SKIP  agent-cert +no --agent-cert")
                 .containsPattern("PASS  token +.*JWT aud=\\[system:konnectivity-server\\] sub=system:serviceaccount:"
