@@ -2,6 +2,7 @@ package io.tenantgateway.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantgateway.agent.testing.CliRun;
 import io.tenantgateway.agent.webhook.WebhookSettings;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.testing.TestPki;
