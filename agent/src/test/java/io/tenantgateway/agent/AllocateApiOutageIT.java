@@ -10,12 +10,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.testing.AgentProcess;
 import io.tenantgateway.agent.testing.ApiOutage;
@@ -24,7 +19,6 @@ import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.deviceplugin.testing.KubeletStandIn;
 import io.tenantgateway.deviceplugin.testing.KubeletStandIn.ContainerRequest;
 import io.tenantgateway.hami.Annotations;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,11 +29,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -77,11 +69,8 @@ class AllocateApiOutageIT {
 
     @BeforeEach
     void start() throws Exception {
-        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-        outage.delegate = new KubernetesMixedDispatcher(responses);
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, outage, false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
-        client = server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        server = outage.serve();
+        client = ApiOutage.clientWithoutRetries(server);
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
         testbed = new TunnelTestbed(dir);
         cleanup.add(testbed);

@@ -17,7 +17,6 @@ import io.tenantgateway.agent.testing.WebhookHttps;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -83,10 +82,8 @@ class DeviceConfigAndHamiWebhookIT {
                 .resource(hamiWebhook(AgentCommand.DEFAULT_WEBHOOK_CONFIG_NAME)).create();
 
         testbed = new TunnelTestbed(dir);
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.addAll(List.of("--webhook-tls-cert=" + testbed.files.serverCert(),
-                "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",
-                "--kubeconfig=" + MockApiKubeconfig.write(dir, client)));
+        List<String> args = testbed.webhookArgs(0);
+        args.add("--kubeconfig=" + MockApiKubeconfig.write(dir, client));
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
         agent.start();
         int port = agent.webhook().orElseThrow().port();

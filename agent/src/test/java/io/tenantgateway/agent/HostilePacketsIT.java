@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * One bad DIAL_REQ costs one dial, never the stream (issue 24): zone ids that overflow an int and an address that is
- * not UTF-8 get their DIAL_RSP error, while a 64 MiB download on the same stream completes intact.
+ * not UTF-8 get their DIAL_RSP error, while a 64 MiB download on the same stream completes intact; so does an
+ * address of three million characters.
  */
 @Timeout(90)
 class HostilePacketsIT extends HostileServerTestBase {
@@ -26,11 +27,16 @@ class HostilePacketsIT extends HostileServerTestBase {
     @AutoClose
     private DownloadTarget download;
 
+    /** Starts the agent and, through tunnel 1, a download of {@code size} bytes from {@code seed}. */
+    private HostileServer.Received startWithDownload(long size, long seed) throws Exception {
+        start();
+        download = new DownloadTarget(size, 1);
+        return startDownload(download, 1, seed);
+    }
+
     @Test
     void badAddressesGetDialErrorsWhileADownloadOnTheSameStreamCompletes() throws Exception {
-        start();
-        download = new DownloadTarget(SIZE, 1);
-        HostileServer.Received received = startDownload(download, 1, SEED);
+        HostileServer.Received received = startWithDownload(SIZE, SEED);
         await().atMost(Duration.ofSeconds(20)).until(() -> received.bytes.get() > 0);
 
         // While the download runs: hosts whose zone index overflows an int, and an address that is not UTF-8.
@@ -63,6 +69,31 @@ class HostilePacketsIT extends HostileServerTestBase {
         System.out.printf("bad DIAL_REQs refused during a 64 MiB download; %s%n", memoryReport());
         assertThat(peakRss).as("RSS").isLessThan(RSS_LIMIT);
         assertThat(peakDirect).as("direct buffers").isLessThanOrEqualTo(DIRECT_LIMIT);
+        assertCleanLog();
+    }
+
+    /**
+     * A red-team shape issue 24's tests did not cover: one DIAL_REQ whose address is 3,000,003 characters (a legal
+     * message: under the 4 MiB + 64 KiB limit). Its dial error echoed the address twice, a 6 MB DIAL_RSP that never
+     * went out, and the stream stalled behind it: no answer to it or to any later DIAL_REQ, a concurrent download
+     * stopped. Now it gets a short DIAL_RSP error at once and the stream carries on.
+     */
+    @Test
+    void aDialRequestWithAThreeMegabyteAddressGetsAShortErrorAndTheStreamCarriesOn() throws Exception {
+        long size = 16 * MIB;
+        long seed = 0x5EED_2025L;
+        HostileServer.Received received = startWithDownload(size, seed);
+
+        server.send(Packets.dialRequest("a".repeat(3_000_000) + ":80", 77));
+        Packet refused = server.dialResponse(77).get(20, TimeUnit.SECONDS);
+        assertThat(refused.getDialResponse().getError()).startsWith("dial tcp aaaa")
+                .endsWith("…: address is 3000003 characters long (expected: host:port, at most 1024)")
+                .hasSizeLessThan(200);
+        // A later dial on the same stream is answered, and the download completes.
+        assertThat(server.dial(download.hostPort(), 2)).isPositive();
+        awaitDownload(received, size, seed);
+        assertThat(value(metrics(), "tenant_gateway_tunnel_malformed_packets_total", "reason=\"address_too_long\""))
+                .isEqualTo(1.0);
         assertCleanLog();
     }
 

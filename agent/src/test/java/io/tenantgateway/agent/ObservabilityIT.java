@@ -83,11 +83,10 @@ class ObservabilityIT {
                 .addToLabels("k8s-app", "konnectivity-server").endMetadata().withNewSpec().withHolderIdentity("kas-0")
                 .withLeaseDurationSeconds(3600).withRenewTime(ZonedDateTime.now())
                 .endSpec().build()).create();
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        List<String> args = testbed.webhookArgs(0);
         args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock",
-                "--mock-gpus=L4-24GB:2", "--handshake-interval=2s", "--webhook-tls-cert=" + testbed.files.serverCert(),
-                "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",
+                "--mock-gpus=L4-24GB:2", "--handshake-interval=2s",
                 "--kubeconfig=" + MockApiKubeconfig.write(dir, client), "--pod-field-selector=false",
                 "--count-server-leases", "--enable-profiling", "--enable-contention-profiling"));
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());

@@ -340,6 +340,14 @@ class OwnNodePolicyCelTest {
     /** A token with no extra at all (not bound to a pod). */
     private static final List<String> NO_EXTRA = List.of("(no extra)");
 
+    /** The start of an AdmissionRequest for the core/v1 {@code kind} ({@code resource}) named as {@code object} is. */
+    static Map<String, Object> coreRequest(String uid, String kind, String resource, Map<String, Object> object) {
+        Map<String, Object> kindField = Map.of("group", "", "version", "v1", "kind", kind);
+        Map<String, Object> resourceField = Map.of("group", "", "version", "v1", "resource", resource);
+        return new LinkedHashMap<>(Map.of("uid", uid, "kind", kindField, "resource", resourceField, "requestKind",
+                kindField, "requestResource", resourceField, "name", ((Map<?, ?>) object.get("metadata")).get("name")));
+    }
+
     /**
      * An UPDATE (a PATCH, as admission sees it) of {@code node} by {@code user} whose token names {@code tokenNode}
      * (or {@link #NO_NODE_NAME}, {@link #NO_EXTRA}).
@@ -362,19 +370,11 @@ class OwnNodePolicyCelTest {
             }
             userInfo.put("extra", extra);
         }
-        Map<String, Object> kind = Map.of("group", "", "version", "v1", "kind", "Node");
-        Map<String, Object> resource = Map.of("group", "", "version", "v1", "resource", "nodes");
-        Map<String, Object> request = new LinkedHashMap<>();
-        request.put("uid", "7d3f0c2e-0000-4000-8000-000000000004");
-        request.put("kind", kind);
-        request.put("resource", resource);
-        request.put("requestKind", kind);
-        request.put("requestResource", resource);
+        Map<String, Object> request = coreRequest("7d3f0c2e-0000-4000-8000-000000000004", "Node", "nodes", newNode);
         if (subResource != null) {
             request.put("subResource", subResource);
             request.put("requestSubResource", subResource);
         }
-        request.put("name", ((Map<?, ?>) newNode.get("metadata")).get("name"));
         request.put("operation", "UPDATE");
         request.put("userInfo", userInfo);
         request.put("dryRun", false);

@@ -52,15 +52,8 @@ class WebhookTlsSecretPolicyCelTest {
     }
 
     static AdmissionRequest write(String operation, String user, Map<String, Object> secret) {
-        Map<String, Object> kind = Map.of("group", "", "version", "v1", "kind", "Secret");
-        Map<String, Object> resource = Map.of("group", "", "version", "v1", "resource", "secrets");
-        Map<String, Object> request = new LinkedHashMap<>();
-        request.put("uid", "7d3f0c2e-0000-4000-8000-000000000005");
-        request.put("kind", kind);
-        request.put("resource", resource);
-        request.put("requestKind", kind);
-        request.put("requestResource", resource);
-        request.put("name", ((Map<?, ?>) secret.get("metadata")).get("name"));
+        Map<String, Object> request = OwnNodePolicyCelTest.coreRequest("7d3f0c2e-0000-4000-8000-000000000005", "Secret",
+                "secrets", secret);
         request.put("namespace", "kube-system");
         request.put("operation", operation);
         request.put("userInfo", Map.of("username", user, "uid", "u", "groups", List.of("system:serviceaccounts",

@@ -69,27 +69,16 @@ public final class Pem {
 
     /** Parses every CERTIFICATE block; other blocks are an error (a key in a cert file is a common mix-up). */
     public static List<X509Certificate> parseCertificates(String pem, Path source) {
-        requireNonNull(pem, "pem");
         List<X509Certificate> certificates = new ArrayList<>();
         JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
-        try (PEMParser parser = new PEMParser(new StringReader(pem))) {
-            Object object;
-            while ((object = parser.readObject()) != null) {
-                if (object instanceof X509CertificateHolder holder) {
-                    certificates.add(converter.getCertificate(holder));
-                } else {
-                    throw new CertificateFileException(source, "found " + describe(object)
-                            + " where a certificate was expected (expected: -----BEGIN CERTIFICATE----- blocks)");
-                }
+        readBlocks(pem, source, "-----BEGIN CERTIFICATE----- blocks", object -> {
+            if (object instanceof X509CertificateHolder holder) {
+                certificates.add(converter.getCertificate(holder));
+            } else {
+                throw new CertificateFileException(source, "found " + describe(object)
+                        + " where a certificate was expected (expected: -----BEGIN CERTIFICATE----- blocks)");
             }
-        } catch (CertificateFileException e) {
-            throw e; // ours, thrown above: an IllegalArgumentException too, not a parser failure
-        } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-            throw new CertificateFileException(source, "malformed PEM (" + e.getMessage()
-                    + "); expected -----BEGIN CERTIFICATE----- blocks", e);
-        } catch (CertificateException e) {
-            throw new CertificateFileException(source, "invalid certificate: " + e.getMessage(), e);
-        }
+        });
         if (certificates.isEmpty()) {
             throw new CertificateFileException(source,
                     "no certificate found (expected: a PEM file with -----BEGIN CERTIFICATE-----)");
@@ -99,46 +88,63 @@ public final class Pem {
 
     /** Parses exactly one private key: PKCS#8, PKCS#1 RSA or SEC1 EC (an EC PARAMETERS block before it is fine). */
     public static PrivateKey parsePrivateKey(String pem, Path source) {
-        requireNonNull(pem, "pem");
         JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
-        PrivateKey key = null;
-        try (PEMParser parser = new PEMParser(new StringReader(pem))) {
-            Object object;
-            while ((object = parser.readObject()) != null) {
-                if (object instanceof ASN1ObjectIdentifier || object instanceof X9ECParameters) {
-                    continue; // "EC PARAMETERS" emitted by `openssl ecparam -genkey`
-                }
-                if (object instanceof PKCS8EncryptedPrivateKeyInfo || object instanceof PEMEncryptedKeyPair) {
-                    throw new CertificateFileException(source, DECRYPT_HINT);
-                }
-                if (key != null) {
-                    throw new CertificateFileException(source,
-                            "more than one private key (expected: exactly one key per file)");
-                }
-                if (object instanceof PrivateKeyInfo info) {
-                    key = converter.getPrivateKey(info);
-                } else if (object instanceof PEMKeyPair pair) {
-                    key = converter.getKeyPair(pair).getPrivate();
-                } else {
-                    throw new CertificateFileException(source, "found " + describe(object)
-                            + " where a private key was expected (expected: -----BEGIN PRIVATE KEY-----,"
-                            + " RSA PRIVATE KEY or EC PRIVATE KEY)");
-                }
+        List<PrivateKey> keys = new ArrayList<>(1);
+        readBlocks(pem, source, "-----BEGIN PRIVATE KEY-----", object -> {
+            if (object instanceof ASN1ObjectIdentifier || object instanceof X9ECParameters) {
+                return; // "EC PARAMETERS" emitted by `openssl ecparam -genkey`
             }
-        } catch (CertificateFileException e) {
-            throw e; // ours, thrown above: an IllegalArgumentException too, not a parser failure
-        } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-            throw new CertificateFileException(source, "malformed PEM (" + e.getMessage()
-                    + "); expected -----BEGIN PRIVATE KEY-----", e);
-        }
-        if (key == null) {
+            if (object instanceof PKCS8EncryptedPrivateKeyInfo || object instanceof PEMEncryptedKeyPair) {
+                throw new CertificateFileException(source, DECRYPT_HINT);
+            }
+            if (!keys.isEmpty()) {
+                throw new CertificateFileException(source,
+                        "more than one private key (expected: exactly one key per file)");
+            }
+            if (object instanceof PrivateKeyInfo info) {
+                keys.add(converter.getPrivateKey(info));
+            } else if (object instanceof PEMKeyPair pair) {
+                keys.add(converter.getKeyPair(pair).getPrivate());
+            } else {
+                throw new CertificateFileException(source, "found " + describe(object)
+                        + " where a private key was expected (expected: -----BEGIN PRIVATE KEY-----,"
+                        + " RSA PRIVATE KEY or EC PRIVATE KEY)");
+            }
+        });
+        if (keys.isEmpty()) {
             if (pem.contains("ENCRYPTED")) {
                 throw new CertificateFileException(source, DECRYPT_HINT);
             }
             throw new CertificateFileException(source,
                     "no private key found (expected: a PEM file with -----BEGIN PRIVATE KEY-----)");
         }
-        return key;
+        return keys.get(0);
+    }
+
+    /** What a parse does with each PEM block it reads; a {@link CertificateFileException} it throws is the answer. */
+    private interface BlockReader {
+        void read(Object block) throws IOException, CertificateException;
+    }
+
+    /**
+     * Hands every PEM block of {@code pem} to {@code reader}; a parser failure is a {@link CertificateFileException}
+     * saying "malformed PEM", with what was {@code expected}.
+     */
+    private static void readBlocks(String pem, Path source, String expected, BlockReader reader) {
+        requireNonNull(pem, "pem");
+        try (PEMParser parser = new PEMParser(new StringReader(pem))) {
+            Object object;
+            while ((object = parser.readObject()) != null) {
+                reader.read(object);
+            }
+        } catch (CertificateFileException e) {
+            throw e; // the reader's own answer: an IllegalArgumentException too, not a parser failure
+        } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+            throw new CertificateFileException(source, "malformed PEM (" + e.getMessage() + "); expected " + expected,
+                    e);
+        } catch (CertificateException e) {
+            throw new CertificateFileException(source, "invalid certificate: " + e.getMessage(), e);
+        }
     }
 
     public static String encodeCertificates(List<X509Certificate> certificates) {

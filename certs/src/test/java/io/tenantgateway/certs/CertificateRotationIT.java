@@ -26,34 +26,55 @@ class CertificateRotationIT {
         return Map.of("tls.crt", identity.certificatePem(), "tls.key", identity.privateKeyPem(), "ca.crt", trust.pem());
     }
 
+    /** A TLS server on material reloaded from a secret volume (watched, polled every 30 s), and a client for it. */
+    private static final class ServedVolume implements AutoCloseable {
+        final SecretVolume volume;
+        final ReloadingTlsMaterial material;
+        final TlsEchoServer server;
+        private final SslContext clientContext;
+
+        ServedVolume(Path dir, TestPki pki) throws Exception {
+            volume = new SecretVolume(dir, secret(pki.server(), pki.trust()));
+            clientContext = TlsContexts.client(pki.trustOnlyMaterial(), CLOCK);
+            material = ReloadingTlsMaterial.load(TlsFiles.identityAndTrust(volume.file("tls.crt"),
+                    volume.file("tls.key"), volume.file("ca.crt")), Duration.ofSeconds(30));
+            server = new TlsEchoServer(TlsContexts.server(material, ClientAuthMode.NONE, CLOCK));
+            material.start();
+        }
+
+        TlsEchoServer.Client connect() throws InterruptedException {
+            return server.connect(clientContext, "localhost");
+        }
+
+        @Override
+        public void close() {
+            try (material) {
+                server.close();
+            }
+        }
+    }
+
     @Test
     void newHandshakesSeeTheNewCertificateWhileOpenConnectionsKeepWorking() throws Exception {
         TestPki pki = TestPki.create("rotate");
         CertBundle first = pki.server();
-        SecretVolume volume = new SecretVolume(dir, secret(first, pki.trust()));
-        TlsFiles files = TlsFiles.identityAndTrust(volume.file("tls.crt"), volume.file("tls.key"),
-                volume.file("ca.crt"));
-        SslContext clientContext = TlsContexts.client(pki.trustOnlyMaterial(), CLOCK);
-
-        try (ReloadingTlsMaterial material = ReloadingTlsMaterial.load(files, Duration.ofSeconds(30));
-                TlsEchoServer server = new TlsEchoServer(TlsContexts.server(material, ClientAuthMode.NONE, CLOCK))) {
-            material.start();
-            TlsEchoServer.Client before = server.connect(clientContext, "localhost");
+        try (ServedVolume served = new ServedVolume(dir, pki)) {
+            TlsEchoServer.Client before = served.connect();
             assertThat(before.echo("before")).isEqualTo("before");
             assertThat(before.peerCertificate()).isEqualTo(first.leaf());
 
             CertBundle second = pki.ca().issue(CertificateRequest.server("rotate-server-2").dnsNames("localhost")
                     .build());
-            volume.update(secret(second, pki.trust()));
+            served.volume.update(secret(second, pki.trust()));
 
             // The poll interval is 30 s: seeing the new certificate sooner proves the directory watch fired.
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                try (TlsEchoServer.Client after = server.connect(clientContext, "localhost")) {
+                try (TlsEchoServer.Client after = served.connect()) {
                     assertThat(after.handshake.isSuccess()).isTrue();
                     assertThat(after.peerCertificate()).isEqualTo(second.leaf());
                 }
             });
-            assertThat(material.current().generation()).isEqualTo(2);
+            assertThat(served.material.current().generation()).isEqualTo(2);
 
             // The connection opened before the swap is untouched.
             assertThat(before.echo("still open")).isEqualTo("still open");
@@ -65,14 +86,9 @@ class CertificateRotationIT {
     @Test
     void brokenUpdateKeepsTheCurrentMaterialAndNamesTheFile() throws Exception {
         TestPki pki = TestPki.create("broken");
-        SecretVolume volume = new SecretVolume(dir, secret(pki.server(), pki.trust()));
-        TlsFiles files = TlsFiles.identityAndTrust(volume.file("tls.crt"), volume.file("tls.key"),
-                volume.file("ca.crt"));
-        SslContext clientContext = TlsContexts.client(pki.trustOnlyMaterial(), CLOCK);
-
-        try (ReloadingTlsMaterial material = ReloadingTlsMaterial.load(files, Duration.ofSeconds(30));
-                TlsEchoServer server = new TlsEchoServer(TlsContexts.server(material, ClientAuthMode.NONE, CLOCK))) {
-            material.start();
+        try (ServedVolume served = new ServedVolume(dir, pki)) {
+            SecretVolume volume = served.volume;
+            ReloadingTlsMaterial material = served.material;
             // A key that belongs to another certificate.
             volume.update(Map.of("tls.crt", pki.server().certificatePem(), "tls.key", pki.client().privateKeyPem(),
                     "ca.crt", pki.trust().pem()));
@@ -81,7 +97,7 @@ class CertificateRotationIT {
                     .isEqualTo(volume.file("tls.key") + ": private key does not match certificate CN=broken-server in "
                             + volume.file("tls.crt") + " (expected: the key the certificate was issued for)"));
             assertThat(material.current().generation()).isEqualTo(1);
-            try (TlsEchoServer.Client client = server.connect(clientContext, "localhost")) {
+            try (TlsEchoServer.Client client = served.connect()) {
                 X509Certificate presented = client.peerCertificate();
                 assertThat(presented).isEqualTo(pki.server().leaf());
                 assertThat(client.echo("ok")).isEqualTo("ok");

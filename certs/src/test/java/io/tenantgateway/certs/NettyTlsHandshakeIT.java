@@ -37,6 +37,16 @@ class NettyTlsHandshakeIT {
         return TlsFailures.describe(client.handshake.cause());
     }
 
+    /** What a server that requires a client certificate says about a client presenting {@code clientMaterial}. */
+    private String serverFailure(TlsMaterial clientMaterial) throws Exception {
+        start(pki.serverMaterial(), ClientAuthMode.REQUIRE);
+        try (TlsEchoServer.Client client = server.connect(TlsContexts.client(clientMaterial, CLOCK), "localhost")) {
+            Throwable serverSide = server.serverHandshakeFailures.poll(10, TimeUnit.SECONDS);
+            assertThat(serverSide).as("server saw a failed handshake").isNotNull();
+            return TlsFailures.describe(serverSide);
+        }
+    }
+
     @Test
     void validServerCertificateHandshakesAndEchoes() throws Exception {
         start(pki.serverMaterial(), ClientAuthMode.NONE);
@@ -112,26 +122,17 @@ class NettyTlsHandshakeIT {
 
     @Test
     void clientCertificateFromAnotherCaIsRejectedByTheServer() throws Exception {
-        start(pki.serverMaterial(), ClientAuthMode.REQUIRE);
         TestPki other = TestPki.create("rogue");
-        TlsMaterial rogueClient = TlsMaterial.of(other.client(), pki.trust());
-        try (TlsEchoServer.Client client = server.connect(TlsContexts.client(rogueClient, CLOCK), "localhost")) {
-            Throwable serverSide = server.serverHandshakeFailures.poll(10, TimeUnit.SECONDS);
-            assertThat(TlsFailures.describe(serverSide)).isEqualTo("client certificate 'CN=rogue-client,"
-                    + "O=system:masters' issued by CN=rogue-ca is not signed by a trusted CA (trusted: [CN=tls-ca])");
-        }
+        assertThat(serverFailure(TlsMaterial.of(other.client(), pki.trust()))).isEqualTo("client certificate"
+                + " 'CN=rogue-client,O=system:masters' issued by CN=rogue-ca is not signed by a trusted CA (trusted:"
+                + " [CN=tls-ca])");
     }
 
     @Test
     void serverCertificateUsedAsClientCertificateIsRejectedForItsUsage() throws Exception {
-        start(pki.serverMaterial(), ClientAuthMode.REQUIRE);
         // A serverAuth-only certificate presented as a client certificate.
-        TlsMaterial wrongUsage = TlsMaterial.of(pki.server(), pki.trust());
-        try (TlsEchoServer.Client client = server.connect(TlsContexts.client(wrongUsage, CLOCK), "localhost")) {
-            Throwable serverSide = server.serverHandshakeFailures.poll(10, TimeUnit.SECONDS);
-            assertThat(TlsFailures.describe(serverSide)).isEqualTo("client certificate 'CN=tls-server' is not valid"
-                    + " for clientAuth (its extendedKeyUsage: [1.3.6.1.5.5.7.3.1])");
-        }
+        assertThat(serverFailure(TlsMaterial.of(pki.server(), pki.trust()))).isEqualTo("client certificate"
+                + " 'CN=tls-server' is not valid for clientAuth (its extendedKeyUsage: [1.3.6.1.5.5.7.3.1])");
     }
 
     @Test

@@ -3,6 +3,10 @@ package io.tenantgateway.webhook;
 import static io.tenantgateway.webhook.Pods.container;
 import static io.tenantgateway.webhook.Pods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU;
+import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU_CORES;
+import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU_MEMORY;
+import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.webhook.AdmissionClient.Admission;
@@ -29,11 +33,6 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HamiAdmissionIT {
-    static final String GPU = "nvidia.com/gpu";
-    static final String GPUMEM = "nvidia.com/gpumem";
-    static final String GPUMEM_PERCENTAGE = "nvidia.com/gpumem-percentage";
-    static final String GPUCORES = "nvidia.com/gpucores";
-
     static WebhookFixture fixture;
     static InMemoryQuotaLookup quota = new InMemoryQuotaLookup();
     static int v210;
@@ -46,7 +45,7 @@ class HamiAdmissionIT {
     @BeforeAll
     static void startServers() {
         fixture = new WebhookFixture();
-        quota.put("team-quota", GPUMEM, 4000, 2000).put("team-quota", GPUCORES, 100, 50);
+        quota.put("team-quota", NVIDIA_GPU_MEMORY, 4000, 2000).put("team-quota", NVIDIA_GPU_CORES, 100, 50);
         v210 = fixture.start(WebhookFixture.loopback().build(), DeviceConfig.defaults(), quota,
                 new PrometheusRegistry()).port();
         v29 = fixture.start(WebhookFixture.loopback().policy(PolicyConfig.defaults().withCompat(HamiCompat.V2_9))
@@ -118,8 +117,8 @@ class HamiAdmissionIT {
             assertThat(admission.allowed()).isTrue();
             JsonNode patched = admission.patchedPod();
             assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
-            assertThat(limits(patched, 0).path(GPU).asString()).isEqualTo("1");
-            assertThat(limits(patched, 0).path(GPUCORES).asString()).isEqualTo("100");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU).asString()).isEqualTo("1");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
             assertThat(env(patched, 0)).isEmpty();
             // JSON pointer escaping of the resource name's slash (RFC 6901).
             assertThat(admission.patch().toString()).contains("nvidia.com~1gpucores");
@@ -140,62 +139,62 @@ class HamiAdmissionIT {
 
         @Test
         void memoryOnlyGetsDefaultGpuCountButKeepsSharedCores() {
-            JsonNode patched = admit(v210, pod("share").container(container("main").limit(GPUMEM, "3000")).build())
-                    .patchedPod();
+            JsonNode patched = admit(v210, pod("share").container(container("main").limit(NVIDIA_GPU_MEMORY, "3000"))
+                    .build()).patchedPod();
 
-            assertThat(limits(patched, 0).path(GPU).asString()).isEqualTo("1");
-            assertThat(limits(patched, 0).path(GPUMEM).asString()).isEqualTo("3000");
-            assertThat(limits(patched, 0).has(GPUCORES)).as("memory is shared, cores stay unset").isFalse();
+            assertThat(limits(patched, 0).path(NVIDIA_GPU).asString()).isEqualTo("1");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU_MEMORY).asString()).isEqualTo("3000");
+            assertThat(limits(patched, 0).has(NVIDIA_GPU_CORES)).as("memory is shared, cores stay unset").isFalse();
             assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
         }
 
         @Test
         void coresOnlyGetsDefaultGpuCount() {
-            JsonNode patched = admit(v210, pod("cores").container(container("main").limit(GPUCORES, "30")).build())
-                    .patchedPod();
+            JsonNode patched = admit(v210, pod("cores").container(container("main").limit(NVIDIA_GPU_CORES, "30"))
+                    .build()).patchedPod();
 
-            assertThat(limits(patched, 0).path(GPU).asString()).isEqualTo("1");
-            assertThat(limits(patched, 0).path(GPUCORES).asString()).isEqualTo("30");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU).asString()).isEqualTo("1");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU_CORES).asString()).isEqualTo("30");
         }
 
         @Test
         void percentageOnlyGetsDefaultGpuCountAndExclusiveCores() {
             JsonNode patched = admit(v210, pod("pct-only").container(container("main")
-                    .limit(GPUMEM_PERCENTAGE, "100")).build()).patchedPod();
+                    .limit(NVIDIA_GPU_MEMORY_PERCENTAGE, "100")).build()).patchedPod();
 
-            assertThat(limits(patched, 0).path(GPU).asString()).isEqualTo("1");
-            assertThat(limits(patched, 0).path(GPUCORES).asString()).isEqualTo("100");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU).asString()).isEqualTo("1");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
             assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
         }
 
         @Test
         void hundredPercentMemoryIsExclusiveAndGetsAllCores() {
             JsonNode patched = admit(v210, pod("full").container(container("main").gpu("1")
-                    .limit(GPUMEM_PERCENTAGE, "100")).build()).patchedPod();
+                    .limit(NVIDIA_GPU_MEMORY_PERCENTAGE, "100")).build()).patchedPod();
 
-            assertThat(limits(patched, 0).path(GPUCORES).asString()).isEqualTo("100");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
         }
 
         @Test
         void partialMemoryPercentageKeepsCoresUnset() {
             JsonNode patched = admit(v210, pod("half").container(container("main").gpu("1")
-                    .limit(GPUMEM_PERCENTAGE, "50")).build()).patchedPod();
+                    .limit(NVIDIA_GPU_MEMORY_PERCENTAGE, "50")).build()).patchedPod();
 
-            assertThat(limits(patched, 0).has(GPUCORES)).isFalse();
+            assertThat(limits(patched, 0).has(NVIDIA_GPU_CORES)).isFalse();
             assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
         }
 
         @Test
         void fullySpecifiedRequestOnlyGetsTheScheduler() {
             Admission admission = admit(v210, pod("explicit").container(container("main").gpu("2")
-                    .limit(GPUMEM, "4000").limit(GPUCORES, "50")).build());
+                    .limit(NVIDIA_GPU_MEMORY, "4000").limit(NVIDIA_GPU_CORES, "50")).build());
 
             ArrayNode patch = admission.patch();
             assertThat(patch).hasSize(1);
             assertThat(patch.get(0).path("path").asString()).isEqualTo("/spec/schedulerName");
             JsonNode patched = admission.patchedPod();
-            assertThat(limits(patched, 0).path(GPU).asString()).isEqualTo("2");
-            assertThat(limits(patched, 0).path(GPUCORES).asString()).isEqualTo("50");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU).asString()).isEqualTo("2");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU_CORES).asString()).isEqualTo("50");
         }
 
         @Test
@@ -246,7 +245,7 @@ class HamiAdmissionIT {
             JsonNode patched = admit(v210, pod("ours").schedulerName("hami-scheduler")
                     .container(container("main").gpu("1")).build()).patchedPod();
 
-            assertThat(limits(patched, 0).path(GPUCORES).asString()).isEqualTo("100");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
             assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
         }
 
@@ -289,14 +288,14 @@ class HamiAdmissionIT {
             JsonNode patched = admit(v210, pod("init").initContainer(container("warmup").gpu("1"))
                     .container(container("main").limit("cpu", "1")).build()).patchedPod();
 
-            assertThat(limits(patched, "initContainers", 0).path(GPUCORES).asString()).isEqualTo("100");
+            assertThat(limits(patched, "initContainers", 0).path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
             assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
         }
 
         @Test
         void memoryPercentageAboveHundredIsAnError() {
             Admission admission = admit(v210, pod("pct").container(container("main").gpu("1")
-                    .limit(GPUMEM_PERCENTAGE, "150")).build());
+                    .limit(NVIDIA_GPU_MEMORY_PERCENTAGE, "150")).build());
 
             assertThat(admission.allowed()).isFalse();
             assertThat(admission.code()).isEqualTo(500);
@@ -308,7 +307,7 @@ class HamiAdmissionIT {
         @Test
         void negativeMemoryPercentageInAnInitContainerIsAnError() {
             Admission admission = admit(v210, pod("pct").initContainer(container("prep").gpu("1")
-                    .limit(GPUMEM_PERCENTAGE, "-5")).container(container("main").gpu("1")).build());
+                    .limit(NVIDIA_GPU_MEMORY_PERCENTAGE, "-5")).container(container("main").gpu("1")).build());
 
             assertThat(admission.code()).isEqualTo(500);
             assertThat(admission.message()).isEqualTo("invalid nvidia.com/gpumem-percentage value -5 in container"
@@ -318,15 +317,16 @@ class HamiAdmissionIT {
         @Test
         void quotaExceededByMemoryIsDenied() {
             assertDenied(admit(v210, pod("big").namespace("team-quota").container(container("main")
-                    .limit(GPUMEM, "3000").limit(GPUCORES, "10")).build()), "exceeding resource quota");
+                    .limit(NVIDIA_GPU_MEMORY, "3000").limit(NVIDIA_GPU_CORES, "10")).build()),
+                    "exceeding resource quota");
         }
 
         @Test
         void requestWithinQuotaIsAllowed() {
             JsonNode patched = admit(v210, pod("small").namespace("team-quota").container(container("main")
-                    .limit(GPUMEM, "2000").limit(GPUCORES, "50")).build()).patchedPod();
+                    .limit(NVIDIA_GPU_MEMORY, "2000").limit(NVIDIA_GPU_CORES, "50")).build()).patchedPod();
 
-            assertThat(limits(patched, 0).path(GPU).asString()).isEqualTo("1");
+            assertThat(limits(patched, 0).path(NVIDIA_GPU).asString()).isEqualTo("1");
         }
 
         @Test
@@ -338,9 +338,9 @@ class HamiAdmissionIT {
 
         @Test
         void quotaCountsMemoryPerGpuTimesGpuCount() {
-            // 2 GPUs x 1500 MiB = 3000 > 4000 - 2000: denied in v2.10 (v2.9 ignores multi-GPU containers).
+            // 2 GPUs x 1500 MiB = 3000 > 4000 - 2000: denied in v2.10 (v2.9 ignores multi-NVIDIA_GPU containers).
             ObjectNode original = pod("two").namespace("team-quota").container(container("main").gpu("2")
-                    .limit(GPUMEM, "1500").limit(GPUCORES, "10")).build();
+                    .limit(NVIDIA_GPU_MEMORY, "1500").limit(NVIDIA_GPU_CORES, "10")).build();
             assertDenied(admit(v210, original), "exceeding resource quota");
             assertThat(admit(v29, original).allowed()).isTrue();
         }
@@ -367,7 +367,7 @@ class HamiAdmissionIT {
         @Test
         void withoutDefaultGpuCountMemoryAloneIsNotAGpuRequest() {
             assertAllowedUnchanged(admit(noDefaultGpuNum, pod("mem").container(container("main")
-                    .limit(GPUMEM, "3000")).build()));
+                    .limit(NVIDIA_GPU_MEMORY, "3000")).build()));
         }
 
         @Test
@@ -426,8 +426,8 @@ class HamiAdmissionIT {
             JsonNode patched = admit(v29, pod("mixed").container(container("priv").gpu("1").privileged())
                     .container(container("main").gpu("1")).build()).patchedPod();
 
-            assertThat(limits(patched, 0).has(GPUCORES)).as("privileged container untouched").isFalse();
-            assertThat(limits(patched, 1).path(GPUCORES).asString()).isEqualTo("100");
+            assertThat(limits(patched, 0).has(NVIDIA_GPU_CORES)).as("privileged container untouched").isFalse();
+            assertThat(limits(patched, 1).path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
             assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
         }
 
@@ -440,27 +440,28 @@ class HamiAdmissionIT {
         @Test
         void memoryPercentageIsNotValidated() {
             Admission admission = admit(v29, pod("pct").container(container("main").gpu("1")
-                    .limit(GPUMEM_PERCENTAGE, "150")).build());
+                    .limit(NVIDIA_GPU_MEMORY_PERCENTAGE, "150")).build());
 
             JsonNode patched = admission.patchedPod();
             assertThat(admission.allowed()).isTrue();
-            assertThat(limits(patched, 0).has(GPUCORES)).isFalse();
+            assertThat(limits(patched, 0).has(NVIDIA_GPU_CORES)).isFalse();
             assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
         }
 
         @Test
         void v1beta1WorksInCompatModeToo() {
             Admission admission = fixture.client.admit(v29, Reviews.podCreate(Reviews.V1BETA1,
-                    pod("beta").container(container("main").limit(GPUMEM, "1024")).build()));
+                    pod("beta").container(container("main").limit(NVIDIA_GPU_MEMORY, "1024")).build()));
 
             assertThat(admission.answer().path("apiVersion").asString()).isEqualTo(Reviews.V1BETA1);
-            assertThat(limits(admission.patchedPod(), 0).path(GPU).asString()).isEqualTo("1");
+            assertThat(limits(admission.patchedPod(), 0).path(NVIDIA_GPU).asString()).isEqualTo("1");
         }
 
         @Test
         void quotaIsStillChecked() {
             assertDenied(admit(v29, pod("big").namespace("team-quota").container(container("main")
-                    .limit(GPUMEM, "3000").limit(GPUCORES, "10")).build()), "exceeding resource quota");
+                    .limit(NVIDIA_GPU_MEMORY, "3000").limit(NVIDIA_GPU_CORES, "10")).build()),
+                    "exceeding resource quota");
         }
     }
 }

@@ -3,6 +3,10 @@ package io.tenantgateway.webhook;
 import static io.tenantgateway.webhook.Pods.container;
 import static io.tenantgateway.webhook.Pods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU;
+import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU_CORES;
+import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU_MEMORY;
+import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.webhook.AdmissionClient.Admission;
@@ -39,11 +43,6 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HamiParityIT {
-    static final String GPU = "nvidia.com/gpu";
-    static final String GPUMEM = "nvidia.com/gpumem";
-    static final String GPUMEM_PERCENTAGE = "nvidia.com/gpumem-percentage";
-    static final String GPUCORES = "nvidia.com/gpucores";
-
     static WebhookFixture fixture;
     static final Map<HamiCompat, Integer> hamiScheduler = new EnumMap<>(HamiCompat.class);
     static final Map<HamiCompat, Integer> unsetScheduler = new EnumMap<>(HamiCompat.class);
@@ -51,7 +50,7 @@ class HamiParityIT {
     @BeforeAll
     static void startServers() {
         fixture = new WebhookFixture();
-        InMemoryQuotaLookup quota = new InMemoryQuotaLookup().put("team-quota", GPUMEM, 4000, 2000);
+        InMemoryQuotaLookup quota = new InMemoryQuotaLookup().put("team-quota", NVIDIA_GPU_MEMORY, 4000, 2000);
         for (HamiCompat compat : HamiCompat.values()) {
             hamiScheduler.put(compat, fixture.start(WebhookFixture.loopback()
                     .policy(PolicyConfig.defaults().withCompat(compat)).build(), DeviceConfig.defaults(), quota,
@@ -80,23 +79,23 @@ class HamiParityIT {
         assertThat(admission.patch()).as("no patch").isNull();
     }
 
-    // ---- 1. GPU resources declared under requests only ----------------------------------------------------
+    // ---- 1. NVIDIA_GPU resources declared under requests only ----------------------------------------------------
 
     @ParameterizedTest
     @EnumSource(HamiCompat.class)
     void requestsOnlyGpuGetsExclusiveCoresInLimitsAndOurScheduler(HamiCompat compat) {
         Admission admission = admit(hamiScheduler.get(compat), pod("req").container(container("main")
-                .request(GPU, "1")).build());
+                .request(NVIDIA_GPU, "1")).build());
 
         assertThat(admission.allowed()).isTrue();
         JsonNode patched = admission.patchedPod();
         assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
         assertThat(resources(patched, 0).path("limits").properties()).as("limits created with the cores only")
-                .extracting(Map.Entry::getKey).containsExactly(GPUCORES);
-        assertThat(resources(patched, 0).path("limits").path(GPUCORES).asString()).isEqualTo("100");
-        assertThat(resources(patched, 0).path("requests").path(GPU).asString()).as("requests untouched")
+                .extracting(Map.Entry::getKey).containsExactly(NVIDIA_GPU_CORES);
+        assertThat(resources(patched, 0).path("limits").path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
+        assertThat(resources(patched, 0).path("requests").path(NVIDIA_GPU).asString()).as("requests untouched")
                 .isEqualTo("1");
-        assertThat(resources(patched, 0).path("limits").has(GPU)).as("the count is not copied to limits")
+        assertThat(resources(patched, 0).path("limits").has(NVIDIA_GPU)).as("the count is not copied to limits")
                 .isFalse();
     }
 
@@ -104,9 +103,9 @@ class HamiParityIT {
     @EnumSource(HamiCompat.class)
     void requestsOnlyFullMemoryPercentageIsExclusiveToo(HamiCompat compat) {
         JsonNode patched = admit(hamiScheduler.get(compat), pod("pct").container(container("main")
-                .request(GPU, "1").request(GPUMEM_PERCENTAGE, "100")).build()).patchedPod();
+                .request(NVIDIA_GPU, "1").request(NVIDIA_GPU_MEMORY_PERCENTAGE, "100")).build()).patchedPod();
 
-        assertThat(resources(patched, 0).path("limits").path(GPUCORES).asString()).isEqualTo("100");
+        assertThat(resources(patched, 0).path("limits").path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
         assertThat(patched.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
     }
 
@@ -114,16 +113,16 @@ class HamiParityIT {
     @EnumSource(HamiCompat.class)
     void requestsOnlySharedGpuIsLeftAlone(HamiCompat compat) {
         int port = hamiScheduler.get(compat);
-        // Memory or cores under requests make the GPU shared (no exclusive cores), and without a count in limits
+        // Memory or cores under requests make the NVIDIA_GPU shared (no exclusive cores), and without a count in limits
         // HAMi finds no resource: no scheduler, no patch.
-        assertAllowedUnchanged(admit(port, pod("mem").container(container("main").request(GPU, "1")
-                .request(GPUMEM, "3000")).build()));
-        assertAllowedUnchanged(admit(port, pod("cores").container(container("main").request(GPU, "1")
-                .request(GPUCORES, "30")).build()));
-        assertAllowedUnchanged(admit(port, pod("half").container(container("main").request(GPU, "1")
-                .request(GPUMEM_PERCENTAGE, "50")).build()));
+        assertAllowedUnchanged(admit(port, pod("mem").container(container("main").request(NVIDIA_GPU, "1")
+                .request(NVIDIA_GPU_MEMORY, "3000")).build()));
+        assertAllowedUnchanged(admit(port, pod("cores").container(container("main").request(NVIDIA_GPU, "1")
+                .request(NVIDIA_GPU_CORES, "30")).build()));
+        assertAllowedUnchanged(admit(port, pod("half").container(container("main").request(NVIDIA_GPU, "1")
+                .request(NVIDIA_GPU_MEMORY_PERCENTAGE, "50")).build()));
         // A share under requests without any count: defaultGPUNum applies to limits only.
-        assertAllowedUnchanged(admit(port, pod("share").container(container("main").request(GPUMEM, "3000"))
+        assertAllowedUnchanged(admit(port, pod("share").container(container("main").request(NVIDIA_GPU_MEMORY, "3000"))
                 .build()));
     }
 
@@ -132,14 +131,15 @@ class HamiParityIT {
     void memoryOrCoresUnderRequestsCountNextToACountInLimits(HamiCompat compat) {
         int port = hamiScheduler.get(compat);
         JsonNode memory = admit(port, pod("mixed-mem").container(container("main").gpu("1")
-                .request(GPUMEM, "3000")).build()).patchedPod();
+                .request(NVIDIA_GPU_MEMORY, "3000")).build()).patchedPod();
         assertThat(memory.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
-        assertThat(resources(memory, 0).path("limits").has(GPUCORES)).as("memory in requests: not exclusive")
+        assertThat(resources(memory, 0).path("limits").has(NVIDIA_GPU_CORES)).as("memory in requests: not exclusive")
                 .isFalse();
 
         JsonNode cores = admit(port, pod("mixed-cores").container(container("main").gpu("1")
-                .request(GPUCORES, "30")).build()).patchedPod();
-        assertThat(resources(cores, 0).path("limits").has(GPUCORES)).as("cores in requests are given").isFalse();
+                .request(NVIDIA_GPU_CORES, "30")).build()).patchedPod();
+        assertThat(resources(cores, 0).path("limits").has(NVIDIA_GPU_CORES)).as("cores in requests are given")
+                .isFalse();
         assertThat(cores.path("spec").path("schedulerName").asString()).isEqualTo("hami-scheduler");
     }
 
@@ -147,7 +147,7 @@ class HamiParityIT {
     @EnumSource(HamiCompat.class)
     void memoryPercentageUnderRequestsIsValidatedInV210Only(HamiCompat compat) {
         Admission admission = admit(hamiScheduler.get(compat), pod("bad-pct").container(container("main")
-                .request(GPU, "1").request(GPUMEM_PERCENTAGE, "150")).build());
+                .request(NVIDIA_GPU, "1").request(NVIDIA_GPU_MEMORY_PERCENTAGE, "150")).build());
 
         if (compat == HamiCompat.V2_10) {
             assertThat(admission.allowed()).isFalse();
@@ -165,13 +165,13 @@ class HamiParityIT {
         // team-quota: limits.nvidia.com/gpumem 4000, 2000 used. HAMi checks the quota whether or not the pod was
         // mutated, reading each value from limits, else requests.
         Admission admission = admit(hamiScheduler.get(compat), pod("big").namespace("team-quota")
-                .container(container("main").request(GPU, "1").request(GPUMEM, "3000")).build());
+                .container(container("main").request(NVIDIA_GPU, "1").request(NVIDIA_GPU_MEMORY, "3000")).build());
 
         assertThat(admission.allowed()).isFalse();
         assertThat(admission.code()).isEqualTo(403);
         assertThat(admission.message()).isEqualTo("exceeding resource quota");
         assertAllowedUnchanged(admit(hamiScheduler.get(compat), pod("small").namespace("team-quota")
-                .container(container("main").request(GPU, "1").request(GPUMEM, "2000")).build()));
+                .container(container("main").request(NVIDIA_GPU, "1").request(NVIDIA_GPU_MEMORY, "2000")).build()));
     }
 
     // ---- 2. --scheduler-name="" -------------------------------------------------------------------------------
@@ -183,12 +183,12 @@ class HamiParityIT {
         JsonNode defaultScheduler = admit(port, pod("default").schedulerName("default-scheduler")
                 .container(container("main").gpu("1")).build()).patchedPod();
         assertThat(defaultScheduler.path("spec").path("schedulerName").asString()).isEqualTo("default-scheduler");
-        assertThat(resources(defaultScheduler, 0).path("limits").path(GPUCORES).asString()).isEqualTo("100");
+        assertThat(resources(defaultScheduler, 0).path("limits").path(NVIDIA_GPU_CORES).asString()).isEqualTo("100");
 
-        JsonNode noScheduler = admit(port, pod("none").container(container("main").limit(GPUMEM, "2000")).build())
-                .patchedPod();
+        JsonNode noScheduler = admit(port, pod("none").container(container("main").limit(NVIDIA_GPU_MEMORY, "2000"))
+                .build()).patchedPod();
         assertThat(noScheduler.path("spec").has("schedulerName")).as("no scheduler name written").isFalse();
-        assertThat(resources(noScheduler, 0).path("limits").path(GPU).asString()).isEqualTo("1");
+        assertThat(resources(noScheduler, 0).path("limits").path(NVIDIA_GPU).asString()).isEqualTo("1");
     }
 
     @ParameterizedTest
@@ -200,7 +200,8 @@ class HamiParityIT {
         assertThat(admission.allowed()).as("HAMi denies 'pod has node assigned' only when it sets the scheduler")
                 .isTrue();
         assertThat(admission.patchedPod().path("spec").path("nodeName").asString()).isEqualTo("worker-1");
-        assertThat(resources(admission.patchedPod(), 0).path("limits").path(GPUCORES).asString()).isEqualTo("100");
+        assertThat(resources(admission.patchedPod(), 0).path("limits").path(NVIDIA_GPU_CORES).asString())
+                .isEqualTo("100");
     }
 
     @ParameterizedTest

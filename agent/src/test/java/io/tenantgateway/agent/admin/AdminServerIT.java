@@ -71,12 +71,10 @@ class AdminServerIT {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-worker-1").endMetadata().build())
                 .create();
         Path kubeconfig = MockApiKubeconfig.write(dir, client);
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        List<String> args = testbed.webhookArgs(0);
         args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
         args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock",
-                "--mock-gpus=L4-24GB:2", "--webhook-tls-cert=" + testbed.files.serverCert(),
-                "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",
-                "--kubeconfig=" + kubeconfig, "--pod-field-selector=false"));
+                "--mock-gpus=L4-24GB:2", "--kubeconfig=" + kubeconfig, "--pod-field-selector=false"));
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
         agent.start();
         await().atMost(Duration.ofSeconds(45)).until(() -> agent.readiness().values().stream()

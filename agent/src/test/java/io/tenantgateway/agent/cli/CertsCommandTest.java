@@ -2,6 +2,7 @@ package io.tenantgateway.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantgateway.agent.testing.CliRun;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.SubjectNames;
 import java.nio.file.Files;

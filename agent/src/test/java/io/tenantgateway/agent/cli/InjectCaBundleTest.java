@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.tenantgateway.agent.testing.CliRun;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.certs.testing.TestPki;
 import java.nio.charset.StandardCharsets;

@@ -14,16 +14,12 @@ import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.WebhookHttps;
 import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.webhook.WebhookServer;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code tenant-gateway webhook --kubeconfig}: the standalone webhook checks ResourceQuotas the way {@code run} does
@@ -59,17 +55,11 @@ class WebhookCommandApiIT {
 
         TestPki pki = TestPki.create("standalone");
         TestPki.Files files = pki.writeTo(dir);
-        WebhookCommand command = new WebhookCommand();
-        CommandLine cli = ExitCodes.configure(new CommandLine(command));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
         String kubeconfig = MockApiKubeconfig.write(dir, client).toString();
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cli.execute("--listen", "127.0.0.1:0",
+        WebhookInBackground command = WebhookInBackground.start("--listen", "127.0.0.1:0",
                 "--tls-cert", files.serverCert().toString(), "--tls-key", files.serverKey().toString(),
-                "--kubeconfig", kubeconfig));
-        WebhookServer started = command.started().get(30, TimeUnit.SECONDS);
+                "--kubeconfig", kubeconfig);
+        WebhookServer started = command.started(30);
         WebhookHttps webhook = new WebhookHttps(pki);
 
         // 3000 used + 2000 > 4000: HAMi's denial, once the quota and the namespace's pods are listed.
@@ -83,11 +73,10 @@ class WebhookCommandApiIT {
         WebhookHttps.Answer under = webhook.admitPod(started.port(), "team-q", gpuPod("under", 1000));
         assertThat(under.allowed()).as(under.response().toString()).isTrue();
         assertThat(under.patch()).contains("/limits/example.com~1gpu\",\"value\":\"1\"");
-        assertThat(out.toString()).contains("quota check: on (ResourceQuotas from " + client.getMasterUrl(),
+        assertThat(command.out()).contains("quota check: on (ResourceQuotas from " + client.getMasterUrl(),
                 "device config: ConfigMap kube-system/hami-scheduler-device (changes apply live)")
                 .doesNotContain("quota check: off");
 
-        command.stop();
-        assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();
+        assertThat(command.stop()).as(command.err()).isZero();
     }
 }

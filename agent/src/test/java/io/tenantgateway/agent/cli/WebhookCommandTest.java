@@ -2,12 +2,11 @@ package io.tenantgateway.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantgateway.agent.testing.CliRun;
 import io.tenantgateway.agent.webhook.WebhookSettings;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.webhook.WebhookServer;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -19,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
@@ -210,16 +208,10 @@ class WebhookCommandTest {
     void servesAdmissionsUntilStopped() throws Exception {
         Path deviceConfig = Files.writeString(dir.resolve("device-config.yaml"),
                 "nvidia:\n  resourceCountName: nvidia.com/gpu\n  gpuCorePolicy: force\n");
-        WebhookCommand command = new WebhookCommand();
-        CommandLine cli = ExitCodes.configure(new CommandLine(command));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cli.execute("--listen", "127.0.0.1:0",
+        WebhookInBackground command = WebhookInBackground.start("--listen", "127.0.0.1:0",
                 "--tls-cert", files.serverCert().toString(), "--tls-key", files.serverKey().toString(),
-                "--device-config", deviceConfig.toString(), "--hami-compat", "v2.9"));
-        WebhookServer server = command.started().get(30, TimeUnit.SECONDS);
+                "--device-config", deviceConfig.toString(), "--hami-compat", "v2.9");
+        WebhookServer server = command.started(30);
 
         HttpResponse<String> response = post(server.port(), """
                 {"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{"uid":"u-1",
@@ -234,12 +226,11 @@ class WebhookCommandTest {
                 "$1")), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(patch).contains("\"path\":\"/spec/schedulerName\",\"value\":\"hami-scheduler\"",
                 "GPU_CORE_UTILIZATION_POLICY");
-        assertThat(out.toString()).contains("webhook listening on https://127.0.0.1:" + server.port()
+        assertThat(command.out()).contains("webhook listening on https://127.0.0.1:" + server.port()
                 + "/webhook (HAMi v2.9, scheduler hami-scheduler)",
                 "quota check: off (no --kubeconfig and not in a pod: no ResourceQuota lookup)");
 
-        command.stop();
-        assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();
+        assertThat(command.stop()).as(command.err()).isZero();
     }
 
     HttpResponse<String> post(int port, String body) throws Exception {

@@ -12,20 +12,16 @@ import io.tenantgateway.agent.testing.WebhookTlsClient;
 import io.tenantgateway.agent.webhook.WebhookCertificateController;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.webhook.WebhookServer;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code tenant-gateway webhook --webhook-tls-self-managed}: the standalone command runs {@code run}'s webhook part,
@@ -47,20 +43,14 @@ class WebhookSelfManagedIT {
 
     @Test
     void createsTheSecretAndServesItsCertificate() throws Exception {
-        WebhookCommand command = new WebhookCommand();
-        CommandLine cli = ExitCodes.configure(new CommandLine(command));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
         String kubeconfig = MockApiKubeconfig.write(dir, client).toString();
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cli.execute("--listen", "127.0.0.1:0",
+        WebhookInBackground command = WebhookInBackground.start("--listen", "127.0.0.1:0",
                 "--webhook-tls-secret=" + NAMESPACE + "/" + SECRET, "--webhook-tls-self-managed",
-                "--device-config-map=", "--kubeconfig", kubeconfig));
-        WebhookServer started = command.started().get(60, TimeUnit.SECONDS);
+                "--device-config-map=", "--kubeconfig", kubeconfig);
+        WebhookServer started = command.started(60);
 
         Secret secret = client.secrets().inNamespace(NAMESPACE).withName(SECRET).get();
-        assertThat(secret).as("the Secret the webhook created; stderr:%n%s", err).isNotNull();
+        assertThat(secret).as("the Secret the webhook created; stderr:%n%s", command.err()).isNotNull();
         assertThat(secret.getMetadata().getLabels()).containsEntry(WebhookCertificateController.MANAGED_BY_LABEL,
                 WebhookCertificateController.MANAGED_BY);
         assertThat(secret.getData()).containsKeys("tls.crt", "tls.key", "ca.crt", "ca.key");
@@ -70,13 +60,12 @@ class WebhookSelfManagedIT {
             assertThat(webhook.peer()).isEqualTo(leaf);
             assertThat(webhook.admit()).isEqualTo(200);
         }
-        assertThat(out.toString()).contains("webhook listening on https://127.0.0.1:" + started.port() + "/webhook");
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(out.toString())
+        assertThat(command.out()).contains("webhook listening on https://127.0.0.1:" + started.port() + "/webhook");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(command.out())
                 .contains("quota check: on (ResourceQuotas from " + client.getMasterUrl()));
         assertThat(client.secrets().inNamespace(NAMESPACE).list().getItems()).hasSize(1);
 
-        command.stop();
-        assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();
+        assertThat(command.stop()).as(command.err()).isZero();
     }
 
     private static List<X509Certificate> certificates(Secret secret, String key) {

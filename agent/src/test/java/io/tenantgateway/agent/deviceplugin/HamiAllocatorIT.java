@@ -12,12 +12,7 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.tenantgateway.agent.k8s.MergePatch;
@@ -33,7 +28,6 @@ import io.tenantgateway.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.tenantgateway.deviceplugin.v1beta1.Mount;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.GpuDevice;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -41,11 +35,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -87,11 +79,8 @@ class HamiAllocatorIT {
 
     @BeforeEach
     void start() throws Exception {
-        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-        outage.delegate = new KubernetesMixedDispatcher(responses);
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, outage, false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
-        client = server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        server = outage.serve();
+        client = ApiOutage.clientWithoutRetries(server);
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
         hostRoot = Files.createDirectories(dir.resolve("host"));
         Path plugins = Files.createDirectories(dir.resolve("dp"));

@@ -26,6 +26,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.testing.MutableClock;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiDeviceCodec;
@@ -38,11 +39,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -50,7 +48,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -74,7 +71,7 @@ class DeviceRegistrarIT {
     private KubernetesClient client;
     private KubernetesClient admin;
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private final TestClock clock = new TestClock(T0);
+    private final MutableClock clock = new MutableClock(T0);
     private final List<DeviceRegistrar> registrars = new ArrayList<>();
 
     @BeforeEach
@@ -144,8 +141,7 @@ class DeviceRegistrarIT {
     void handshakeIsRefreshedOnCadenceAndRewrittenAfterDeletionWhileRegisterIsWrittenOnce() {
         String node = "tenant-b-worker";
         createNode(node);
-        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
-                .mock(MockInventory.parseShorthand("L4-24GB:2"))
+        DeviceRegistrar registrar = start(mockGpus(node, "L4-24GB:2")
                 .handshakeInterval(Duration.ofMillis(100))
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
@@ -172,8 +168,7 @@ class DeviceRegistrarIT {
     void schedulerRequestingWritesInBetweenAreNotFought() {
         String node = "tenant-a-worker";
         createNode(node);
-        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
-                .mock(MockInventory.parseShorthand("A100-80GB"))
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
                 .handshakeInterval(Duration.ofSeconds(30))
                 .build());
         await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
@@ -203,8 +198,7 @@ class DeviceRegistrarIT {
                         .build())
                 .once();
 
-        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
-                .mock(MockInventory.parseShorthand("A100-80GB")).build());
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB").build());
 
         await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
         assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MockDeviceSourceTest.TENANT_A);
@@ -222,8 +216,7 @@ class DeviceRegistrarIT {
                 .andReturn(500, new StatusBuilder().withStatus("Failure").withCode(500).withMessage("etcdserver: leader changed").build())
                 .times(3);
 
-        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
-                .mock(MockInventory.parseShorthand("A100-80GB"))
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
 
@@ -240,8 +233,7 @@ class DeviceRegistrarIT {
         server.expect().get().delay(3, TimeUnit.SECONDS).withPath("/api/v1/nodes/" + node)
                 .andReturn(200, created).once();
 
-        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
-                .mock(MockInventory.parseShorthand("A100-80GB"))
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
 
@@ -252,8 +244,7 @@ class DeviceRegistrarIT {
     @Test
     void nodeAbsentAtStartThenCreatedGetsRegistered() {
         String node = "tenant-b-worker";
-        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
-                .mock(MockInventory.parseShorthand("L4-24GB:2"))
+        DeviceRegistrar registrar = start(mockGpus(node, "L4-24GB:2")
                 .handshakeInterval(Duration.ofMillis(200))
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
@@ -315,8 +306,7 @@ class DeviceRegistrarIT {
     void deregistersOnExitAndLifecycleIsIdempotent() {
         String node = "tenant-a-worker";
         createNode(node);
-        DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node)
-                .mock(MockInventory.parseShorthand("A100-80GB"))
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
                 .deregisterOnExit(true)
                 .build());
         registrar.start();
@@ -337,6 +327,11 @@ class DeviceRegistrarIT {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** The registrar's settings for {@code node} with mock GPUs ({@code gpus}: shorthand such as "L4-24GB:2"). */
+    private static DeviceRegistrationConfig.Builder mockGpus(String node, String gpus) {
+        return DeviceRegistrationConfig.builder(node).mock(MockInventory.parseShorthand(gpus));
+    }
 
     private DeviceRegistrar start(DeviceRegistrationConfig config) {
         DeviceRegistrar registrar = new DeviceRegistrar(config, config.createSource().orElseThrow(), client, clock, registry);
@@ -431,34 +426,6 @@ class DeviceRegistrarIT {
         @Override
         public void releaseResources() {
             delegate.releaseResources();
-        }
-    }
-
-    /** A clock the test moves by hand. */
-    static final class TestClock extends Clock {
-        private final AtomicReference<Instant> now;
-
-        TestClock(Instant start) {
-            this.now = new AtomicReference<>(start);
-        }
-
-        void set(Instant instant) {
-            now.set(instant);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException("the test clock is UTC");
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
         }
     }
 }

@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class MockDeviceSourceTest {
@@ -47,20 +49,20 @@ class MockDeviceSourceTest {
         assertThat(HamiDeviceCodec.decode(TENANT_B)).isEqualTo(tenantB);
     }
 
+    @ParameterizedTest(name = "{0}: {1}, {2} MiB")
+    @CsvSource({
+        "A100-80GB,  NVIDIA A100-SXM4-80GB, 81920",
+        "l4-24gb,    NVIDIA L4,             23034",
+        "H100-80GB,  NVIDIA H100 80GB HBM3, 81559",
+        "H200-141GB, NVIDIA H200,           143771"})
+    void presetsCarryTheFiguresNvidiaSmiReports(String preset, String modelName, int memoryMiB) {
+        assertThat(GpuPreset.byName(preset)).get()
+                .satisfies(p -> assertThat(p.modelName()).isEqualTo(modelName))
+                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(memoryMiB));
+    }
+
     @Test
-    void presetsCarryTheFiguresNvidiaSmiReports() {
-        assertThat(GpuPreset.byName("A100-80GB")).get()
-                .satisfies(p -> assertThat(p.modelName()).isEqualTo("NVIDIA A100-SXM4-80GB"))
-                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(81920));
-        assertThat(GpuPreset.byName("l4-24gb")).get()
-                .satisfies(p -> assertThat(p.modelName()).isEqualTo("NVIDIA L4"))
-                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(23034));
-        assertThat(GpuPreset.byName("H100-80GB")).get()
-                .satisfies(p -> assertThat(p.modelName()).isEqualTo("NVIDIA H100 80GB HBM3"))
-                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(81559));
-        assertThat(GpuPreset.byName("H200-141GB")).get()
-                .satisfies(p -> assertThat(p.modelName()).isEqualTo("NVIDIA H200"))
-                .satisfies(p -> assertThat(p.memoryMiB()).isEqualTo(143771));
+    void everyPresetIsAnNvidiaModel() {
         assertThat(GpuPreset.values()).allSatisfy(p -> assertThat(p.modelName()).contains("NVIDIA"));
     }
 

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.devices;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiDeviceCodec;
@@ -14,11 +15,15 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Runs the source against a real process: a fake {@code nvidia-smi} shell script that checks the
@@ -44,12 +49,21 @@ class NvidiaSmiDeviceSourceTest {
         }
     }
 
-    @Test
-    void singleA100() throws Exception {
-        List<GpuDevice> devices = source(fakeSmi("a100-sxm4-80gb.csv", 0), Duration.ofSeconds(10)).discover();
+    /** One GPU each: an A100 on NUMA node 1 (sysfs), an L40S with no sysfs entry (registered on NUMA node 0). */
+    static Stream<Arguments> singleGpus() {
+        return Stream.of(
+                arguments("a100-sxm4-80gb.csv", new GpuDevice("GPU-a75cda02-62ce-2c30-9150-555ef08935e2", 0, 10,
+                        81920, 100, "NVIDIA A100-SXM4-80GB", 1, "hami-core", true)),
+                arguments("l40s.csv", new GpuDevice("GPU-eaf0bc12-3996-9441-6965-b6955608929c", 0, 10, 46068, 100,
+                        "NVIDIA L40S", 0, "hami-core", true)));
+    }
 
-        assertThat(devices).containsExactly(new GpuDevice("GPU-a75cda02-62ce-2c30-9150-555ef08935e2", 0, 10, 81920,
-                100, "NVIDIA A100-SXM4-80GB", 1, "hami-core", true));
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("singleGpus")
+    void singleGpu(String recordedOutput, GpuDevice expected) throws Exception {
+        List<GpuDevice> devices = source(fakeSmi(recordedOutput, 0), Duration.ofSeconds(10)).discover();
+
+        assertThat(devices).containsExactly(expected);
     }
 
     /** HAMi's plugin: devmem × deviceMemoryScaling (truncated) when it is not 1, devcore = 100 × deviceCoreScaling. */
@@ -60,14 +74,6 @@ class NvidiaSmiDeviceSourceTest {
 
         assertThat(devices).containsExactly(new GpuDevice("GPU-a75cda02-62ce-2c30-9150-555ef08935e2", 0, 4, 122880,
                 250, "NVIDIA A100-SXM4-80GB", 1, "hami-core", true));
-    }
-
-    @Test
-    void l40sWithoutSysfsEntryRegistersNuma0() throws Exception {
-        List<GpuDevice> devices = source(fakeSmi("l40s.csv", 0), Duration.ofSeconds(10)).discover();
-
-        assertThat(devices).containsExactly(new GpuDevice("GPU-eaf0bc12-3996-9441-6965-b6955608929c", 0, 10, 46068,
-                100, "NVIDIA L40S", 0, "hami-core", true));
     }
 
     @Test

@@ -70,6 +70,12 @@ class HttpEndpointTest {
         return endpoint;
     }
 
+    /** Answers "ok"; a request must arrive within {@code requestTimeout} (16 connections, 60 s idle timeout). */
+    private HttpEndpoint okWithRequestTimeout(Duration requestTimeout) {
+        return start((request, response) -> response.end("ok"), new ServerLimits(16, Duration.ofSeconds(10),
+                requestTimeout, Duration.ofSeconds(60)));
+    }
+
     /** Echoes what the handler saw, as text. */
     private HttpEndpoint echo() {
         return start((request, response) -> response.header("content-type", "text/plain; charset=utf-8")
@@ -105,6 +111,13 @@ class HttpEndpointTest {
         out.flush();
     }
 
+    /** Sends {@code request} on a new connection and reads everything the server sends until it closes it. */
+    private String exchange(HttpEndpoint endpoint, String request) throws IOException {
+        Socket socket = connect(endpoint);
+        send(socket, request);
+        return readToClose(socket);
+    }
+
     /** Everything the server sends until it closes the connection. */
     private static String readToClose(Socket socket) throws IOException {
         return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
@@ -137,14 +150,12 @@ class HttpEndpointTest {
         assertThat(response.headers().firstValue("x-thread")).hasValueSatisfying(t -> assertThat(t)
                 .startsWith("test-http"));
 
-        Socket socket = connect(endpoint);
-        send(socket, "GET http://example.com:8094/metrics?x=1 HTTP/1.1\r\nHost: [::1]:8094\r\nConnection: close\r\n\r\n");
         // Absolute form: the target's authority wins over Host (RFC 9112 3.2.2).
-        assertThat(readToClose(socket)).startsWith("HTTP/1.1 200 OK").endsWith("GET /metrics query=x=1"
+        assertThat(exchange(endpoint, "GET http://example.com:8094/metrics?x=1 HTTP/1.1\r\nHost: [::1]:8094\r\n"
+                + "Connection: close\r\n\r\n")).startsWith("HTTP/1.1 200 OK").endsWith("GET /metrics query=x=1"
                 + " verbose=false limit=null host=example.com");
-        Socket v6 = connect(endpoint);
-        send(v6, "GET /m HTTP/1.1\r\nHost: [::1]:8094\r\nConnection: close\r\n\r\n");
-        assertThat(readToClose(v6)).endsWith("GET /m query=null verbose=false limit=null host=::1");
+        assertThat(exchange(endpoint, "GET /m HTTP/1.1\r\nHost: [::1]:8094\r\nConnection: close\r\n\r\n"))
+                .endsWith("GET /m query=null verbose=false limit=null host=::1");
     }
 
     @Test
@@ -166,18 +177,15 @@ class HttpEndpointTest {
     @Test
     void http10WithoutKeepAliveIsClosedAfterTheResponse() throws Exception {
         HttpEndpoint endpoint = echo();
-        Socket socket = connect(endpoint);
-        send(socket, "GET /old HTTP/1.0\r\n\r\n");
-        assertThat(readToClose(socket)).startsWith("HTTP/1.0 200 OK").endsWith("GET /old query=null verbose=false"
-                + " limit=null host=null");
+        assertThat(exchange(endpoint, "GET /old HTTP/1.0\r\n\r\n")).startsWith("HTTP/1.0 200 OK")
+                .endsWith("GET /old query=null verbose=false limit=null host=null");
     }
 
     @Test
     void headGetsTheHeadersOfGetAndNoBody() throws Exception {
         HttpEndpoint endpoint = echo();
-        Socket socket = connect(endpoint);
-        send(socket, "HEAD /x HTTP/1.1\r\nHost: h\r\n\r\nGET /y HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
-        String both = readToClose(socket);
+        String both = exchange(endpoint, "HEAD /x HTTP/1.1\r\nHost: h\r\n\r\nGET /y HTTP/1.1\r\nHost: h\r\n"
+                + "Connection: close\r\n\r\n");
         String get = "GET /y query=null verbose=false limit=null host=h";
         // The HEAD answer announces its body's length but carries none: the next bytes are the GET's answer.
         assertThat(both).startsWith("HTTP/1.1 200 OK").contains("content-length: "
@@ -247,9 +255,8 @@ class HttpEndpointTest {
         Socket newer = connect(endpoint);
         await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 3);
         // The cap is full: the probe gets in, the idle connection that waited longest goes.
-        Socket probe = connect(endpoint);
-        send(probe, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
-        assertThat(readToClose(probe)).startsWith("HTTP/1.1 200 OK").endsWith("ok");
+        assertThat(exchange(endpoint, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 200 OK").endsWith("ok");
         assertReset(older, "the oldest idle connection");
         assertThat(endpoint.displacedConnections()).isEqualTo(1);
         send(newer, "GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
@@ -282,9 +289,8 @@ class HttpEndpointTest {
         send(handled, "GET /park HTTP/1.1\r\nHost: h\r\n\r\n");
         parked.join();
         // Both slots are taken, neither idle: one waits on its handler, one on its client to read.
-        Socket probe = connect(endpoint);
-        send(probe, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
-        assertThat(readToClose(probe)).startsWith("HTTP/1.1 200 OK").endsWith("ok");
+        assertThat(exchange(endpoint, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 200 OK").endsWith("ok");
         assertThat(endpoint.displacedConnections()).isEqualTo(1);
         assertThat(endpoint.rejectedConnections()).isZero();
         parked.join().end("answered");
@@ -359,9 +365,7 @@ class HttpEndpointTest {
         // written before the next one is decoded, and nothing would wait).
         HttpEndpoint endpoint = start((request, response) -> loop.blocking(() -> "ok " + request.path())
                 .thenAccept(response::end), ServerLimits.DEFAULTS);
-        Socket socket = connect(endpoint);
-        send(socket, "GET /p HTTP/1.1\r\nHost: h\r\n\r\n".repeat(40));
-        String all = readToClose(socket);
+        String all = exchange(endpoint, "GET /p HTTP/1.1\r\nHost: h\r\n\r\n".repeat(40));
         // One socket read usually holds all 40 (then exactly 16 are answered); the limit applies per read.
         int answered = all.split("HTTP/1.1 200 OK", -1).length - 1;
         assertThat(answered).as("answers before the close").isBetween(ConnectionHandler.MAX_PIPELINED, 39);
@@ -371,9 +375,7 @@ class HttpEndpointTest {
     @Test
     void aClientTricklingHeaderBytesIsCutAtTheRequestDeadline() throws Exception {
         // Idle timeout far off: each trickled byte would reset it; only the request deadline can cut this client.
-        ServerLimits limits = new ServerLimits(16, Duration.ofSeconds(10), Duration.ofMillis(800),
-                Duration.ofSeconds(60));
-        HttpEndpoint endpoint = start((request, response) -> response.end("ok"), limits);
+        HttpEndpoint endpoint = okWithRequestTimeout(Duration.ofMillis(800));
         Socket socket = connect(endpoint);
         byte[] request = "GET / HTTP/1.1\r\nHost: h\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
                 .getBytes(StandardCharsets.US_ASCII);
@@ -400,9 +402,7 @@ class HttpEndpointTest {
 
     @Test
     void theDeadlineRestartsAfterEachResponseAndAnIdleConnectionIsClosed() throws Exception {
-        ServerLimits limits = new ServerLimits(16, Duration.ofSeconds(10), Duration.ofMillis(500),
-                Duration.ofSeconds(60));
-        HttpEndpoint endpoint = start((request, response) -> response.end("ok"), limits);
+        HttpEndpoint endpoint = okWithRequestTimeout(Duration.ofMillis(500));
         Socket socket = connect(endpoint);
         send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
         assertThat(readResponse(socket.getInputStream())).endsWith("ok");
@@ -425,36 +425,27 @@ class HttpEndpointTest {
     @Test
     void oversizedLinesHeadersAndBodiesAreRefused() throws Exception {
         HttpEndpoint endpoint = echo();
-        Socket longLine = connect(endpoint);
-        send(longLine, "GET /" + "a".repeat(HttpEndpoint.MAX_INITIAL_LINE) + " HTTP/1.1\r\nHost: h\r\n\r\n");
-        assertThat(readToClose(longLine)).startsWith("HTTP/1.1 414 ");
+        assertThat(exchange(endpoint, "GET /" + "a".repeat(HttpEndpoint.MAX_INITIAL_LINE)
+                + " HTTP/1.1\r\nHost: h\r\n\r\n")).startsWith("HTTP/1.1 414 ");
 
-        Socket bigHeaders = connect(endpoint);
-        send(bigHeaders, "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + "b".repeat(HttpEndpoint.MAX_HEADER_SIZE) + "\r\n\r\n");
-        assertThat(readToClose(bigHeaders)).startsWith("HTTP/1.1 431 ");
+        assertThat(exchange(endpoint, "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + "b".repeat(HttpEndpoint.MAX_HEADER_SIZE)
+                + "\r\n\r\n")).startsWith("HTTP/1.1 431 ");
 
-        Socket declared = connect(endpoint);
-        send(declared, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: " + (HttpEndpoint.MAX_BODY + 1) + "\r\n\r\n");
-        assertThat(readToClose(declared)).startsWith("HTTP/1.1 413 ").contains("expected: at most "
-                + HttpEndpoint.MAX_BODY);
+        assertThat(exchange(endpoint, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: " + (HttpEndpoint.MAX_BODY + 1)
+                + "\r\n\r\n")).startsWith("HTTP/1.1 413 ").contains("expected: at most " + HttpEndpoint.MAX_BODY);
 
-        Socket chunked = connect(endpoint);
         StringBuilder body = new StringBuilder("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n");
         for (int i = 0; i < 20; i++) {
             body.append("1000\r\n").append("c".repeat(0x1000)).append("\r\n");
         }
-        send(chunked, body + "0\r\n\r\n");
-        assertThat(readToClose(chunked)).startsWith("HTTP/1.1 413 ");
+        assertThat(exchange(endpoint, body + "0\r\n\r\n")).startsWith("HTTP/1.1 413 ");
 
         // A small body is read and discarded; the request is answered.
-        Socket small = connect(endpoint);
-        send(small, "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
-        assertThat(readToClose(small)).startsWith("HTTP/1.1 200 OK").endsWith("POST /p query=null verbose=false"
-                + " limit=null host=h");
+        assertThat(exchange(endpoint, "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+                + "hello")).startsWith("HTTP/1.1 200 OK")
+                .endsWith("POST /p query=null verbose=false limit=null host=h");
 
-        Socket garbage = connect(endpoint);
-        send(garbage, "NOT HTTP AT ALL\r\n\r\n");
-        assertThat(readToClose(garbage)).startsWith("HTTP/1.1 400 ");
+        assertThat(exchange(endpoint, "NOT HTTP AT ALL\r\n\r\n")).startsWith("HTTP/1.1 400 ");
     }
 
     @Test

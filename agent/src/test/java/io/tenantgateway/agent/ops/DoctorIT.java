@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatu
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.tenantgateway.agent.testing.CliRun;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.certs.CertBundle;
@@ -101,7 +102,7 @@ class DoctorIT {
                 .withOperations("CREATE").withResources("pods").endRule().endWebhook().build();
         client.admissionRegistration().v1().mutatingWebhookConfigurations().resource(hami).create();
         try {
-            Cli result = doctor(goodFlags());
+            CliRun result = doctor(goodFlags());
 
             assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
             assertThat(result.out()).containsPattern("FAIL  hami-webhook +MutatingWebhookConfiguration hami-webhook"
@@ -161,15 +162,15 @@ class DoctorIT {
         return agentFlags(files.caCert(), konnectivity.agentAddress().getPort(), goodToken);
     }
 
-    private static Cli doctor(List<String> args) {
-        Cli result = Cli.run(args.toArray(String[]::new));
+    private static CliRun doctor(List<String> args) {
+        CliRun result = CliRun.of(args.toArray(String[]::new));
         System.out.println("$ tenant-gateway " + String.join(" ", args) + "\n" + result.out() + result.err());
         return result;
     }
 
     @Test
     void goodSetupPasses() {
-        Cli result = doctor(goodFlags());
+        CliRun result = doctor(goodFlags());
 
         assertThat(result.exitCode()).as(result.both()).isZero();
         assertThat(result.out()).contains("doctor: agent worker-1 on node worker-1, server 127.0.0.1:")
@@ -199,7 +200,7 @@ class DoctorIT {
     void jsonChecklist() throws Exception {
         List<String> args = goodFlags();
         args.add(1, "--json");
-        Cli result = doctor(args);
+        CliRun result = doctor(args);
 
         assertThat(result.exitCode()).as(result.both()).isZero();
         JsonNode report = JsonMapper.builder().build().readTree(result.out());
@@ -213,7 +214,7 @@ class DoctorIT {
     @Test
     void expiredTokenIsCaught() throws Exception {
         Path expired = token("expired", "system:konnectivity-server", Instant.now().minus(Duration.ofHours(3)));
-        Cli result = doctor(agentFlags(files.caCert(), konnectivity.agentAddress().getPort(), expired));
+        CliRun result = doctor(agentFlags(files.caCert(), konnectivity.agentAddress().getPort(), expired));
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  token +.*expired\\.token: JWT aud=\\[system:konnectivity-server\\]"
@@ -227,7 +228,7 @@ class DoctorIT {
     @Test
     void tokenForAnotherAudienceIsAWarning() throws Exception {
         Path wrongAudience = token("default-audience", "https://kubernetes.default.svc", Instant.now().plusSeconds(600));
-        Cli result = doctor(agentFlags(files.caCert(), konnectivity.agentAddress().getPort(), wrongAudience));
+        CliRun result = doctor(agentFlags(files.caCert(), konnectivity.agentAddress().getPort(), wrongAudience));
 
         assertThat(result.out()).containsPattern("WARN  token +.*aud=\\[https://kubernetes.default.svc\\].*: audience is"
                         + " not system:konnectivity-server")
@@ -242,7 +243,7 @@ class DoctorIT {
     @Test
     void wrongCaIsCaught() {
         TestPki.Files other = TestPki.create("other-tenant").writeTo(dir.resolve("other-pki"));
-        Cli result = doctor(agentFlags(other.caCert(), konnectivity.agentAddress().getPort(), goodToken));
+        CliRun result = doctor(agentFlags(other.caCert(), konnectivity.agentAddress().getPort(), goodToken));
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  tls +certificate 'CN=doctor-server' issued by CN=doctor-ca is not"
@@ -258,7 +259,7 @@ class DoctorIT {
         CertBundle narrow = pki.ca().issue(CertificateRequest.server("kas-narrow")
                 .dnsNames("konnectivity.tenant-a.example").validity(Duration.ofDays(1)).build());
         TunnelServer narrowServer = konnectivityServer("kas-narrow", TlsMaterial.of(narrow, pki.trust()));
-        Cli result = doctor(agentFlags(files.caCert(), narrowServer.agentAddress().getPort(), goodToken));
+        CliRun result = doctor(agentFlags(files.caCert(), narrowServer.agentAddress().getPort(), goodToken));
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  tls +certificate 'CN=kas-narrow' does not match the name"
@@ -276,7 +277,7 @@ class DoctorIT {
         mtls.start();
         servers.add(mtls);
         TestPki.Files stranger = TestPki.create("stranger").writeTo(dir.resolve("stranger-pki"));
-        Cli result = doctor(List.of("doctor", "--ca-cert=" + files.caCert(), "--proxy-server-host=127.0.0.1",
+        CliRun result = doctor(List.of("doctor", "--ca-cert=" + files.caCert(), "--proxy-server-host=127.0.0.1",
                 "--proxy-server-port=" + mtls.agentAddress().getPort(), "--agent-cert=" + stranger.clientCert(),
                 "--agent-key=" + stranger.clientKey()));
 
@@ -293,7 +294,7 @@ class DoctorIT {
     @Test
     void unreachableServerIsCaught() throws Exception {
         int port = TunnelTestbed.freePort();
-        Cli result = doctor(agentFlags(files.caCert(), port, goodToken));
+        CliRun result = doctor(agentFlags(files.caCert(), port, goodToken));
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  tcp +cannot connect to 127\\.0\\.0\\.1:" + port
@@ -309,7 +310,7 @@ class DoctorIT {
         List<String> args = goodFlags();
         args.add("--device-plugin=on"); // its Allocate patches pods
         args.add("--device-plugin-dir=" + dir);
-        Cli result = doctor(args);
+        CliRun result = doctor(args);
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  kubernetes +2 of [0-9]+ permissions denied")
@@ -331,7 +332,7 @@ class DoctorIT {
         List<String> args = goodFlags();
         args.add("--keepalive-time=0s");
         args.add("--warn-on-channel-limit");
-        Cli result = doctor(args);
+        CliRun result = doctor(args);
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out())
@@ -344,7 +345,7 @@ class DoctorIT {
     void unknownFlagExitsTwoAsRunDoes() {
         List<String> args = goodFlags();
         args.add("--some-future-flag=1");
-        Cli result = doctor(args);
+        CliRun result = doctor(args);
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(2);
         assertThat(result.err().strip()).isEqualTo("error: unknown flag: --some-future-flag");

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.Agent;
 import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.agent.testing.CliRun;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.tunnel.TunnelConfig;
@@ -52,11 +53,9 @@ class ProbeIT {
     @BeforeAll
     void start() throws Exception {
         testbed = new TunnelTestbed(dir);
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
+        List<String> args = testbed.webhookArgs(0);
         args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
-        args.addAll(List.of("--webhook-tls-cert=" + testbed.files.serverCert(),
-                "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",
-                "--device-config-map=")); // no API here: the webhook with HAMi's defaults
+        args.add("--device-config-map="); // no API here: the webhook with HAMi's defaults
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
         agent.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> testbed.server.agentCount() == 1);
@@ -80,17 +79,17 @@ class ProbeIT {
         return "127.0.0.1:" + webhookPort;
     }
 
-    private Cli probe(String... args) {
+    private CliRun probe(String... args) {
         List<String> all = new ArrayList<>(List.of("probe"));
         all.addAll(List.of(args));
-        Cli result = Cli.run(all.toArray(String[]::new));
+        CliRun result = CliRun.of(all.toArray(String[]::new));
         System.out.println("$ tenant-gateway " + String.join(" ", all) + "\n" + result.out() + result.err());
         return result;
     }
 
     @Test
     void succeedsThroughServerAgentTlsAndWebhook() {
-        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
+        CliRun result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
                 "--tls-server-name", WEBHOOK_NAME, "--target-ca", testbed.files.caCert().toString(), "--webhook");
 
         assertThat(result.exitCode()).as(result.both()).isZero();
@@ -109,7 +108,7 @@ class ProbeIT {
 
     @Test
     void jsonReportCarriesStagesChainAndPatch() throws Exception {
-        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
+        CliRun result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
                 "--tls-server-name", WEBHOOK_NAME, "--target-ca", testbed.files.caCert().toString(), "--webhook",
                 "--json");
 
@@ -127,13 +126,14 @@ class ProbeIT {
 
     @Test
     void serverDownIsAServerFailure() throws Exception {
-        Cli missing = probe("--uds", dir.resolve("no-server.socket").toString(), "--target", webhookTarget());
+        CliRun missing = probe("--uds", dir.resolve("no-server.socket").toString(), "--target", webhookTarget());
         assertThat(missing.exitCode()).as(missing.both()).isEqualTo(3);
         assertThat(missing.out()).contains("FAIL  server").contains("does not exist: konnectivity-server is not running")
                 .contains("next: check the konnectivity-server container").contains("SKIP  dial")
                 .contains("FAILED at server (exit 3)");
 
-        Cli refused = probe("--server", "127.0.0.1:" + TunnelTestbed.freePort(), "--plaintext", "--target", webhookTarget());
+        CliRun refused = probe("--server", "127.0.0.1:" + TunnelTestbed.freePort(), "--plaintext", "--target",
+                webhookTarget());
         assertThat(refused.exitCode()).as(refused.both()).isEqualTo(3);
         assertThat(refused.out()).contains("FAIL  server").contains("Connection refused")
                 .contains("why:  nothing listens on 127.0.0.1:");
@@ -142,7 +142,7 @@ class ProbeIT {
     @Test
     void serverWithoutAgentsAnswersNoAgentAvailable() {
         TunnelServer empty = server("empty", FrontendMode.GRPC);
-        Cli result = probe("--uds", empty.udsPath().toString(), "--target", webhookTarget());
+        CliRun result = probe("--uds", empty.udsPath().toString(), "--target", webhookTarget());
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(4);
         assertThat(result.out()).contains("PASS  server").contains("FAIL  dial").contains("No agent available")
@@ -154,7 +154,7 @@ class ProbeIT {
     @Test
     void refusedTargetIsExplained() throws Exception {
         int port = TunnelTestbed.freePort();
-        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", "127.0.0.1:" + port,
+        CliRun result = probe("--uds", testbed.server.udsPath().toString(), "--target", "127.0.0.1:" + port,
                 "--tls-server-name", WEBHOOK_NAME);
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(4);
@@ -166,7 +166,7 @@ class ProbeIT {
 
     @Test
     void tlsNameMismatchIsExplained() {
-        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
+        CliRun result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
                 "--tls-server-name", "hami-webhook.gpu-system.svc", "--target-ca", testbed.files.caCert().toString(),
                 "--webhook");
 
@@ -191,7 +191,7 @@ class ProbeIT {
                     image: nvidia/cuda
                     resources: {limits: {nvidia.com/gpu: "1"}}
                 """);
-        Cli result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
+        CliRun result = probe("--uds", testbed.server.udsPath().toString(), "--target", webhookTarget(),
                 "--tls-server-name", WEBHOOK_NAME, "--target-ca", testbed.files.caCert().toString(), "--webhook",
                 "--pod", pod.toString());
 
@@ -208,7 +208,7 @@ class ProbeIT {
         connectAgent(tcpServer);
         String frontend = "127.0.0.1:" + tcpServer.frontendAddress().getPort();
 
-        Cli result = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(), "--client-cert",
+        CliRun result = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(), "--client-cert",
                 testbed.files.clientCert().toString(), "--client-key", testbed.files.clientKey().toString(),
                 "--target", webhookTarget(), "--tls-server-name", WEBHOOK_NAME, "--webhook");
         assertThat(result.exitCode()).as(result.both()).isZero();
@@ -216,21 +216,21 @@ class ProbeIT {
                 + " \\(TLSv1\\.3, server certificate verified, client certificate presented\\)")
                 .contains("DIAL_RSP: tunnel open to " + webhookTarget() + " (includes the gRPC connection setup)");
 
-        Cli noClientCert = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(), "--target",
+        CliRun noClientCert = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(), "--target",
                 webhookTarget());
         assertThat(noClientCert.exitCode()).as(noClientCert.both()).isEqualTo(3);
         assertThat(noClientCert.out()).contains("FAIL  server")
                 .contains("why:  the server requires a client certificate and the probe presented none")
                 .contains("next: pass --client-cert/--client-key");
 
-        Cli wrongMode = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(), "--client-cert",
-                testbed.files.clientCert().toString(), "--client-key", testbed.files.clientKey().toString(),
-                "--mode", "http-connect", "--target", webhookTarget());
+        CliRun wrongMode = probe("--server", frontend, "--server-ca", testbed.files.caCert().toString(),
+                "--client-cert", testbed.files.clientCert().toString(), "--client-key",
+                testbed.files.clientKey().toString(), "--mode", "http-connect", "--target", webhookTarget());
         assertThat(wrongMode.exitCode()).as(wrongMode.both()).isEqualTo(4);
         assertThat(wrongMode.out()).contains("FAIL  dial").contains("it runs --mode grpc");
 
         TestPki.Files other = TestPki.create("elsewhere").writeTo(dir.resolve("elsewhere-pki"));
-        Cli wrongCa = probe("--server", frontend, "--server-ca", other.caCert().toString(), "--target",
+        CliRun wrongCa = probe("--server", frontend, "--server-ca", other.caCert().toString(), "--target",
                 webhookTarget());
         assertThat(wrongCa.exitCode()).as(wrongCa.both()).isEqualTo(3);
         assertThat(wrongCa.out()).contains("FAIL  server").contains("is not signed by a trusted CA")
@@ -242,18 +242,18 @@ class ProbeIT {
         TunnelServer connectServer = server("connect", FrontendMode.HTTP_CONNECT);
         connectAgent(connectServer);
 
-        Cli result = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
+        CliRun result = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
                 webhookTarget(), "--tls-server-name", WEBHOOK_NAME, "--webhook");
         assertThat(result.exitCode()).as(result.both()).isZero();
         assertThat(result.out()).containsPattern("PASS  dial +[0-9.]+ ms  HTTP 200 Connection established")
                 .contains("chain NOT verified (no --target-ca)").contains("HTTP 200: allowed");
 
-        Cli wrongMode = probe("--uds", connectServer.udsPath().toString(), "--target", webhookTarget());
+        CliRun wrongMode = probe("--uds", connectServer.udsPath().toString(), "--target", webhookTarget());
         assertThat(wrongMode.exitCode()).as(wrongMode.both()).isEqualTo(3);
         assertThat(wrongMode.out()).contains("FAIL  server").contains("it runs --mode http-connect (probe with"
                 + " --mode http-connect)");
 
-        Cli refused = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
+        CliRun refused = probe("--mode", "http-connect", "--uds", connectServer.udsPath().toString(), "--target",
                 "127.0.0.1:" + TunnelTestbed.freePort());
         assertThat(refused.exitCode()).as(refused.both()).isEqualTo(4);
         assertThat(refused.out()).contains("FAIL  dial").contains("HTTP 502 Bad Gateway: dial tcp 127.0.0.1:")
@@ -262,16 +262,16 @@ class ProbeIT {
 
     @Test
     void badFlagsExitTwoWithOneLine() {
-        Cli both = probe("--uds", "/x.sock", "--server", "127.0.0.1:1", "--target", "127.0.0.1:443");
+        CliRun both = probe("--uds", "/x.sock", "--server", "127.0.0.1:1", "--target", "127.0.0.1:443");
         assertThat(both.exitCode()).isEqualTo(2);
         assertThat(both.err().strip()).isEqualTo("error: --uds/--server: both given (expected: exactly one: the"
                 + " server's Unix socket or its TCP frontend)");
 
-        Cli webhookWithoutName = probe("--uds", "/x.sock", "--target", "127.0.0.1:443", "--webhook");
+        CliRun webhookWithoutName = probe("--uds", "/x.sock", "--target", "127.0.0.1:443", "--webhook");
         assertThat(webhookWithoutName.exitCode()).isEqualTo(2);
         assertThat(webhookWithoutName.err()).contains("--webhook: without --tls-server-name");
 
-        Cli badTarget = probe("--uds", "/x.sock", "--target", "10.96.0.10");
+        CliRun badTarget = probe("--uds", "/x.sock", "--target", "10.96.0.10");
         assertThat(badTarget.exitCode()).isEqualTo(2);
         assertThat(badTarget.err()).contains("--target: '10.96.0.10' (expected: HOST:PORT");
     }

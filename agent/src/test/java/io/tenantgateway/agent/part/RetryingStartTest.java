@@ -14,9 +14,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 @Timeout(30)
 class RetryingStartTest {
@@ -44,13 +47,20 @@ class RetryingStartTest {
                 fatal::complete);
     }
 
-    @Test
-    void retriesUntilTheAttemptWorksAndSaysWhyMeanwhile() {
+    /** Retried, not fatal: an I/O failure, and a plain IllegalArgumentException (not a ConfigException). */
+    static Stream<Exception> retriedFailures() {
+        return Stream.of(new IOException("Connection refused"),
+                new IllegalArgumentException("Secret kube-system/tls: no key tls.crt"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("retriedFailures")
+    void retriesUntilTheAttemptWorksAndSaysWhyMeanwhile(Exception failure) {
         AtomicInteger attempts = new AtomicInteger();
         Part part = new Part();
         RetryingStart<Part> start = start(() -> {
             if (attempts.incrementAndGet() < 4) {
-                throw new IOException("Connection refused");
+                throw failure;
             }
             return part;
         });
@@ -94,23 +104,6 @@ class RetryingStartTest {
         assertThat(attempts).hasValue(1);
         assertThat(start.check().run()).isEqualTo(HealthCheck.Result.failed(
                 "--webhook-listen: 127.0.0.1:9443 is in use"));
-    }
-
-    @Test
-    void aPlainIllegalArgumentExceptionIsRetriedNotFatal() {
-        AtomicInteger attempts = new AtomicInteger();
-        Part part = new Part();
-        RetryingStart<Part> start = start(() -> {
-            if (attempts.incrementAndGet() < 3) {
-                throw new IllegalArgumentException("Secret kube-system/tls: no key tls.crt");
-            }
-            return part;
-        });
-        start.start();
-        await().until(() -> start.get().isPresent());
-        assertThat(attempts).hasValue(3);
-        assertThat(fatal).isNotDone();
-        start.close();
     }
 
     @Test

@@ -17,6 +17,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class CertificateRotationPolicyTest {
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
@@ -89,24 +91,21 @@ class CertificateRotationPolicyTest {
         assertThat(decide(T0, ca.certificate(), List.of(ca.certificate()), null).action()).isEqualTo(Action.RENEW);
     }
 
-    @Test
-    void aCaWithLessThanOneCertificateValidityLeftIsRotatedKeepingTheCertificate() {
+    /**
+     * A CA with less than one certificate validity left is rotated; a serving certificate that is due too (issued
+     * 350 days ago) is renewed from the old CA in the same write, a recent one (10 days) is kept.
+     */
+    @ParameterizedTest(name = "serving certificate issued {0} days ago: renewed first {1}")
+    @CsvSource({"10, false", "350, true"})
+    void aCaWithLessThanOneCertificateValidityLeftIsRotated(int issuedDaysAgo, boolean leafDue) {
         Instant now = T0.plus(Duration.ofDays(3650 - 364));
-        X509Certificate recent = leaf(ca, now.minus(Duration.ofDays(10)), YEAR, NAMES);
-        Decision decision = decide(now, ca.certificate(), List.of(ca.certificate()), recent);
+        X509Certificate leaf = leaf(ca, now.minus(Duration.ofDays(issuedDaysAgo)), YEAR, NAMES);
+        Decision decision = decide(now, ca.certificate(), List.of(ca.certificate()), leaf);
         assertThat(decision.action()).isEqualTo(Action.ROTATE_CA);
-        assertThat(decision.renewLeafFirst()).isFalse();
+        assertThat(decision.renewLeafFirst()).isEqualTo(leafDue);
         assertThat(decision.reason()).startsWith("CA 'CN=ca' needs renewal before 365d: 364d left");
-    }
-
-    @Test
-    void aCaRotationRenewsADueCertificateFromTheOldCaInTheSameWrite() {
-        Instant now = T0.plus(Duration.ofDays(3650 - 364));
-        X509Certificate due = leaf(ca, now.minus(Duration.ofDays(350)), YEAR, NAMES);
-        Decision decision = decide(now, ca.certificate(), List.of(ca.certificate()), due);
-        assertThat(decision.action()).isEqualTo(Action.ROTATE_CA);
-        assertThat(decision.renewLeafFirst()).isTrue();
-        assertThat(decision.reason()).contains("; serving certificate needs renewal before 30d");
+        assertThat(decision.reason().contains("; serving certificate needs renewal before 30d"))
+                .as(decision.reason()).isEqualTo(leafDue);
     }
 
     @Test

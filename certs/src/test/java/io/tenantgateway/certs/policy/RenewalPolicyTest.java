@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class RenewalPolicyTest {
     private static final Instant ISSUED = Instant.parse("2026-01-01T00:00:00Z");
@@ -23,27 +25,17 @@ class RenewalPolicyTest {
         return new RenewalPolicy(Duration.ofDays(30), Clock.fixed(now, ZoneOffset.UTC)).evaluate(cert);
     }
 
-    @Test
-    void freshCertificateNeedsNothing() {
-        RenewalPolicy.Status status = at(ISSUED.plus(Duration.ofDays(10)));
-        assertThat(status.needsRenewal()).isFalse();
-        assertThat(status.describe()).isEqualTo("valid until 2026-04-01T00:00:00Z (80d left)");
-    }
-
-    @Test
-    void insideTheWindowNeedsRenewal() {
-        RenewalPolicy.Status status = at(ISSUED.plus(Duration.ofDays(70)).plus(Duration.ofHours(4)));
-        assertThat(status.needsRenewal()).isTrue();
-        assertThat(status.expired()).isFalse();
-        assertThat(status.describe())
-                .isEqualTo("needs renewal before 30d: 19d 20h left (until 2026-04-01T00:00:00Z)");
-    }
-
-    @Test
-    void pastNotAfterIsExpired() {
-        RenewalPolicy.Status status = at(ISSUED.plus(Duration.ofDays(91)));
-        assertThat(status.expired()).isTrue();
-        assertThat(status.describe()).isEqualTo("expired at 2026-04-01T00:00:00Z (1d ago)");
+    /** The certificate is valid for 90 days from ISSUED; renewal is due in its last 30. */
+    @ParameterizedTest(name = "{0} after issue: {3}")
+    @CsvSource(delimiter = '|', value = {
+        "P10D    | false | false | valid until 2026-04-01T00:00:00Z (80d left)",
+        "P70DT4H | true  | false | needs renewal before 30d: 19d 20h left (until 2026-04-01T00:00:00Z)",
+        "P91D    | true  | true  | expired at 2026-04-01T00:00:00Z (1d ago)"})
+    void statusAfterIssue(Duration age, boolean needsRenewal, boolean expired, String description) {
+        RenewalPolicy.Status status = at(ISSUED.plus(age));
+        assertThat(status.needsRenewal()).isEqualTo(needsRenewal);
+        assertThat(status.expired()).isEqualTo(expired);
+        assertThat(status.describe()).isEqualTo(description);
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.tenantgateway.deviceplugin.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
+
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import java.util.LinkedHashMap;
@@ -30,15 +32,32 @@ class AllocatePolicyTest {
         return new PodView("team-a", "p1", UID, "worker-1", "Pending", "7", annotations, init, containers);
     }
 
+    /** A pod whose one container, {@code container}, is to get {@code toAllocate}. */
+    static PodView podWith(String container, String toAllocate) {
+        return pod(toAllocate, List.of(), List.of(ContainerView.of(container)));
+    }
+
     private AllocateDecision decide(PodView pod, List<String> ids) {
         return policy.decide(pod, ids, Set.of(GPU_A, GPU_B), "libvgpu.so", CACHE);
     }
 
+    /** The decision for kubelet's {@code ids}, which must be an Allocate. */
+    private AllocateDecision.Allocate allocate(PodView pod, String... ids) {
+        return assertThat(decide(pod, List.of(ids))).asInstanceOf(
+                InstanceOfAssertFactories.type(AllocateDecision.Allocate.class)).actual();
+    }
+
+    /** The decision for kubelet's {@code ids}, which must be a Refuse. */
+    private AllocateDecision.Refuse refuse(PodView pod, String... ids) {
+        return assertThat(decide(pod, List.of(ids))).asInstanceOf(
+                InstanceOfAssertFactories.type(AllocateDecision.Refuse.class)).actual();
+    }
+
     @Test
     void oneContainerGetsHamisEnvironmentAndMountsExactly() {
-        PodView pod = pod(GPU_A + ",NVIDIA,24576,30:;", List.of(), List.of(ContainerView.of("cuda")));
+        PodView pod = podWith("cuda", GPU_A + ",NVIDIA,24576,30:;");
 
-        AllocateDecision.Allocate decision = (AllocateDecision.Allocate) decide(pod, List.of(GPU_A + "-3"));
+        AllocateDecision.Allocate decision = allocate(pod, GPU_A + "-3");
 
         assertThat(decision.entryIndex()).isZero();
         assertThat(decision.containerName()).isEqualTo("cuda");
@@ -59,11 +78,9 @@ class AllocatePolicyTest {
 
     @Test
     void severalDevicesGetOneLimitEachInEntryOrderAndTheFirstDevicesCores() {
-        PodView pod = pod(GPU_B + ",NVIDIA,3000,40:" + GPU_A + ",NVIDIA,5000,60:;", List.of(),
-                List.of(ContainerView.of("train")));
+        PodView pod = podWith("train", GPU_B + ",NVIDIA,3000,40:" + GPU_A + ",NVIDIA,5000,60:;");
 
-        AllocateDecision.Allocate decision = (AllocateDecision.Allocate) decide(pod, List.of(GPU_A + "-0",
-                GPU_B + "-1"));
+        AllocateDecision.Allocate decision = allocate(pod, GPU_A + "-0", GPU_B + "-1");
 
         assertThat(decision.allocation().envs()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU_B + "," + GPU_A)
                 .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "3000m")
@@ -73,11 +90,9 @@ class AllocatePolicyTest {
 
     @Test
     void replicasOfOneGpuAreNamedOnceInVisibleDevices() {
-        PodView pod = pod(GPU_A + ",NVIDIA,1000,10:" + GPU_A + ",NVIDIA,1000,10:;", List.of(),
-                List.of(ContainerView.of("c")));
+        PodView pod = podWith("c", GPU_A + ",NVIDIA,1000,10:" + GPU_A + ",NVIDIA,1000,10:;");
 
-        AllocateDecision.Allocate decision = (AllocateDecision.Allocate) decide(pod, List.of(GPU_A + "-0",
-                GPU_A + "-1"));
+        AllocateDecision.Allocate decision = allocate(pod, GPU_A + "-0", GPU_A + "-1");
 
         assertThat(decision.allocation().envs()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU_A)
                 .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_1", "1000m");
@@ -90,14 +105,14 @@ class AllocatePolicyTest {
                 List.of(ContainerView.of("setup")), List.of(ContainerView.of("main"), ContainerView.of("sidecar"),
                         ContainerView.of("worker")));
 
-        AllocateDecision.Allocate first = (AllocateDecision.Allocate) decide(pod, List.of(GPU_B + "-0"));
+        AllocateDecision.Allocate first = allocate(pod, GPU_B + "-0");
         assertThat(first.entryIndex()).isEqualTo(1);
         assertThat(first.containerName()).isEqualTo("main");
         assertThat(first.remaining()).isEqualTo(";;;" + GPU_A + ",NVIDIA,2048,20:;");
         assertThat(first.last()).isFalse();
 
         PodView after = pod(first.remaining(), pod.initContainers(), pod.containers());
-        AllocateDecision.Allocate second = (AllocateDecision.Allocate) decide(after, List.of(GPU_A + "-5"));
+        AllocateDecision.Allocate second = allocate(after, GPU_A + "-5");
         assertThat(second.entryIndex()).isEqualTo(3);
         assertThat(second.containerName()).isEqualTo("worker");
         assertThat(second.allocation().mounts().get(1).hostPath())
@@ -111,7 +126,7 @@ class AllocatePolicyTest {
         PodView pod = pod(GPU_A + ",NVIDIA,1024,10:;" + GPU_A + ",NVIDIA,4096,50:;", List.of(ContainerView.of("init")),
                 List.of(ContainerView.of("app")));
 
-        AllocateDecision.Allocate first = (AllocateDecision.Allocate) decide(pod, List.of(GPU_A + "-0"));
+        AllocateDecision.Allocate first = allocate(pod, GPU_A + "-0");
 
         assertThat(first.containerName()).isEqualTo("init");
         assertThat(first.allocation().envs()).containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "1024m");
@@ -123,20 +138,20 @@ class AllocatePolicyTest {
         for (String value : List.of("true", "1", "T", "TRUE", "True", "t")) {
             PodView pod = pod(GPU_A + ",NVIDIA,1000,0:;", List.of(),
                     List.of(new ContainerView("c", Map.of("CUDA_DISABLE_CONTROL", value))));
-            AllocateDecision.Allocate decision = (AllocateDecision.Allocate) decide(pod, List.of(GPU_A + "-0"));
+            AllocateDecision.Allocate decision = allocate(pod, GPU_A + "-0");
             assertThat(decision.allocation().mounts()).as(value).extracting(Mount::containerPath)
                     .containsExactly("/usr/local/vgpu/libvgpu.so", "/usr/local/vgpu", "/tmp/vgpulock");
         }
         PodView notTrue = pod(GPU_A + ",NVIDIA,1000,0:;", List.of(),
                 List.of(new ContainerView("c", Map.of("CUDA_DISABLE_CONTROL", "yes"))));
-        assertThat(((AllocateDecision.Allocate) decide(notTrue, List.of(GPU_A + "-0"))).allocation().mounts())
+        assertThat(allocate(notTrue, GPU_A + "-0").allocation().mounts())
                 .extracting(Mount::containerPath).contains("/etc/ld.so.preload");
     }
 
     @Test
     void scalingLogLevelAndCoreLimitAddTheirVariables() {
         AllocatePolicy tuned = new AllocatePolicy(new HamiCoreSettings("/usr/local", 1.5, "4", true), "worker-1");
-        PodView pod = pod(GPU_A + ",NVIDIA,1000,0:;", List.of(), List.of(ContainerView.of("c")));
+        PodView pod = podWith("c", GPU_A + ",NVIDIA,1000,0:;");
 
         AllocateDecision.Allocate decision = (AllocateDecision.Allocate) tuned.decide(pod, List.of(GPU_A + "-0"),
                 Set.of(GPU_A), "libvgpu.so.v2.10.0", CACHE);
@@ -154,9 +169,9 @@ class AllocatePolicyTest {
 
     @Test
     void aDifferentNumberOfDevicesThanKubeletAllocatedIsHamisError() {
-        PodView pod = pod(GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of(ContainerView.of("cuda")));
+        PodView pod = podWith("cuda", GPU_A + ",NVIDIA,1000,10:;");
 
-        AllocateDecision.Refuse refuse = (AllocateDecision.Refuse) decide(pod, List.of(GPU_A + "-0", GPU_A + "-1"));
+        AllocateDecision.Refuse refuse = refuse(pod, GPU_A + "-0", GPU_A + "-1");
 
         assertThat(refuse.message()).isEqualTo("device number not matched");
         assertThat(refuse.detail()).isEqualTo("container cuda of team-a/p1: entry 0 names 1 device(s), kubelet"
@@ -166,42 +181,38 @@ class AllocatePolicyTest {
 
     @Test
     void aMissingOrUnreadableAnnotationIsDeviceRequestNotFound() {
-        AllocateDecision.Refuse missing = (AllocateDecision.Refuse) decide(pod(null, List.of(),
-                List.of(ContainerView.of("c"))), List.of(GPU_A + "-0"));
+        AllocateDecision.Refuse missing = refuse(podWith("c", null), GPU_A + "-0");
         assertThat(missing.message()).isEqualTo("device request not found");
         assertThat(missing.detail()).isEqualTo("pod team-a/p1 has no hami.io/vgpu-devices-to-allocate annotation");
         assertThat(missing.failPod()).isTrue();
 
-        AllocateDecision.Refuse garbled = (AllocateDecision.Refuse) decide(pod("GPU-a,NVIDIA,x,1:;", List.of(),
-                List.of(ContainerView.of("c"))), List.of(GPU_A + "-0"));
+        AllocateDecision.Refuse garbled = refuse(podWith("c", "GPU-a,NVIDIA,x,1:;"), GPU_A + "-0");
         assertThat(garbled.message()).isEqualTo("device request not found");
         assertThat(garbled.detail()).startsWith("hami.io/vgpu-devices-to-allocate of team-a/p1: device list");
     }
 
     @Test
     void anAllocatedPodIsNeverFailedByALateCall() {
-        PodView done = pod(";", List.of(), List.of(ContainerView.of("c")));
+        PodView done = podWith("c", ";");
         Map<String, String> success = new LinkedHashMap<>(done.annotations());
         success.put(Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_SUCCESS);
         PodView allocated = new PodView("team-a", "p1", UID, "worker-1", "Pending", "9", success, List.of(),
                 done.containers());
 
-        AllocateDecision.Refuse late = (AllocateDecision.Refuse) decide(allocated, List.of(GPU_A + "-0"));
+        AllocateDecision.Refuse late = refuse(allocated, GPU_A + "-0");
         assertThat(late.message()).isEqualTo("device request not found");
         assertThat(late.failPod()).isFalse();
-        assertThat(((AllocateDecision.Refuse) decide(done, List.of(GPU_A + "-0"))).failPod()).isTrue();
+        assertThat(refuse(done, GPU_A + "-0").failPod()).isTrue();
     }
 
     @Test
     void anEntryBeyondTheContainersOrForAnotherNodesGpuFails() {
-        AllocateDecision.Refuse beyond = (AllocateDecision.Refuse) decide(pod(";" + GPU_A + ",NVIDIA,1,1:;",
-                List.of(), List.of(ContainerView.of("only"))), List.of(GPU_A + "-0"));
+        AllocateDecision.Refuse beyond = refuse(podWith("only", ";" + GPU_A + ",NVIDIA,1,1:;"), GPU_A + "-0");
         assertThat(beyond.detail()).isEqualTo("entry 1 of hami.io/vgpu-devices-to-allocate of team-a/p1 has no"
                 + " container (the pod has 0 init and 1 containers)");
 
         String elsewhere = "GPU-ffffffff-0000-4000-8000-0000000000ff";
-        AllocateDecision.Refuse foreign = (AllocateDecision.Refuse) decide(pod(elsewhere + ",NVIDIA,1,1:;", List.of(),
-                List.of(ContainerView.of("c"))), List.of(GPU_A + "-0"));
+        AllocateDecision.Refuse foreign = refuse(podWith("c", elsewhere + ",NVIDIA,1,1:;"), GPU_A + "-0");
         assertThat(foreign.message()).isEqualTo("devices [" + elsewhere + "] are not registered on node worker-1");
         assertThat(foreign.failPod()).isTrue();
     }

@@ -25,6 +25,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.tenantgateway.tools.hamisim.HamiSchedulerSimulator;
 import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
+import io.tenantgateway.agent.testing.MutableClock;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.common.retry.Backoff;

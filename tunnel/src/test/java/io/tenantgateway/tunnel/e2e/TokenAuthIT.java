@@ -29,16 +29,25 @@ import org.junit.jupiter.api.Timeout;
 class TokenAuthIT extends TunnelTestBase {
     private static final long MIB = 1024 * 1024;
 
-    @Test
-    void rejectedTokensBackOffWithOneLinePerAttemptUntilTheRotatedTokenIsAccepted() throws Exception {
-        TunnelServer server = harness.startServer(TunnelHarness.serverConfig("token")
+    /** A server (Unix socket frontend) whose agents authenticate with the token {@code good-token}. */
+    private TunnelServer serverAcceptingGoodToken() {
+        return harness.startServer(TunnelHarness.serverConfig("token")
                 .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of("good-token")))
                 .udsPath(TunnelHarness.socketPath(dir)).build());
+    }
+
+    /** Agent node-1, presenting the token in {@code tokenFile} (re-read on every attempt). */
+    private TunnelClientSet agentWithToken(TunnelServer server, Path tokenFile) {
+        return harness.startAgent(TunnelHarness.agentConfig(server).agentId("node-1")
+                .serviceAccountTokenPath(tokenFile).build(), false, new PrometheusRegistry());
+    }
+
+    @Test
+    void rejectedTokensBackOffWithOneLinePerAttemptUntilTheRotatedTokenIsAccepted() throws Exception {
+        TunnelServer server = serverAcceptingGoodToken();
         Path tokenFile = Files.writeString(dir.resolve("token"), "stale-token\n");
         try (LogCapture log = LogCapture.of(TunnelClientSet.class)) {
-            TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server)
-                    .agentId("node-1").serviceAccountTokenPath(tokenFile).build(), false,
-                    new PrometheusRegistry());
+            TunnelClientSet agent = agentWithToken(server, tokenFile);
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> log.lines("cannot connect once").size() >= 4);
             List<String> failures = log.lines("cannot connect once");
@@ -64,13 +73,9 @@ class TokenAuthIT extends TunnelTestBase {
 
     @Test
     void echoes64MibEachWayOverTheTokenAuthenticatedLeg() throws Exception {
-        TunnelServer server = harness.startServer(TunnelHarness.serverConfig("token")
-                .agentAuthenticator(AgentAuthenticator.staticTokens(Set.of("good-token")))
-                .udsPath(TunnelHarness.socketPath(dir)).build());
+        TunnelServer server = serverAcceptingGoodToken();
         Path tokenFile = Files.writeString(dir.resolve("token"), "good-token");
-        TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server)
-                .serviceAccountTokenPath(tokenFile).build(), false,
-                new PrometheusRegistry());
+        TunnelClientSet agent = agentWithToken(server, tokenFile);
         await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
         TargetServer echo = harness.track(TargetServer.echo());
         ProxyClient client = harness.proxyClient(server);

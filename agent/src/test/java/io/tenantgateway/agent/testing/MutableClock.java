@@ -1,4 +1,4 @@
-package io.tenantgateway.agent.locks;
+package io.tenantgateway.agent.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,15 +7,19 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock that stands still until a test moves it: expiry is tested without waiting. */
-final class MutableClock extends Clock {
+/** A UTC clock that stands still until a test moves it: time-based behaviour is tested without waiting. */
+public final class MutableClock extends Clock {
     private final AtomicReference<Instant> now;
 
-    MutableClock(Instant start) {
+    public MutableClock(Instant start) {
         this.now = new AtomicReference<>(start);
     }
 
-    void advance(Duration duration) {
+    public void set(Instant instant) {
+        now.set(instant);
+    }
+
+    public void advance(Duration duration) {
         now.updateAndGet(instant -> instant.plus(duration));
     }
 
@@ -31,6 +35,6 @@ final class MutableClock extends Clock {
 
     @Override
     public Clock withZone(ZoneId zone) {
-        throw new UnsupportedOperationException("withZone");
+        throw new UnsupportedOperationException("the test clock is UTC");
     }
 }
