@@ -42,6 +42,11 @@ final class WebhookInBackground {
         return err.toString();
     }
 
+    /** The exit code of a command that ends by itself (at most {@code seconds} from now). */
+    int exitCode(long seconds) throws Exception {
+        return exit.get(seconds, TimeUnit.SECONDS);
+    }
+
     /** Stops the command and waits (at most 30 s) for its exit code. */
     int stop() throws Exception {
         command.stop();

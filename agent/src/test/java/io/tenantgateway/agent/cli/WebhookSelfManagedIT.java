@@ -12,6 +12,8 @@ import io.tenantgateway.agent.testing.WebhookTlsClient;
 import io.tenantgateway.agent.webhook.WebhookCertificateController;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.webhook.WebhookServer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
@@ -63,9 +65,30 @@ class WebhookSelfManagedIT {
         assertThat(command.out()).contains("webhook listening on https://127.0.0.1:" + started.port() + "/webhook");
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(command.out())
                 .contains("quota check: on (ResourceQuotas from " + client.getMasterUrl()));
-        assertThat(client.secrets().inNamespace(NAMESPACE).list().getItems()).hasSize(1);
+        assertThat(client.secrets().inNamespace(NAMESPACE).list().getItems())
+                .extracting(created -> created.getMetadata().getName()).containsOnlyOnce(SECRET);
 
         assertThat(command.stop()).as(command.err()).isZero();
+    }
+
+    /**
+     * A bad value that only a part starting in the background can find: the port, taken, once the certificate is in
+     * the Secret. The command ends as at start: exit 2, one line naming the flag as it was given.
+     */
+    @Test
+    void aListenPortFoundTakenInTheBackgroundExitsTwoWithOneLine() throws Exception {
+        String kubeconfig = MockApiKubeconfig.write(dir, client).toString();
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            WebhookInBackground command = WebhookInBackground.start("--listen", "127.0.0.1:" + busy.getLocalPort(),
+                    "--webhook-tls-secret=" + NAMESPACE + "/busy-port-tls", "--webhook-tls-self-managed",
+                    "--device-config-map=", "--kubeconfig", kubeconfig);
+
+            assertThat(command.exitCode(60)).as(command.err()).isEqualTo(ExitCodes.USAGE);
+            assertThat(command.err().strip()).isEqualTo("error: --listen: 127.0.0.1:" + busy.getLocalPort()
+                    + " is in use");
+            assertThat(client.secrets().inNamespace(NAMESPACE).withName("busy-port-tls").get())
+                    .as("found in the background: the certificate was made first").isNotNull();
+        }
     }
 
     private static List<X509Certificate> certificates(Secret secret, String key) {
