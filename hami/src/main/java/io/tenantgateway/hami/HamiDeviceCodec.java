@@ -30,69 +30,17 @@ public final class HamiDeviceCodec {
     private HamiDeviceCodec() {
     }
 
-    /** The annotation value for {@code devices}, in HAMi's exact JSON form. */
+    /**
+     * The annotation value for {@code devices}, in HAMi's exact JSON form (v2.10's writer; written by
+     * {@link RegisterCodec#encodeJson}, which every vendor's JSON register value shares).
+     */
     public static String encode(List<GpuDevice> devices) {
         requireNonNull(devices, "devices");
-        StringBuilder out = new StringBuilder(64 + devices.size() * 160);
-        out.append('[');
+        List<RegisteredDevice> registered = new ArrayList<>(devices.size());
         for (int i = 0; i < devices.size(); i++) {
-            GpuDevice device = requireNonNull(devices.get(i), "devices[" + i + "]");
-            if (i > 0) {
-                out.append(',');
-            }
-            encodeDevice(device, out);
+            registered.add(RegisteredDevice.of(requireNonNull(devices.get(i), "devices[" + i + "]")));
         }
-        return out.append(']').toString();
-    }
-
-    private static void encodeDevice(GpuDevice device, StringBuilder out) {
-        FieldWriter fields = new FieldWriter(out);
-        out.append('{');
-        fields.string("id", device.id());
-        fields.number("index", device.index());
-        fields.number("count", device.count());
-        fields.number("devmem", device.devmemMiB());
-        fields.number("devcore", device.devcore());
-        fields.string("type", device.type());
-        fields.number("numa", device.numa());
-        fields.string("mode", device.mode());
-        if (device.healthy()) {
-            fields.name("health");
-            out.append("true");
-        }
-        out.append('}');
-    }
-
-    /** Writes {@code "key":value} pairs, separated by commas, omitting Go zero values. */
-    private static final class FieldWriter {
-        private final StringBuilder out;
-        private boolean first = true;
-
-        FieldWriter(StringBuilder out) {
-            this.out = out;
-        }
-
-        void name(String name) {
-            if (!first) {
-                out.append(',');
-            }
-            first = false;
-            out.append('"').append(name).append("\":");
-        }
-
-        void number(String name, int value) {
-            if (value != 0) {
-                name(name);
-                out.append(value);
-            }
-        }
-
-        void string(String name, String value) {
-            if (!value.isEmpty()) {
-                name(name);
-                appendGoJsonString(value, out);
-            }
-        }
+        return RegisterCodec.encodeJson(registered, HamiRelease.V2_10);
     }
 
     /**

@@ -1,0 +1,92 @@
+package io.tenantgateway.hami;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One row of the table of HAMi node register annotations (hami-vendors.md §5): which key, which format, and the
+ * scheduler's messages when the key is missing or lists no device. Vendors are data: every codec decision is made
+ * from this table, by {@link #forKey}.
+ *
+ * @param vendor         the backend, for people
+ * @param keyPrefix      the key, or the part before the chip's common word for per-chip keys
+ * @param keySuffix      empty for a fixed key; the part after the common word for per-chip keys
+ * @param format         how the value is written
+ * @param missingMessage the scheduler's error when the node lacks the key ({@code <key>} is replaced)
+ * @param emptyMessage   the scheduler's error when the value lists no device
+ */
+public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, RegisterFormat format,
+                             String missingMessage, String emptyMessage) {
+
+    private static final String ANNOS_NOT_FOUND = "annos not found <key>";
+    private static final String NO_GPU = "no gpu found on node";
+    private static final String NO_DEVICE = "no device found on node";
+
+    /**
+     * Fixed keys first, then the per-chip patterns (Iluvatar {@code hami.io/node-X-register}, Ascend
+     * {@code hami.io/node-register-X}), so that e.g. {@code hami.io/node-dcu-register} is Hygon, not an Iluvatar chip.
+     * NVIDIA's empty-list message is taken to be the same as the other GPU backends' (not in §5).
+     */
+    public static final List<RegisterVendor> TABLE = List.of(
+            fixed("NVIDIA", "hami.io/node-nvidia-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Hygon", "hami.io/node-dcu-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Kunlun vXPU", "hami.io/node-register-xpu", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_DEVICE),
+            fixed("AMD", "hami.io/node-amd-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Vastai", "hami.io/node-va-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Biren", "hami.io/node-biren-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Metax sGPU", "metax-tech.com/node-gpu-devices", RegisterFormat.METAX_SGPU, ANNOS_NOT_FOUND,
+                    "no sdevice found on node"),
+            fixed("Enflame DRS", "enflame.com/gcu-drs-capacity", RegisterFormat.ENFLAME_DRS,
+                    "annotation not found <key>", "no drs devices found on node <node>"),
+            new RegisterVendor("Ascend", "hami.io/node-register-", "", RegisterFormat.JSON, ANNOS_NOT_FOUND,
+                    NO_DEVICE),
+            new RegisterVendor("Iluvatar", "hami.io/node-", "-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND,
+                    NO_GPU));
+
+    public RegisterVendor {
+        requireNonNull(vendor, "vendor");
+        requireNonNull(keyPrefix, "keyPrefix");
+        requireNonNull(keySuffix, "keySuffix");
+        requireNonNull(format, "format");
+        requireNonNull(missingMessage, "missingMessage");
+        requireNonNull(emptyMessage, "emptyMessage");
+    }
+
+    private static RegisterVendor fixed(String vendor, String key, RegisterFormat format, String missing,
+                                        String empty) {
+        return new RegisterVendor(vendor, key, "", format, missing, empty);
+    }
+
+    /** Whether this row is one key ({@code false}: a pattern with the chip's common word in the middle). */
+    public boolean isFixedKey() {
+        return keySuffix.isEmpty() && !keyPrefix.endsWith("-");
+    }
+
+    boolean matches(String key) {
+        if (isFixedKey()) {
+            return keyPrefix.equals(key);
+        }
+        return key.length() > keyPrefix.length() + keySuffix.length() && key.startsWith(keyPrefix)
+                && key.endsWith(keySuffix)
+                && key.substring(keyPrefix.length(), key.length() - keySuffix.length()).indexOf('/') < 0;
+    }
+
+    /** The row for {@code key}: the first fixed key that equals it, else the first pattern that matches. */
+    public static Optional<RegisterVendor> forKey(String key) {
+        requireNonNull(key, "key");
+        return TABLE.stream().filter(v -> v.isFixedKey() && v.matches(key)).findFirst()
+                .or(() -> TABLE.stream().filter(v -> !v.isFixedKey() && v.matches(key)).findFirst());
+    }
+
+    /** The scheduler's message for a node without {@code key}. */
+    public String missing(String key) {
+        return missingMessage.replace("<key>", key);
+    }
+
+    /** The scheduler's message for a value that lists no device on {@code node}. */
+    public String empty(String node) {
+        return emptyMessage.replace("<node>", node);
+    }
+}
