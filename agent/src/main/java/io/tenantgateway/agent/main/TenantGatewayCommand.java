@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
         versionProvider = Version.class,
         description = "Konnectivity agent and HAMi GPU-sharing gateway for Kamaji tenant clusters.",
         subcommands = {AgentCommand.class, CertsCommand.class, WebhookCommand.class, ProbeCommand.class,
-            DoctorCommand.class, CdsTrainingCommand.class},
+            DoctorCommand.class, CdsTrainingCommand.class, io.tenantgateway.agent.ops.AnnotationsCommand.class},
         // The image ships this jar alone; lab and bench need a mock API server and a scheduler simulator.
         footer = {"", "lab, bench: in the tools jar (tools/target/tenant-gateway-tools.jar in a checkout, not in the"
             + " image); bin/tenant-gateway runs them from there."})

@@ -1,0 +1,243 @@
+package io.tenantgateway.agent.ops;
+
+import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.hami.HamiRelease;
+import io.tenantgateway.hami.RegisterCodec;
+import io.tenantgateway.hami.RegisterCodec.Result;
+import io.tenantgateway.hami.RegisterVendor;
+import io.tenantgateway.hami.RegisteredDevice;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code tenant-gateway annotations}: HAMi's node register annotations, read and written exactly as a given HAMi
+ * release's scheduler and device plugins do (codecs in {@link RegisterCodec}, vendors in {@link RegisterVendor}).
+ * Bad input (a key that is no register key, unreadable stdin, a bad {@code --hami-compat}) is a
+ * {@link ConfigException}: one line, exit 2.
+ */
+@Command(name = "annotations", mixinStandardHelpOptions = true, usageHelpWidth = 120,
+        description = "Decode or encode HAMi node register annotations as a given HAMi release does.",
+        subcommands = {AnnotationsCommand.Decode.class, AnnotationsCommand.Encode.class})
+public final class AnnotationsCommand {
+    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+    static HamiRelease release(String text) {
+        try {
+            return HamiRelease.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("--hami-compat", text, "v2.9 or v2.10");
+        }
+    }
+
+    static String stdin(InputStream in) {
+        try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Command(name = "decode", mixinStandardHelpOptions = true, usageHelpWidth = 120,
+            description = {"Decode HAMi node register annotations as the scheduler reads them: KEY=VALUE pairs, or",
+                "'-' to read a Node object (kubectl get node X -o json) from stdin and decode every register",
+                "annotation it carries and the devices HAMi derives from status.capacity."},
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {" 0:every value decoded", " 1:a value has an error (HAMi's reader message is shown)",
+                " 2:bad input (unknown key, stdin not a Node, bad flag)"})
+    public static final class Decode implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--hami-compat", defaultValue = "v2.10", paramLabel = "v2.9|v2.10",
+                description = "The HAMi release whose scheduler to follow. Default: ${DEFAULT-VALUE}.")
+        String hamiCompat;
+
+        @Option(names = "--output", defaultValue = "json", paramLabel = "json|table",
+                description = "Output format. Default: ${DEFAULT-VALUE}.")
+        String output;
+
+        @Option(names = "--node", paramLabel = "NAME",
+                description = "Node name (Enflame DRS device ids and messages). Default: the Node's metadata.name, "
+                        + "else 'node'.")
+        String node;
+
+        @Parameters(arity = "1..*", paramLabel = "KEY=VALUE|-", description = "Annotations to decode, or '-'.")
+        List<String> inputs = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            HamiRelease release = release(hamiCompat);
+            if (!output.equals("json") && !output.equals("table")) {
+                throw new ConfigException("--output", output, "json or table");
+            }
+            Map<String, Result> results = new LinkedHashMap<>();
+            if (inputs.equals(List.of("-"))) {
+                decodeNode(stdin(System.in), release, results);
+            } else {
+                String nodeName = node == null ? "node" : node;
+                for (String input : inputs) {
+                    int eq = input.indexOf('=');
+                    if (eq <= 0) {
+                        throw new ConfigException("KEY=VALUE", input, "KEY=VALUE with a HAMi node register key, or -");
+                    }
+                    String key = input.substring(0, eq);
+                    if (RegisterVendor.forKey(key).isEmpty()) {
+                        throw new ConfigException("KEY", key, "a HAMi node register key (tenant-gateway "
+                                + "annotations decode --help)");
+                    }
+                    results.put(key, RegisterCodec.decode(key, input.substring(eq + 1), release, nodeName));
+                }
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            if (output.equals("json")) {
+                out.println(toJson(results));
+            } else {
+                printTable(results, out);
+            }
+            out.flush();
+            return results.values().stream().allMatch(Result::isOk) ? 0 : 1;
+        }
+
+        private void decodeNode(String text, HamiRelease release, Map<String, Result> results) {
+            JsonNode root;
+            try {
+                root = JSON.readTree(text);
+            } catch (JacksonException e) {
+                throw ConfigException.of("stdin", "not JSON (expected: a Node object, as kubectl get node NAME "
+                        + "-o json prints it): " + e.getOriginalMessage().lines().findFirst().orElse(""));
+            }
+            if (root == null || !root.isObject() || !"Node".equals(root.path("kind").asText("Node"))) {
+                throw ConfigException.of("stdin", "not a Node object (expected: kubectl get node NAME -o json)");
+            }
+            String nodeName = node != null ? node : root.path("metadata").path("name").asText("node");
+            JsonNode annotations = root.path("metadata").path("annotations");
+            for (Map.Entry<String, JsonNode> a : annotations.properties()) {
+                if (RegisterVendor.forKey(a.getKey()).isPresent()) {
+                    results.put(a.getKey(), RegisterCodec.decode(a.getKey(), a.getValue().asText(), release,
+                            nodeName));
+                }
+            }
+            Map<String, String> capacity = new LinkedHashMap<>();
+            root.path("status").path("capacity").properties()
+                    .forEach(e -> capacity.put(e.getKey(), e.getValue().asText()));
+            results.putAll(RegisterCodec.fromCapacity(capacity, release, nodeName));
+        }
+
+        static String toJson(Map<String, Result> results) {
+            ObjectNode root = JSON.createObjectNode();
+            results.forEach((key, result) -> {
+                ObjectNode member = root.putObject(key);
+                if (!result.isOk()) {
+                    member.put("error", result.error());
+                    return;
+                }
+                var devices = member.putArray("devices");
+                for (RegisteredDevice d : result.devices()) {
+                    ObjectNode o = devices.addObject();
+                    putString(o, "id", d.id());
+                    putNumber(o, "index", d.index());
+                    putNumber(o, "count", d.count());
+                    putNumber(o, "devmem", d.devmem());
+                    putNumber(o, "devcore", d.devcore());
+                    putString(o, "type", d.type());
+                    putNumber(o, "numa", d.numa());
+                    putString(o, "mode", d.mode());
+                    if (d.health()) {
+                        o.put("health", true);
+                    }
+                    putString(o, "devicevendor", d.devicevendor());
+                    if (!d.custominfo().isEmpty()) {
+                        o.set("custominfo", JSON.valueToTree(d.custominfo()));
+                    }
+                }
+            });
+            return JSON.writeValueAsString(root);
+        }
+
+        private static void putString(ObjectNode o, String name, String value) {
+            if (!value.isEmpty()) {
+                o.put(name, value);
+            }
+        }
+
+        private static void putNumber(ObjectNode o, String name, long value) {
+            if (value != 0) {
+                o.put(name, value);
+            }
+        }
+
+        private static void printTable(Map<String, Result> results, PrintWriter out) {
+            String row = "  %-40s %5s %5s %7s %7s %-16s %4s %-10s %s%n";
+            for (Map.Entry<String, Result> e : results.entrySet()) {
+                String vendor = RegisterVendor.forKey(e.getKey()).map(RegisterVendor::vendor).orElse("from capacity");
+                out.printf("%s (%s)%n", e.getKey(), vendor);
+                Result result = e.getValue();
+                if (!result.isOk()) {
+                    out.printf("  error: %s%n", result.error());
+                    continue;
+                }
+                out.printf(row, "ID", "INDEX", "COUNT", "DEVMEM", "DEVCORE", "TYPE", "NUMA", "MODE", "HEALTH");
+                for (RegisteredDevice d : result.devices()) {
+                    out.printf(row, d.id(), d.index(), d.count(), d.devmem(), d.devcore(), d.type(), d.numa(),
+                            d.mode(), d.health() ? "healthy" : "unhealthy");
+                }
+            }
+        }
+    }
+
+    @Command(name = "encode", mixinStandardHelpOptions = true, usageHelpWidth = 120,
+            description = {"Write a HAMi node register value exactly as that HAMi release's writer does, followed by",
+                "a newline. stdin: a JSON device list with the register keys (id, index, count, devmem, devcore,",
+                "type, numa, mode, health, devicevendor, custominfo); for metax-tech.com/node-gpu-devices a list of",
+                "Metax device objects; for enflame.com/gcu-drs-capacity the DRS object."},
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {" 0:written", " 2:bad input (unknown key, unreadable stdin, bad flag)"})
+    public static final class Encode implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--hami-compat", defaultValue = "v2.10", paramLabel = "v2.9|v2.10",
+                description = "The HAMi release whose writer to follow. Default: ${DEFAULT-VALUE}.")
+        String hamiCompat;
+
+        @Parameters(index = "0", paramLabel = "KEY", description = "The node register annotation key.")
+        String key;
+
+        @Override
+        public Integer call() {
+            HamiRelease release = release(hamiCompat);
+            if (RegisterVendor.forKey(key).isEmpty()) {
+                throw new ConfigException("KEY", key, "a HAMi node register key (tenant-gateway annotations "
+                        + "decode --help)");
+            }
+            String value;
+            try {
+                value = RegisterCodec.encode(key, stdin(System.in), release);
+            } catch (IllegalArgumentException e) {
+                throw ConfigException.of("stdin", e.getMessage(), e);
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            out.println(value);
+            out.flush();
+            return 0;
+        }
+    }
+}
