@@ -27,7 +27,7 @@ public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, 
     /**
      * Fixed keys first, then the per-chip patterns (Iluvatar {@code hami.io/node-X-register}, Ascend
      * {@code hami.io/node-register-X}), so that e.g. {@code hami.io/node-dcu-register} is Hygon, not an Iluvatar chip.
-     * NVIDIA's empty-list message is taken to be the same as the other GPU backends' (not in §5).
+     * NVIDIA's messages are those of HAMi's {@code pkg/device/nvidia/device.go GetNodeDevices} (not in §5).
      */
     public static final List<RegisterVendor> TABLE = List.of(
             fixed("NVIDIA", "hami.io/node-nvidia-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
