@@ -1,5 +1,12 @@
 package io.tenantgateway.agent.ops;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.tenantgateway.hami.HamiRelease;
+import io.tenantgateway.hami.RegisterCodec;
+import io.tenantgateway.hami.RegisterVendor;
+import io.tenantgateway.hami.RegisteredDevice;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import io.tenantgateway.agent.Parts;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.common.net.HostPort;
@@ -103,6 +110,7 @@ final class Doctor implements AutoCloseable {
         checks.add(hamiWebhook());
         checks.add(deviceConfigMap());
         checks.add(devices());
+        checks.add(registrations());
         if (config.devicePlugin().isPresent()) {
             checks.add(devicePlugin()); // only where it is on: a skipped line on every other node says nothing
         }
@@ -568,6 +576,73 @@ final class Doctor implements AutoCloseable {
     }
 
     // ---- devices ----
+
+    /**
+     * Every vendor's registration of this node, as HAMi v2.10's scheduler reads it: each HAMi register annotation the
+     * node carries (and the devices its capacity implies), decoded, or the reader's error. A failing reader is a
+     * warning: that vendor's pods cannot be placed here, the agent's own parts are not affected.
+     */
+    private DoctorCheck registrations() {
+        if (config.devices().isEmpty() && config.allocation().isEmpty() && config.devicePlugin().isEmpty()) {
+            return DoctorCheck.skip("registrations", "no part reads this node (--device-source=none, no lock"
+                    + " controller)");
+        }
+        if (!apiOk) {
+            return DoctorCheck.skip("registrations", "the Kubernetes API check failed");
+        }
+        String nodeName = config.nodeName().orElse("");
+        Node node;
+        try (KubernetesClient client = KubernetesClients.create(clientConfig())) {
+            node = client.nodes().withName(nodeName).get();
+        } catch (IOException | RuntimeException e) {
+            return DoctorCheck.fail("registrations", "cannot read node " + nodeName + ": " + e.getMessage(),
+                    "grant get on nodes (manifests/base ClusterRole)");
+        }
+        if (node == null) {
+            return DoctorCheck.warn("registrations", "node " + nodeName + " not found", "check --node-name (or"
+                    + " NODE_NAME): it must be this node's name as kubectl get nodes shows it");
+        }
+        Map<String, RegisterCodec.Result> decoded = new LinkedHashMap<>();
+        Map<String, String> annotations = node.getMetadata().getAnnotations() == null ? Map.of()
+                : node.getMetadata().getAnnotations();
+        annotations.forEach((key, value) -> {
+            if (RegisterVendor.forKey(key).isPresent()) {
+                decoded.put(key, RegisterCodec.decode(key, value, HamiRelease.V2_10, nodeName));
+            }
+        });
+        Map<String, String> capacity = new LinkedHashMap<>();
+        if (node.getStatus() != null && node.getStatus().getCapacity() != null) {
+            node.getStatus().getCapacity().forEach((resource, quantity) -> capacity.put(resource,
+                    quantity.toString()));
+        }
+        decoded.putAll(RegisterCodec.fromCapacity(capacity, HamiRelease.V2_10, nodeName));
+        if (decoded.isEmpty()) {
+            return DoctorCheck.pass("registrations", "node " + nodeName + " carries no HAMi registration");
+        }
+        List<String> lines = new ArrayList<>();
+        int failed = 0;
+        for (Map.Entry<String, RegisterCodec.Result> entry : decoded.entrySet()) {
+            RegisterCodec.Result result = entry.getValue();
+            if (!result.isOk()) {
+                failed++;
+                lines.add(entry.getKey() + ": error: " + result.error());
+                continue;
+            }
+            lines.add(entry.getKey() + ": " + result.devices().size() + " device(s)");
+            for (RegisteredDevice device : result.devices()) {
+                lines.add("  [" + device.index() + "] " + device.type() + " " + device.devmem() + " MiB, "
+                        + device.devcore() + " cores, split " + device.count() + (device.health() ? "" : ", UNHEALTHY")
+                        + " (" + device.id() + ")");
+            }
+        }
+        String summary = decoded.size() + " registration(s) on node " + nodeName + ", as HAMi v2.10 reads them";
+        if (failed > 0) {
+            return new DoctorCheck("registrations", Outcome.WARN, failed + " of " + summary + " do not decode",
+                    "the vendor's device plugin writes that annotation: check its version against HAMi's"
+                            + " (tenant-gateway annotations decode - < node.json shows the same)", lines);
+        }
+        return new DoctorCheck("registrations", Outcome.PASS, summary, "", lines);
+    }
 
     private DoctorCheck devices() {
         if (config.devices().isEmpty()) {

@@ -57,6 +57,9 @@ class DoctorIT {
     @TempDir
     static Path dir;
 
+    private static final String NVIDIA_REGISTER = "hami.io/node-nvidia-register";
+    private static final String HYGON_REGISTER = "hami.io/node-dcu-register";
+
     /** Permission keys the mock API server answers allowed=false for. */
     private static final Set<String> DENIED = ConcurrentHashMap.newKeySet();
 
@@ -88,6 +91,13 @@ class DoctorIT {
                                     : "no RBAC policy matched").build());
                     return review;
                 }).always();
+        // This node as HAMi's plugins registered it: NVIDIA's JSON and Hygon's legacy text.
+        client.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata()
+                .withName("worker-1").addToAnnotations(NVIDIA_REGISTER, "[{\"id\":\"GPU-a\",\"index\":0,"
+                        + "\"count\":10,\"devmem\":81920,\"devcore\":100,\"type\":\"NVIDIA A100-SXM4-80GB\","
+                        + "\"mode\":\"hami-core\",\"health\":true}]")
+                .addToAnnotations(HYGON_REGISTER, "DCU-b,4,65520,100,DCU-K100,0,true,0,hami-core:").endMetadata()
+                .build()).create();
         client.configMaps().inNamespace("kube-system").resource(new ConfigMapBuilder().withNewMetadata()
                 .withName("hami-scheduler-device").endMetadata()
                 .addToData("device-config.yaml", "nvidia:\n  resourceCountName: nvidia.com/gpu\n").build()).create();
@@ -192,8 +202,35 @@ class DoctorIT {
                 .containsPattern("PASS  device-config +ConfigMap kube-system/hami-scheduler-device:"
                         + " nvidia.resourceCountName=nvidia.com/gpu")
                 .containsPattern("PASS  devices +mock: 1 GPU\\(s\\)")
-                .contains("13 checks: 12 passed, 0 warnings, 0 failed, 1 skipped -> OK")
+                .containsPattern("PASS  registrations +2 registration\\(s\\) on node worker-1, as HAMi v2.10 reads"
+                        + " them")
+                .contains("hami.io/node-dcu-register: 1 device(s)", "[0] DCU-K100 65520 MiB, 100 cores, split 4 (DCU-b)",
+                        "[0] NVIDIA A100-SXM4-80GB 81920 MiB, 100 cores, split 10 (GPU-a)")
+                .contains("14 checks: 13 passed, 0 warnings, 0 failed, 1 skipped -> OK")
                 .doesNotContain("fix:");
+    }
+
+    @Test
+    void aRegistrationHamiCannotReadIsAWarningWithTheReadersMessage() {
+        client.nodes().withName("worker-1").edit(node -> {
+            node.getMetadata().getAnnotations().put(HYGON_REGISTER, "DCU-b,4,lots,100,DCU-K100,0,true,0,hami-core:");
+            return node;
+        });
+        try {
+            CliRun result = doctor(goodFlags());
+
+            assertThat(result.exitCode()).as(result.both()).isZero();
+            assertThat(result.out()).containsPattern("WARN  registrations +1 of 2 registration\\(s\\) on node"
+                    + " worker-1, as HAMi v2.10 reads them do not decode")
+                    .contains("hami.io/node-dcu-register: error: invalid memory field: strconv.ParseInt: parsing"
+                            + " \"lots\": invalid syntax");
+        } finally {
+            client.nodes().withName("worker-1").edit(node -> {
+                node.getMetadata().getAnnotations().put(HYGON_REGISTER,
+                        "DCU-b,4,65520,100,DCU-K100,0,true,0,hami-core:");
+                return node;
+            });
+        }
     }
 
     @Test
@@ -208,7 +245,7 @@ class DoctorIT {
         assertThat(report.get("checks")).extracting(c -> c.get("name").asString() + "=" + c.get("outcome").asString())
                 .containsExactly("config=pass", "ca-cert=pass", "agent-cert=skip", "token=pass", "webhook-cert=pass",
                         "dns=pass", "tcp=pass", "tls=pass", "grpc-connect=pass", "kubernetes=pass", "hami-webhook=pass",
-                        "device-config=pass", "devices=pass");
+                        "device-config=pass", "devices=pass", "registrations=pass");
     }
 
     @Test
