@@ -18,8 +18,9 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>no containers: denied "pod has no containers";</li>
  *   <li>another scheduler already named (not ours, and not {@code default-scheduler} while force-overwrite is
  *       on): allowed unchanged, "pod already has different scheduler assigned";</li>
- *   <li>each container (v2.10: init containers first) through every vendor: validation (v2.10, errored 500),
- *       then mutation; privileged containers are skipped (v2.9) or, when the pod asks for a HAMi resource,
+ *   <li>each container (v2.10: init containers first) through every vendor backend, in {@link VendorCatalog}'s
+ *       fixed order: validation (v2.10, errored 500), then mutation; the first backend error answers errored
+ *       500 with its message; privileged containers are skipped (v2.9) or, when the pod asks for a HAMi resource,
  *       deny it "container &lt;name&gt; is privileged" (v2.10);</li>
  *   <li>a HAMi resource anywhere and a scheduler name configured: {@code spec.schedulerName} set to ours, and
  *       with {@code spec.nodeName} set: denied "pod has node assigned" (with {@code --scheduler-name=""} neither
@@ -48,7 +49,7 @@ public final class AdmissionPolicy {
     }
 
     public AdmissionPolicy(PolicyConfig config, DeviceConfig devices, QuotaLookup quota) {
-        this(config, requireNonNull(devices, "devices"), devices.vendors(), quota);
+        this(config, requireNonNull(devices, "devices"), devices.vendors(config), quota);
     }
 
     private AdmissionPolicy(PolicyConfig config, DeviceConfig devices, List<Vendor> vendors, QuotaLookup quota) {
@@ -122,7 +123,11 @@ public final class AdmissionPolicy {
                         return Decision.errored(500, invalid.get());
                     }
                 }
-                hasResource |= vendor.mutate(container, pod);
+                try {
+                    hasResource |= vendor.mutate(container, pod);
+                } catch (VendorException e) {
+                    return Decision.errored(500, e.getMessage()); // HAMi: the first backend error is the answer
+                }
             }
         }
         if (compat.deniesPrivilegedContainers() && hasResource) {
