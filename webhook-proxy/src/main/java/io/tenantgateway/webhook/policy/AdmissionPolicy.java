@@ -39,6 +39,14 @@ public final class AdmissionPolicy {
     /** controller-runtime's decoder on an AdmissionReview whose {@code request.object} is absent or {@code null}. */
     static final String NO_CONTENT = "there is no content to decode";
 
+    /**
+     * The pod annotations vendor backends read or write; a reader that keeps only part of the pod must keep these
+     * (and the annotations map itself, whose absence HAMi v2.9's Mthreads backend trips over).
+     */
+    public static final java.util.Set<String> POD_ANNOTATIONS = java.util.Set.of(AscendVendor.VNPU_MODE_ANNOTATION,
+            MetaxSgpuVendor.APP_CLASS_ANNOTATION, MetaxSgpuVendor.QOS_POLICY_ANNOTATION,
+            MthreadsVendor.REQUEST_GPU_NUM_ANNOTATION);
+
     private final PolicyConfig config;
     private final DeviceConfig devices;
     private final List<Vendor> vendors;
