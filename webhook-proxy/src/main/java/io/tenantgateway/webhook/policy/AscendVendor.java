@@ -32,6 +32,21 @@ public final class AscendVendor implements Vendor {
     }
 
     @Override
+    public QuotaResources quotaResources() {
+        return quota().resources();
+    }
+
+    @Override
+    public DeviceRequest request(ContainerNode container) {
+        return quota().request(container);
+    }
+
+    private QuotaNames quota() {
+        return new QuotaNames(chip.resourceName(), chip.resourceMemoryName(), chip.resourceCoreName(),
+                chip.memoryFactor(), 0);
+    }
+
+    @Override
     public Optional<String> validate(ContainerNode container) {
         return Optional.empty();
     }

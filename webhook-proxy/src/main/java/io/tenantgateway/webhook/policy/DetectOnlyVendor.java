@@ -12,12 +12,28 @@ import java.util.Optional;
  *
  * @param name HAMi's common word
  * @param limitNames the resource names that make a container this backend's (empty ones match nothing)
+ * @param quota how it takes part in the v2.10 quota check ({@code null}: it does not)
  */
-public record DetectOnlyVendor(String name, List<String> limitNames) implements Vendor {
+public record DetectOnlyVendor(String name, List<String> limitNames, QuotaNames quota) implements Vendor {
 
     public DetectOnlyVendor {
         requireNonNull(name, "name");
         limitNames = limitNames.stream().filter(n -> !n.isEmpty()).toList();
+    }
+
+    /** A backend that takes no part in the quota check. */
+    public DetectOnlyVendor(String name, List<String> limitNames) {
+        this(name, limitNames, null);
+    }
+
+    @Override
+    public QuotaResources quotaResources() {
+        return quota == null ? QuotaResources.NONE : quota.resources();
+    }
+
+    @Override
+    public DeviceRequest request(ContainerNode container) {
+        return quota == null ? DeviceRequest.NONE : quota.request(container);
     }
 
     @Override

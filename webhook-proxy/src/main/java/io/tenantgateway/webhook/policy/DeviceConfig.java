@@ -128,7 +128,8 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
                 Block block = new Block(root.get(known.getKey()), source + ": " + known.getKey());
                 Map<String, String> values = new LinkedHashMap<>();
                 for (String key : known.getValue().keySet()) {
-                    String value = block.string(key, null);
+                    String value = key.equals("memoryFactor")
+                            ? memoryFactor(block) : block.string(key, null);
                     if (value != null) {
                         values.put(key, value);
                     }
@@ -141,6 +142,19 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
         } catch (IllegalArgumentException e) {
             throw e.getMessage().startsWith(source) ? e : ConfigException.of(source, e.getMessage(), e);
         }
+    }
+
+    /** A block's {@code memoryFactor}: a whole number >= 1, or {@code null} when absent. */
+    private static String memoryFactor(Block block) {
+        JsonNode value = block.value("memoryFactor");
+        if (value == null) {
+            return null;
+        }
+        long factor = block.integer("memoryFactor", 1);
+        if (factor < 1 || factor > Integer.MAX_VALUE) {
+            throw new ConfigException(block.path() + ".memoryFactor", factor, ">= 1");
+        }
+        return Long.toString(factor);
     }
 
     private static List<JsonNode> list(JsonNode node, String path) {
@@ -200,7 +214,7 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
         chart.put("cambricon", names("resourceCountName", "cambricon.com/vmlu",
                 "resourceMemoryName", "cambricon.com/mlu.smlu.vmemory", "resourceCoreName", "cambricon.com/mlu.smlu.vcore"));
         chart.put("hygon", names("resourceCountName", "hygon.com/dcunum", "resourceMemoryName", "hygon.com/dcumem",
-                "resourceCoreName", "hygon.com/dcucores"));
+                "resourceCoreName", "hygon.com/dcucores", "memoryFactor", "1"));
         chart.put("metax", names("resourceCountName", "metax-tech.com/gpu", "resourceVCountName", "metax-tech.com/sgpu",
                 "resourceVMemoryName", "metax-tech.com/vmemory", "resourceVCoreName", "metax-tech.com/vcore"));
         chart.put("enflame", names("resourceNameGCU", "enflame.com/gcu", "resourceNameDRSGCU", "enflame.com/drs-gcu",

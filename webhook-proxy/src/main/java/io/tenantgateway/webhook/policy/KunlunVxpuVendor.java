@@ -21,6 +21,21 @@ public final class KunlunVxpuVendor implements Vendor {
         return "XPU";
     }
 
+    /** Quota: trimmed MiB per device, 98304 when the container names none (spec §4). */
+    @Override
+    public QuotaResources quotaResources() {
+        return quota().resources();
+    }
+
+    @Override
+    public DeviceRequest request(ContainerNode container) {
+        return quota().request(container);
+    }
+
+    private QuotaNames quota() {
+        return new QuotaNames(vcountName, vmemoryName, "", 1, 98304);
+    }
+
     @Override
     public Optional<String> validate(ContainerNode container) {
         return Optional.empty();

@@ -18,10 +18,25 @@ import java.util.Set;
 final class VendorCatalog {
 
     /** A backend that only detects: its common word, block, the names found in limits, and the releases it has. */
-    private record Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases) {
+    private record Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases,
+            int quotaMemoryFactor) {
+        Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases) {
+            this(commonWord, block, keys, releases, 0);
+        }
+
         Vendor build(DeviceConfig devices) {
             VendorBlock values = devices.block(block);
-            return new DetectOnlyVendor(commonWord, keys.stream().map(values::name).toList());
+            QuotaNames quota = null;
+            if (quotaMemoryFactor > 0) {
+                int factor = quotaMemoryFactor;
+                String configured = values.name("memoryFactor");
+                if (!configured.isEmpty()) {
+                    factor = Integer.parseInt(configured);
+                }
+                quota = new QuotaNames(values.name("resourceCountName"), values.name("resourceMemoryName"),
+                        values.name("resourceCoreName"), factor, 0);
+            }
+            return new DetectOnlyVendor(commonWord, keys.stream().map(values::name).toList(), quota);
         }
     }
 
@@ -29,8 +44,9 @@ final class VendorCatalog {
     private static final Set<HamiCompat> V2_9 = Set.of(HamiCompat.V2_9);
     private static final Set<HamiCompat> V2_10 = Set.of(HamiCompat.V2_10);
 
-    private static final Detector CAMBRICON = new Detector("MLU", "cambricon", List.of("resourceCountName"), BOTH);
-    private static final Detector HYGON = new Detector("DCU", "hygon", List.of("resourceCountName"), BOTH);
+    private static final Detector CAMBRICON = new Detector("MLU", "cambricon", List.of("resourceCountName"), BOTH,
+            256);
+    private static final Detector HYGON = new Detector("DCU", "hygon", List.of("resourceCountName"), BOTH, 1);
     private static final Detector ENFLAME_GCU = new Detector("GCU", "enflame", List.of("resourceNameGCU"), BOTH);
     private static final Detector METAX_GPU = new Detector("Metax-GPU", "metax", List.of("resourceCountName"), BOTH);
     private static final Detector KUNLUN_XPU = new Detector("kunlun", "kunlun", List.of("resourceCountName"), BOTH);

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantgateway.webhook.quota.InMemoryQuotaLookup;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -459,6 +460,50 @@ class VendorRulesTest {
         assertError(admit(V210, pod("{'limits':{'amd.com/gpu':'1','amd.com/gpucores':'0.5'}}")),
                 "amd.com/gpucores must be an integer percentage between 1 and 100");
         assertFound(admit(V29, pod("{'limits':{'amd.com/gpu':'1','amd.com/gpucores':'101'}}")));
+    }
+
+    // ---- 4. quota ----
+
+    static Decision admitWithQuota(HamiCompat compat, String pod) {
+        InMemoryQuotaLookup quota = new InMemoryQuotaLookup()
+                .put("ns", "hygon.com/dcumem", 4000, 1000)
+                .put("ns", "cambricon.com/mlu.smlu.vcore", 100, 50)
+                .put("ns", "huawei.com/Ascend910B4-memory", 40000, 10000)
+                .put("ns", "kunlunxin.com/vxpu-memory", 100000, 0);
+        PolicyConfig config = PolicyConfig.defaults().withCompat(compat).withEnableAscend(true);
+        return new AdmissionPolicy(config, DeviceConfig.defaults(), quota).admit(AdmissionPolicyTest.pod(pod), "ns");
+    }
+
+    @Test
+    void v210QuotaCountsOtherVendorsPerDeviceTimesCount() {
+        assertFound(admitWithQuota(V210, pod("{'limits':{'hygon.com/dcunum':'1','hygon.com/dcumem':'3000'}}")));
+        Decision hygon = admitWithQuota(V210, pod("{'limits':{'hygon.com/dcunum':'2','hygon.com/dcumem':'2000'}}"));
+        assertThat(hygon.outcome()).isEqualTo(Decision.Outcome.DENIED);
+        assertThat(hygon.message()).isEqualTo("exceeding resource quota");
+        assertThat(admitWithQuota(V210, pod("{'limits':{'cambricon.com/vmlu':'1','cambricon.com/mlu.smlu.vcore':"
+                + "'60'}}")).message()).isEqualTo("exceeding resource quota");
+        assertThat(admitWithQuota(V210, pod("{'limits':{'huawei.com/Ascend910B4':'1'},'requests':{}}")).message())
+                .as("Ascend counts the memory the webhook set: 32768").isEqualTo("exceeding resource quota");
+        assertFound(admitWithQuota(V210, pod("{'limits':{'huawei.com/Ascend910B4':'1','huawei.com/Ascend910B4-memory':"
+                + "'8192'},'requests':{}}")));
+        assertThat(admitWithQuota(V210, pod("{'limits':{'kunlunxin.com/vxpu':'2'}}")).message())
+                .as("98304 per device when none is named").isEqualTo("exceeding resource quota");
+        assertFound(admitWithQuota(V210, pod("{'limits':{'kunlunxin.com/vxpu':'2','kunlunxin.com/vxpu-memory':'1'},"
+                + "'requests':{}}")));
+    }
+
+    @Test
+    void v29QuotaChecksNvidiaOnly() {
+        assertFound(admitWithQuota(V29, pod("{'limits':{'hygon.com/dcunum':'2','hygon.com/dcumem':'2000'}}")));
+        assertFound(admitWithQuota(V29, pod("{'limits':{'huawei.com/Ascend910B4':'1'},'requests':{}}")));
+    }
+
+    @Test
+    void hygonMemoryFactorIsReadAndChecked() {
+        assertThat(DeviceConfig.parse("hygon:\n  memoryFactor: 4\n", "t").block("hygon").name("memoryFactor"))
+                .isEqualTo("4");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DeviceConfig.parse("hygon:\n  memoryFactor: 0\n",
+                "t")).hasMessage("t: hygon.memoryFactor: 0 (expected: >= 1)");
     }
 
     // ---- 1. the loop ----
