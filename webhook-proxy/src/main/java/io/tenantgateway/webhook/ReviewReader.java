@@ -23,10 +23,12 @@ import tools.jackson.core.exc.StreamReadException;
  *
  * <p>Kept: {@code apiVersion}, {@code kind}, {@code request.{uid, kind{group,version,kind}, subResource, operation,
  * namespace, name}}, and of {@code request.object} (the Pod): {@code metadata.{name, generateName, namespace}},
- * {@code spec.{schedulerName, nodeName, runtimeClassName}} and per container of {@code spec.containers} and
- * {@code spec.initContainers}: {@code name}, {@code securityContext.privileged}, {@code resources.limits},
- * {@code resources.requests} and {@code env} — each entry of {@code env} as a {@code null} placeholder: the policy
- * only appends to it, and the JSON patch needs the entry count, never the entries. Every other value is skipped
+ * of {@code metadata.annotations} the keys vendors read or write ({@code AdmissionPolicy.POD_ANNOTATIONS}), {@code spec.{schedulerName, nodeName, runtimeClassName}} and
+ * per container of {@code spec.containers} and {@code spec.initContainers}: {@code name},
+ * {@code securityContext.privileged}, {@code resources.limits}, {@code resources.requests}, whether
+ * {@code lifecycle.postStart} is set (Ascend v2.9 sets it when absent) and {@code env} — each entry of {@code env}
+ * with its {@code name} only: the policy only appends to it and asks whether a name is there, and the JSON patch
+ * needs the entry count, never the values. Every other value is skipped
  * without being decoded (its strings are not even materialised), but still read, so malformed JSON anywhere is
  * refused as before. A kept field whose value has the wrong shape keeps that shape (an empty array or object), so
  * the policy's "expected an object, got an array" messages are unchanged; a JSON patch computed between two such
@@ -109,9 +111,12 @@ final class ReviewReader {
             "name", SCALAR,
             "securityContext", new Fields(Map.of("privileged", SCALAR)),
             "resources", new Fields(Map.of("limits", new FlatMap(), "requests", new FlatMap())),
-            "env", new Placeholders()));
+            "lifecycle", new Fields(Map.of("postStart", new Fields(Map.of()))),
+            "env", new Items(new Fields(Map.of("name", SCALAR)))));
     private static final Keep POD = new Fields(Map.of(
-            "metadata", new Fields(Map.of("name", SCALAR, "generateName", SCALAR, "namespace", SCALAR)),
+            "metadata", new Fields(Map.of("name", SCALAR, "generateName", SCALAR, "namespace", SCALAR,
+                    "annotations", new Fields(io.tenantgateway.webhook.policy.AdmissionPolicy.POD_ANNOTATIONS.stream().collect(
+                            java.util.stream.Collectors.toUnmodifiableMap(key -> key, key -> SCALAR))))),
             "spec", new Fields(Map.of(
                     "schedulerName", SCALAR,
                     "nodeName", SCALAR,

@@ -60,9 +60,6 @@ public final class WebhookServer implements AutoCloseable {
     private final TlsMaterial upstreamTls;
     /** The policy for the current device configuration; swapped whole, read once per decision. */
     private final AtomicReference<AdmissionPolicy> policy = new AtomicReference<>();
-    /** The other vendors last named in the "only NVIDIA" log line (guarded by {@code saidLock}). */
-    private List<String> otherVendorsSaid = List.of();
-    private final Object saidLock = new Object();
     private final QuotaLookup quota;
     private final boolean quotaConfigured;
     private final Clock clock;
@@ -178,25 +175,11 @@ public final class WebhookServer implements AutoCloseable {
                     nvidia.resourceMemoryName(), nvidia.resourceCoreName(), nvidia.defaultGpuNum(),
                     nvidia.overwriteEnv(), nvidia.gpuCorePolicy(), nvidia.runtimeClassName());
         }
-        sayOtherVendorsOnce(devices);
     }
 
     /** The device configuration decisions use now. */
     public DeviceConfig deviceConfig() {
         return policy.get().devices();
-    }
-
-    /** Logs once per distinct set that the configured blocks of other vendors are read but not implemented. */
-    private void sayOtherVendorsOnce(DeviceConfig devices) {
-        List<String> others = devices.otherVendors();
-        synchronized (saidLock) {
-            if (!others.isEmpty() && !others.equals(otherVendorsSaid)) {
-                log.warn("device config has blocks for {}: read, not implemented (NVIDIA is the only vendor this"
-                        + " webhook mutates; pods asking only for those devices get no HAMi mutation)",
-                        String.join(", ", others));
-            }
-            otherVendorsSaid = others;
-        }
     }
 
     private void logStarted() {
@@ -210,7 +193,6 @@ public final class WebhookServer implements AutoCloseable {
                 nvidia.resourceCountName(), nvidia.defaultGpuNum(), nvidia.overwriteEnv(), nvidia.gpuCorePolicy(),
                 nvidia.runtimeClassName(), config.upstream().map(u -> u.url() + " path=" + u.path() + " timeout="
                         + u.timeout() + " failurePolicy=" + u.failurePolicy()).orElse("none"));
-        sayOtherVendorsOnce(deviceConfig());
         if (!quotaConfigured) {
             log.info("quota check disabled: no ResourceQuota lookup configured, pods are not checked against"
                     + " limits.{} / limits.{}", nvidia.resourceMemoryName(), nvidia.resourceCoreName());

@@ -567,8 +567,7 @@ final class Doctor implements AutoCloseable {
             DeviceConfig parsed = DeviceConfig.parse(yaml, "ConfigMap " + name.get() + " data."
                     + DeviceConfig.CONFIG_MAP_KEY);
             return DoctorCheck.pass("device-config", "ConfigMap " + name.get() + ": nvidia.resourceCountName="
-                    + parsed.nvidia().resourceCountName() + (parsed.otherVendors().isEmpty() ? ""
-                    : "; read, not implemented: " + String.join(", ", parsed.otherVendors())));
+                    + parsed.nvidia().resourceCountName());
         } catch (IllegalArgumentException e) {
             return DoctorCheck.fail("device-config", e.getMessage(), "correct device-config.yaml in the ConfigMap:"
                     + " the webhook keeps its last good config (and is not ready without one)");

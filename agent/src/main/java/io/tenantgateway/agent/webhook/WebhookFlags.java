@@ -93,6 +93,16 @@ public final class WebhookFlags {
             description = "HAMi behaviour to match: v2.10 or v2.9. Default: ${DEFAULT-VALUE}.")
     String hamiCompat;
 
+    @Option(names = "--enable-ascend", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 3,
+            description = "Run HAMi's Ascend backends (one per vnpus chip of the device config), as HAMi's scheduler"
+                    + " flag of that name; off as in HAMi's chart. Default: ${DEFAULT-VALUE}.")
+    boolean enableAscend;
+
+    @Option(names = "--enable-iluvatar", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 3,
+            description = "Run HAMi's Iluvatar backends (one per iluvatars chip of the device config), as HAMi's"
+                    + " scheduler flag of that name; off as in HAMi's chart. Default: ${DEFAULT-VALUE}.")
+    boolean enableIluvatar;
+
     @Option(names = "--upstream", order = 3, paramLabel = "URL",
             description = "Forward admissions to this HTTPS webhook (e.g. the real hami-scheduler).")
     String upstream;
@@ -241,7 +251,7 @@ public final class WebhookFlags {
         }
         HostPort listen = HostPort.parse(flag(LISTEN), webhookListen);
         PolicyConfig policy = new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler,
-                HamiCompat.parse(hamiCompat));
+                HamiCompat.parse(hamiCompat), enableAscend, enableIluvatar);
         if (webhookMaxConnections < 1) {
             throw new ConfigException(flag(MAX_CONNECTIONS), webhookMaxConnections, ">= 1");
         }

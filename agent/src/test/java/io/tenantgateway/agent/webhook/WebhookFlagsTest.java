@@ -39,6 +39,26 @@ class WebhookFlagsTest {
     }
 
     @Test
+    void ascendAndIluvatarAreOffByDefaultAndTheBareFlagMeansTrue() {
+        io.tenantgateway.webhook.policy.PolicyConfig defaults = part(parse("--webhook-tls-secret=kube-system/tls"))
+                .orElseThrow().config().policy();
+        assertThat(defaults.enableAscend()).as("off, as in HAMi's chart").isFalse();
+        assertThat(defaults.enableIluvatar()).isFalse();
+
+        io.tenantgateway.webhook.policy.PolicyConfig bare = part(parse("--webhook-tls-secret=kube-system/tls",
+                "--enable-ascend", "--enable-iluvatar")).orElseThrow().config().policy();
+        assertThat(bare.enableAscend()).isTrue();
+        assertThat(bare.enableIluvatar()).isTrue();
+
+        io.tenantgateway.webhook.policy.PolicyConfig explicit = part(parse("--webhook-tls-secret=kube-system/tls",
+                "--enable-ascend=true", "--enable-iluvatar=false", "--hami-compat=v2.9")).orElseThrow().config()
+                .policy();
+        assertThat(explicit.enableAscend()).isTrue();
+        assertThat(explicit.enableIluvatar()).isFalse();
+        assertThat(explicit.compat()).isEqualTo(io.tenantgateway.webhook.policy.HamiCompat.V2_9);
+    }
+
+    @Test
     void onWithACertificateSourceOffOtherwise() throws Exception {
         assertThat(part(parse())).isEmpty();
         assertThat(parse("--webhook-tls-secret=kube-system/tls").enabled()).isTrue();

@@ -18,8 +18,9 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>no containers: denied "pod has no containers";</li>
  *   <li>another scheduler already named (not ours, and not {@code default-scheduler} while force-overwrite is
  *       on): allowed unchanged, "pod already has different scheduler assigned";</li>
- *   <li>each container (v2.10: init containers first) through every vendor: validation (v2.10, errored 500),
- *       then mutation; privileged containers are skipped (v2.9) or, when the pod asks for a HAMi resource,
+ *   <li>each container (v2.10: init containers first) through every vendor backend, in {@link VendorCatalog}'s
+ *       fixed order: validation (v2.10, errored 500), then mutation; the first backend error answers errored
+ *       500 with its message; privileged containers are skipped (v2.9) or, when the pod asks for a HAMi resource,
  *       deny it "container &lt;name&gt; is privileged" (v2.10);</li>
  *   <li>a HAMi resource anywhere and a scheduler name configured: {@code spec.schedulerName} set to ours, and
  *       with {@code spec.nodeName} set: denied "pod has node assigned" (with {@code --scheduler-name=""} neither
@@ -38,6 +39,14 @@ public final class AdmissionPolicy {
     /** controller-runtime's decoder on an AdmissionReview whose {@code request.object} is absent or {@code null}. */
     static final String NO_CONTENT = "there is no content to decode";
 
+    /**
+     * The pod annotations vendor backends read or write; a reader that keeps only part of the pod must keep these
+     * (and the annotations map itself, whose absence HAMi v2.9's Mthreads backend trips over).
+     */
+    public static final java.util.Set<String> POD_ANNOTATIONS = java.util.Set.of(AscendVendor.VNPU_MODE_ANNOTATION,
+            MetaxSgpuVendor.APP_CLASS_ANNOTATION, MetaxSgpuVendor.QOS_POLICY_ANNOTATION,
+            MthreadsVendor.REQUEST_GPU_NUM_ANNOTATION);
+
     private final PolicyConfig config;
     private final DeviceConfig devices;
     private final List<Vendor> vendors;
@@ -48,7 +57,7 @@ public final class AdmissionPolicy {
     }
 
     public AdmissionPolicy(PolicyConfig config, DeviceConfig devices, QuotaLookup quota) {
-        this(config, requireNonNull(devices, "devices"), devices.vendors(), quota);
+        this(config, requireNonNull(devices, "devices"), devices.vendors(config), quota);
     }
 
     private AdmissionPolicy(PolicyConfig config, DeviceConfig devices, List<Vendor> vendors, QuotaLookup quota) {
@@ -122,7 +131,11 @@ public final class AdmissionPolicy {
                         return Decision.errored(500, invalid.get());
                     }
                 }
-                hasResource |= vendor.mutate(container, pod);
+                try {
+                    hasResource |= vendor.mutate(container, pod);
+                } catch (VendorException e) {
+                    return Decision.errored(500, e.getMessage()); // HAMi: the first backend error is the answer
+                }
             }
         }
         if (compat.deniesPrivilegedContainers() && hasResource) {

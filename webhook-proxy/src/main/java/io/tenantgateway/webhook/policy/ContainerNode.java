@@ -109,6 +109,47 @@ public final class ContainerNode {
         limits(true).put(resource, quantity);
     }
 
+    /** Sets a request, creating {@code resources} and {@code requests} when absent. */
+    public void putRequest(String resource, String quantity) {
+        ObjectNode resources = JsonTypes.object(node, "resources", path, true);
+        JsonTypes.object(resources, "requests", path + ".resources", true).put(resource, quantity);
+    }
+
+    /** Whether {@code resources.requests} exists (Go: a non-nil map; writing into a nil one panics in HAMi v2.9). */
+    public boolean hasRequestsMap() {
+        return requests() != null;
+    }
+
+    /** Whether {@code env} has an entry with this name. */
+    public boolean hasEnv(String name) {
+        JsonNode env = node.get("env");
+        if (env == null || !env.isArray()) {
+            return false;
+        }
+        for (JsonNode variable : env) {
+            JsonNode n = variable.get("name");
+            if (n != null && n.isString() && n.stringValue().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code lifecycle.postStart} is set. */
+    public boolean hasPostStart() {
+        ObjectNode lifecycle = JsonTypes.object(node, "lifecycle", path, false);
+        return lifecycle != null && JsonTypes.object(lifecycle, "postStart", path + ".lifecycle", false) != null;
+    }
+
+    /** Sets {@code lifecycle.postStart.exec.command}, creating {@code lifecycle} when absent. */
+    public void setPostStartCommand(String... command) {
+        ObjectNode lifecycle = JsonTypes.object(node, "lifecycle", path, true);
+        ArrayNode array = lifecycle.putObject("postStart").putObject("exec").putArray("command");
+        for (String part : command) {
+            array.add(part);
+        }
+    }
+
     /** Appends an environment variable (HAMi appends, it does not replace an existing entry of that name). */
     public void appendEnv(String name, String value) {
         JsonNode env = node.get("env");
@@ -122,7 +163,9 @@ public final class ContainerNode {
         }
         ObjectNode variable = array.addObject();
         variable.put("name", name);
-        variable.put("value", value);
+        if (value != null && !value.isEmpty()) {
+            variable.put("value", value); // Go omits an empty value: {"name":"ASCEND_VISIBLE_DEVICES"}
+        }
     }
 
     private ObjectNode requests() {

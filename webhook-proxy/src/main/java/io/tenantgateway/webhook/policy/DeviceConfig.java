@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
@@ -17,41 +19,63 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * HAMi's device configuration: the {@code device-config.yaml} key of ConfigMap {@code hami-scheduler-device}. Read
- * from the same YAML HAMi reads (or from the whole ConfigMap manifest); a vendor block or key that is missing gets
- * HAMi's documented default. Unknown keys are ignored, as HAMi's YAML decoder ignores them.
+ * from the same YAML HAMi reads (or from the whole ConfigMap manifest). Unknown keys are ignored, as HAMi's YAML
+ * decoder ignores them.
  *
- * <p>Other vendors' blocks ({@code cambricon:}, {@code hygon:}, {@code vnpus:}, … as HAMi's chart writes them) are
- * read without failing and named in {@link #otherVendors()}: NVIDIA is the one vendor implemented, and the
- * caller says so once.
- *
- * <p>To add a vendor: a record for its block, a field here, and one {@link Vendor} class in {@link #vendors()}.
+ * <p>Every vendor block is read: {@code nvidia:} fully (a missing block or key gets HAMi's default), the other
+ * vendors' resource names ({@link #CHART_BLOCKS}), {@code vnpus:} (Ascend chips, a list or
+ * {@code {hamiVnpuCore, configs}}) and {@code iluvatars:}. As in HAMi, a file without a vendor's block gives that
+ * vendor empty resource names, so it matches nothing; with no file at all ({@link #defaults()}) every vendor gets
+ * what HAMi's chart (v2.10) writes.
  *
  * @param nvidia the {@code nvidia:} block
- * @param otherVendors the other top-level blocks present (non-empty), in file order: configured but not implemented
+ * @param blocks the other mapping blocks by top-level key ({@code cambricon}, {@code hygon}, {@code metax},
+ *     {@code enflame}, {@code mthreads}, {@code kunlun}, {@code awsneuron}, {@code amd}, {@code vastai},
+ *     {@code biren}); an absent one is {@link VendorBlock#EMPTY}
+ * @param vnpus the Ascend chips ({@code vnpus}), in file order
+ * @param iluvatars the Iluvatar chips ({@code iluvatars}), in file order
  */
-public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
+public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks, List<AscendChip> vnpus,
+        List<IluvatarChip> iluvatars) {
 
     /** The ConfigMap key HAMi reads. */
     public static final String CONFIG_MAP_KEY = "device-config.yaml";
-    /** The top-level key of the one implemented vendor. */
     public static final String NVIDIA_BLOCK = "nvidia";
+    public static final String ASCEND_BLOCK = "vnpus";
+    public static final String ILUVATAR_BLOCK = "iluvatars";
+
+    /**
+     * The other vendors' mapping blocks, the resource-name keys the webhook reads from each, and the values HAMi's
+     * chart (v2.10) writes. Enflame's {@code resourceNameVGCU}/{@code resourceNameVGCUPercentage} are v2.9's keys
+     * (v2.10 reads {@code resourceNameVGCU} only as a fallback DRS name).
+     */
+    public static final Map<String, Map<String, String>> CHART_BLOCKS = chartBlocks();
 
     public DeviceConfig {
         requireNonNull(nvidia, "nvidia");
-        otherVendors = List.copyOf(requireNonNull(otherVendors, "otherVendors"));
+        blocks = Map.copyOf(requireNonNull(blocks, "blocks"));
+        vnpus = List.copyOf(requireNonNull(vnpus, "vnpus"));
+        iluvatars = List.copyOf(requireNonNull(iluvatars, "iluvatars"));
     }
 
+    /** The given NVIDIA settings and every other vendor as HAMi's chart configures it. */
     public DeviceConfig(NvidiaConfig nvidia) {
-        this(nvidia, List.of());
+        this(nvidia, chartVendorBlocks(), chartAscendChips(), chartIluvatarChips());
     }
 
+    /** No file: HAMi's defaults for NVIDIA, HAMi's chart for the others. */
     public static DeviceConfig defaults() {
         return new DeviceConfig(NvidiaConfig.defaults());
     }
 
-    /** The vendors whose admission rules apply, in HAMi's order. */
-    public List<Vendor> vendors() {
-        return List.of(new NvidiaVendor(nvidia));
+    /** A vendor's block; {@link VendorBlock#EMPTY} when the file has none. */
+    public VendorBlock block(String key) {
+        return blocks.getOrDefault(key, VendorBlock.EMPTY);
+    }
+
+    /** The vendor backends of this configuration under a policy, in the webhook's fixed order ({@link VendorCatalog}). */
+    public List<Vendor> vendors(PolicyConfig policy) {
+        return VendorCatalog.vendors(this, policy);
     }
 
     /**
@@ -98,19 +122,156 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
             throw new ConfigException(source, "top level is " + JsonTypes.describe(root),
                     "a mapping with an nvidia: block");
         }
-        List<String> others = new ArrayList<>();
-        for (Map.Entry<String, JsonNode> block : root.properties()) {
-            JsonNode value = block.getValue();
-            boolean empty = value.isNull() || (value.isContainer() && value.isEmpty());
-            if (!block.getKey().equals(NVIDIA_BLOCK) && !empty) {
-                others.add(block.getKey());
-            }
-        }
         try {
-            return new DeviceConfig(parseNvidia(new Block(root.get(NVIDIA_BLOCK), source + ": nvidia")), others);
+            Map<String, VendorBlock> blocks = new LinkedHashMap<>();
+            for (Map.Entry<String, Map<String, String>> known : CHART_BLOCKS.entrySet()) {
+                Block block = new Block(root.get(known.getKey()), source + ": " + known.getKey());
+                Map<String, String> values = new LinkedHashMap<>();
+                for (String key : known.getValue().keySet()) {
+                    String value = key.equals("memoryFactor")
+                            ? memoryFactor(block) : block.string(key, null);
+                    if (value != null) {
+                        values.put(key, value);
+                    }
+                }
+                blocks.put(known.getKey(), new VendorBlock(values));
+            }
+            return new DeviceConfig(parseNvidia(new Block(root.get(NVIDIA_BLOCK), source + ": nvidia")), blocks,
+                    parseAscend(root.get(ASCEND_BLOCK), source + ": " + ASCEND_BLOCK),
+                    parseIluvatar(root.get(ILUVATAR_BLOCK), source + ": " + ILUVATAR_BLOCK));
         } catch (IllegalArgumentException e) {
             throw e.getMessage().startsWith(source) ? e : ConfigException.of(source, e.getMessage(), e);
         }
+    }
+
+    /** A block's {@code memoryFactor}: a whole number >= 1, or {@code null} when absent. */
+    private static String memoryFactor(Block block) {
+        JsonNode value = block.value("memoryFactor");
+        if (value == null) {
+            return null;
+        }
+        long factor = block.integer("memoryFactor", 1);
+        if (factor < 1 || factor > Integer.MAX_VALUE) {
+            throw new ConfigException(block.path() + ".memoryFactor", factor, ">= 1");
+        }
+        return Long.toString(factor);
+    }
+
+    private static List<JsonNode> list(JsonNode node, String path) {
+        if (node == null || node.isNull()) {
+            return List.of();
+        }
+        if (!node.isArray()) {
+            throw new ConfigException(path, JsonTypes.describe(node), "a list");
+        }
+        List<JsonNode> out = new ArrayList<>();
+        node.forEach(out::add);
+        return out;
+    }
+
+    private static List<AscendChip> parseAscend(JsonNode node, String path) {
+        JsonNode configs = node;
+        String configsPath = path;
+        if (node != null && node.isObject()) {
+            configs = node.get("configs");
+            configsPath = path + ".configs";
+        }
+        List<AscendChip> chips = new ArrayList<>();
+        List<JsonNode> entries = list(configs, configsPath);
+        for (int i = 0; i < entries.size(); i++) {
+            String at = configsPath + "[" + i + "]";
+            Block b = new Block(entries.get(i), at);
+            List<AscendChip.Template> templates = new ArrayList<>();
+            List<JsonNode> templateNodes = list(b.value("templates"), at + ".templates");
+            for (int t = 0; t < templateNodes.size(); t++) {
+                Block tb = new Block(templateNodes.get(t), at + ".templates[" + t + "]");
+                templates.add(new AscendChip.Template(tb.string("name", ""), tb.integer("memory", 0)));
+            }
+            chips.add(new AscendChip(b.string("commonWord", ""), b.string("chipName", ""),
+                    b.string("resourceName", ""), b.string("resourceMemoryName", ""),
+                    b.string("resourceCoreName", ""), b.integer("memoryAllocatable", 0),
+                    b.integer("memoryCapacity", 0), (int) Math.max(1, Math.min(Integer.MAX_VALUE,
+                            b.integer("memoryFactor", 1))), b.string("runtimeClassName", ""),
+                    b.bool("overwriteEnv", false), templates, b.bool("superPod", false)));
+        }
+        return chips;
+    }
+
+    private static List<IluvatarChip> parseIluvatar(JsonNode node, String path) {
+        List<IluvatarChip> chips = new ArrayList<>();
+        List<JsonNode> entries = list(node, path);
+        for (int i = 0; i < entries.size(); i++) {
+            Block b = new Block(entries.get(i), path + "[" + i + "]");
+            chips.add(new IluvatarChip(b.string("chipName", ""), b.string("commonWord", ""),
+                    b.string("resourceCountName", ""), b.string("resourceMemoryName", ""),
+                    b.string("resourceCoreName", "")));
+        }
+        return chips;
+    }
+
+    private static Map<String, Map<String, String>> chartBlocks() {
+        Map<String, Map<String, String>> chart = new LinkedHashMap<>();
+        chart.put("cambricon", names("resourceCountName", "cambricon.com/vmlu",
+                "resourceMemoryName", "cambricon.com/mlu.smlu.vmemory", "resourceCoreName", "cambricon.com/mlu.smlu.vcore"));
+        chart.put("hygon", names("resourceCountName", "hygon.com/dcunum", "resourceMemoryName", "hygon.com/dcumem",
+                "resourceCoreName", "hygon.com/dcucores", "memoryFactor", "1"));
+        chart.put("metax", names("resourceCountName", "metax-tech.com/gpu", "resourceVCountName", "metax-tech.com/sgpu",
+                "resourceVMemoryName", "metax-tech.com/vmemory", "resourceVCoreName", "metax-tech.com/vcore"));
+        chart.put("enflame", names("resourceNameGCU", "enflame.com/gcu", "resourceNameDRSGCU", "enflame.com/drs-gcu",
+                "resourceNameGCUMemory", "enflame.com/gcu-memory", "resourceNameGCUCore", "enflame.com/gcu-core",
+                "resourceNameVGCU", "enflame.com/vgcu", "resourceNameVGCUPercentage", "enflame.com/vgcu-percentage"));
+        chart.put("mthreads", names("resourceCountName", "mthreads.com/vgpu", "resourceMemoryName",
+                "mthreads.com/sgpu-memory", "resourceCoreName", "mthreads.com/sgpu-core"));
+        chart.put("kunlun", names("resourceCountName", "kunlunxin.com/xpu", "resourceVCountName", "kunlunxin.com/vxpu",
+                "resourceVMemoryName", "kunlunxin.com/vxpu-memory"));
+        chart.put("awsneuron", names("resourceCountName", "aws.amazon.com/neuron", "resourceCoreName",
+                "aws.amazon.com/neuroncore"));
+        chart.put("amd", names("resourceCountName", "amd.com/gpu", "resourceMemoryName", "amd.com/gpumem",
+                "resourceCoreName", "amd.com/gpucores"));
+        chart.put("vastai", names("resourceCountName", "vastaitech.com/va"));
+        chart.put("biren", names("resourceCountName", "birentech.com/gpu"));
+        return Collections.unmodifiableMap(chart);
+    }
+
+    private static Map<String, String> names(String... keysAndValues) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return Collections.unmodifiableMap(map);
+    }
+
+    private static Map<String, VendorBlock> chartVendorBlocks() {
+        Map<String, VendorBlock> blocks = new LinkedHashMap<>();
+        CHART_BLOCKS.forEach((key, values) -> blocks.put(key, new VendorBlock(values)));
+        return blocks;
+    }
+
+    /** HAMi's chart's {@code vnpus} (v2.10; Ascend910C's memoryFactor is not in the spec and taken as 1). */
+    static List<AscendChip> chartAscendChips() {
+        return List.of(
+                AscendChip.chart("Ascend910A", "910A", 32768, 32768, 1, false, t("vir02", 2184), t("vir04", 4369),
+                        t("vir08", 8738), t("vir16", 17476)),
+                AscendChip.chart("Ascend910B2", "910B2", 65536, 65536, 1, false, t("vir03_1c_8g", 8192),
+                        t("vir06_1c_16g", 16384), t("vir12_3c_32g", 32768)),
+                AscendChip.chart("Ascend910B3", "910B3", 65536, 65536, 1, false, t("vir05_1c_16g", 16384),
+                        t("vir10_3c_32g", 32768)),
+                AscendChip.chart("Ascend910B4-1", "910B4-1", 65536, 65536, 1, false, t("vir05_1c_16g", 16384),
+                        t("vir10_3c_32g", 32768)),
+                AscendChip.chart("Ascend910B4", "910B4", 32768, 32768, 1, false, t("vir05_1c_8g", 8192),
+                        t("vir10_3c_16g", 16384)),
+                AscendChip.chart("Ascend310P", "310P3", 21527, 24576, 1, false, t("vir01", 3072), t("vir02", 6144),
+                        t("vir04", 12288)),
+                AscendChip.chart("Ascend910C", "Ascend910", 65536, 65536, 1, true, t("", 16384), t("", 32768)));
+    }
+
+    private static AscendChip.Template t(String name, long memory) {
+        return new AscendChip.Template(name, memory);
+    }
+
+    static List<IluvatarChip> chartIluvatarChips() {
+        return List.of(IluvatarChip.chart("MR-V100"), IluvatarChip.chart("MR-V50"), IluvatarChip.chart("BI-V150"),
+                IluvatarChip.chart("BI-V100"));
     }
 
     private static JsonNode readYaml(String yaml, String source) {
@@ -149,7 +310,7 @@ public record DeviceConfig(NvidiaConfig nvidia, List<String> otherVendors) {
             }
         }
 
-        private JsonNode value(String key) {
+        JsonNode value(String key) {
             if (node == null || node.isNull()) {
                 return null;
             }

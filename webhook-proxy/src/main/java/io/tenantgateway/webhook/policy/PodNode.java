@@ -63,6 +63,30 @@ public final class PodNode {
         return value != null && !value.isNull();
     }
 
+    /** A pod annotation, or {@code null} when absent. */
+    public String annotation(String key) {
+        ObjectNode annotations = annotations(false);
+        if (annotations == null || annotations.get(key) == null || annotations.get(key).isNull()) {
+            return null;
+        }
+        return JsonTypes.string(annotations, key, "metadata.annotations");
+    }
+
+    /** Whether the pod has an annotations map (Go: non-nil; writing into a nil one panics in HAMi v2.9). */
+    public boolean hasAnnotations() {
+        return annotations(false) != null;
+    }
+
+    /** Sets a pod annotation, creating {@code metadata} and {@code annotations} when absent. */
+    public void putAnnotation(String key, String value) {
+        annotations(true).put(key, value);
+    }
+
+    private ObjectNode annotations(boolean create) {
+        ObjectNode metadata = JsonTypes.object(pod, "metadata", "pod", create);
+        return metadata == null ? null : JsonTypes.object(metadata, "annotations", "metadata", create);
+    }
+
     public void setRuntimeClassName(String runtimeClassName) {
         requireSpec().put("runtimeClassName", runtimeClassName);
     }

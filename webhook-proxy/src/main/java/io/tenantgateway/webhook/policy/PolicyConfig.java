@@ -14,8 +14,12 @@ import java.util.regex.Pattern;
  * @param forceOverwriteDefaultScheduler whether a pod naming {@code default-scheduler} is taken over
  *     (HAMi {@code --force-overwrite-default-scheduler}, default true)
  * @param compat which HAMi release's decisions to reproduce
+ * @param enableAscend whether the Ascend backends run (HAMi {@code --enable-ascend}; off in its chart, so Ascend
+ *     pods are not HAMi's by default)
+ * @param enableIluvatar whether the Iluvatar backends run (HAMi {@code --enable-iluvatar}; off in its chart)
  */
-public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultScheduler, HamiCompat compat) {
+public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultScheduler, HamiCompat compat,
+        boolean enableAscend, boolean enableIluvatar) {
     public static final String DEFAULT_SCHEDULER_NAME = "hami-scheduler";
     /** Kubernetes' {@code corev1.DefaultSchedulerName}. */
     public static final String KUBERNETES_DEFAULT_SCHEDULER = "default-scheduler";
@@ -30,7 +34,12 @@ public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultSc
         }
     }
 
-    /** {@code hami-scheduler}, force-overwrite on, v2.10: what HAMi's chart deploys. */
+    /** Ascend and Iluvatar off, as in HAMi's chart. */
+    public PolicyConfig(String schedulerName, boolean forceOverwriteDefaultScheduler, HamiCompat compat) {
+        this(schedulerName, forceOverwriteDefaultScheduler, compat, false, false);
+    }
+
+    /** {@code hami-scheduler}, force-overwrite on, v2.10, Ascend and Iluvatar off: what HAMi's chart deploys. */
     public static PolicyConfig defaults() {
         return new PolicyConfig(DEFAULT_SCHEDULER_NAME, true, HamiCompat.V2_10);
     }
@@ -41,14 +50,23 @@ public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultSc
     }
 
     public PolicyConfig withSchedulerName(String name) {
-        return new PolicyConfig(name, forceOverwriteDefaultScheduler, compat);
+        return new PolicyConfig(name, forceOverwriteDefaultScheduler, compat, enableAscend, enableIluvatar);
     }
 
     public PolicyConfig withCompat(HamiCompat newCompat) {
-        return new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler, newCompat);
+        return new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler, newCompat, enableAscend,
+                enableIluvatar);
     }
 
     public PolicyConfig withForceOverwriteDefaultScheduler(boolean force) {
-        return new PolicyConfig(schedulerName, force, compat);
+        return new PolicyConfig(schedulerName, force, compat, enableAscend, enableIluvatar);
+    }
+
+    public PolicyConfig withEnableAscend(boolean enable) {
+        return new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler, compat, enable, enableIluvatar);
+    }
+
+    public PolicyConfig withEnableIluvatar(boolean enable) {
+        return new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler, compat, enableAscend, enable);
     }
 }

@@ -39,6 +39,9 @@ final class QuotaCheck {
 
     static Result check(PodNode pod, String namespace, List<Vendor> vendors, HamiCompat compat, QuotaLookup lookup) {
         for (Vendor vendor : vendors) {
+            if (compat == HamiCompat.V2_9 && !(vendor instanceof NvidiaVendor)) {
+                continue; // v2.9 checks NVIDIA's resources only
+            }
             Vendor.QuotaResources resources = vendor.quotaResources();
             if (resources.memoryResource() == null && resources.coreResource() == null) {
                 continue;

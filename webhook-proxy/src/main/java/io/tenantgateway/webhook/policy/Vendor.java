@@ -3,7 +3,7 @@ package io.tenantgateway.webhook.policy;
 import java.util.Optional;
 
 /**
- * One accelerator vendor's part of HAMi's admission webhook (HAMi's {@code Devices.MutateAdmission} plus the
+ * One accelerator vendor backend's part of HAMi's admission webhook (HAMi's {@code Devices.MutateAdmission} plus the
  * resource names its quota check uses). Adding a vendor is its configuration block plus one implementation of
  * this interface; the decision order, the privileged rule, scheduler assignment, quota arithmetic and patching
  * stay in {@link AdmissionPolicy}.
@@ -25,21 +25,31 @@ public interface Vendor {
     /**
      * Mutates one container (limits, env) and, where the vendor does so, the pod (runtime class).
      *
-     * @return whether the container asks for this vendor's devices after mutation
+     * @return whether the container asks for this vendor's devices after mutation ("found")
+     * @throws VendorException HAMi's error for this container; the pod is then answered errored 500 with it
      */
     boolean mutate(ContainerNode container, PodNode pod);
 
-    /** The resources a namespace's ResourceQuota limits ({@code limits.<name>}) and the memory factor. */
-    QuotaResources quotaResources();
+    /**
+     * The resources a namespace's ResourceQuota limits ({@code limits.<name>}) and the memory factor; by default
+     * none (the vendor takes no part in the quota check).
+     */
+    default QuotaResources quotaResources() {
+        return QuotaResources.NONE;
+    }
 
     /** What a (mutated) container asks for, read from its limits, else its requests, for the quota check. */
-    DeviceRequest request(ContainerNode container);
+    default DeviceRequest request(ContainerNode container) {
+        return DeviceRequest.NONE;
+    }
 
     /**
      * Names of the memory and core resources a quota may limit ({@code null} when the vendor has none), and the
      * factor HAMi multiplies memory by before comparing it with the quota.
      */
     record QuotaResources(String memoryResource, String coreResource, int memoryFactor) {
+        public static final QuotaResources NONE = new QuotaResources(null, null, 1);
+
         public QuotaResources {
             if (memoryFactor < 1) {
                 throw new IllegalArgumentException("memoryFactor: " + memoryFactor + " (expected: >= 1)");

@@ -20,12 +20,33 @@ class DeviceConfigTest {
     }
 
     @Test
-    void readsTheChartsConfigMapAndIgnoresOtherVendorsAndUnknownKeys() throws IOException {
+    void readsEveryVendorBlockOfTheChartsConfigMapAndIgnoresUnknownKeys() throws IOException {
         DeviceConfig config = DeviceConfig.parse(chartConfigMap(), "hami-scheduler-device.yaml");
 
         assertThat(config.nvidia()).isEqualTo(NvidiaConfig.defaults());
-        assertThat(config.otherVendors()).as("read, named, not implemented").containsExactly("cambricon", "hygon",
-                "vnpus");
+        assertThat(config.block("cambricon").name("resourceCountName")).isEqualTo("cambricon.com/vmlu");
+        assertThat(config.block("hygon").name("resourceCoreName")).isEqualTo("hygon.com/dcucores");
+        assertThat(config.block("mthreads")).as("absent block: empty names, as in HAMi").isEqualTo(VendorBlock.EMPTY);
+        assertThat(config.vnpus()).extracting(AscendChip::commonWord).containsExactly("Ascend910B4");
+        assertThat(config.vnpus().get(0).resourceMemoryName()).isEqualTo("huawei.com/Ascend910B4-memory");
+        assertThat(config.vnpus().get(0).memoryAllocatable()).isEqualTo(32768);
+        assertThat(config.iluvatars()).isEmpty();
+    }
+
+    @Test
+    void noFileMeansHamisChartForEveryVendor() {
+        DeviceConfig defaults = DeviceConfig.defaults();
+        DeviceConfig.CHART_BLOCKS.forEach((block, names) -> assertThat(defaults.block(block).values())
+                .as(block).isEqualTo(names));
+        assertThat(defaults.vnpus()).extracting(AscendChip::commonWord).containsExactly("Ascend910A", "Ascend910B2",
+                "Ascend910B3", "Ascend910B4-1", "Ascend910B4", "Ascend310P", "Ascend910C");
+        assertThat(defaults.vnpus().get(5).chipName()).isEqualTo("310P3");
+        assertThat(defaults.vnpus().get(5).templates()).extracting(AscendChip.Template::memory)
+                .containsExactly(3072L, 6144L, 12288L);
+        assertThat(defaults.iluvatars()).extracting(IluvatarChip::resourceCountName).containsExactly(
+                "iluvatar.ai/MR-V100-vgpu", "iluvatar.ai/MR-V50-vgpu", "iluvatar.ai/BI-V150-vgpu",
+                "iluvatar.ai/BI-V100-vgpu");
+        assertThat(defaults.iluvatars().get(0).resourceMemoryName()).isEqualTo("iluvatar.ai/MR-V100.vMem");
     }
 
     @Test
@@ -53,9 +74,14 @@ class DeviceConfigTest {
                 """, "device-config.yaml");
 
         assertThat(config.nvidia().resourceCountName()).isEqualTo("nvidia.com/vgpu");
-        assertThat(config.otherVendors()).as("empty blocks configure nothing").containsExactly("metax", "mthreads",
-                "iluvatars", "vnpus");
-        assertThat(DeviceConfig.parse("nvidia: {}\n", "x").otherVendors()).isEmpty();
+        assertThat(config.block("metax").name("resourceCountName")).isEqualTo("metax-tech.com/gpu");
+        assertThat(config.block("metax").name("resourceVCountName")).as("missing key: empty").isEmpty();
+        assertThat(config.block("mthreads")).isEqualTo(VendorBlock.EMPTY);
+        assertThat(config.block("kunlun")).isEqualTo(VendorBlock.EMPTY);
+        assertThat(config.iluvatars()).containsExactly(new IluvatarChip("MR-V100", "", "iluvatar.ai/MR-V100-vgpu",
+                "", ""));
+        assertThat(config.vnpus()).hasSize(1);
+        assertThat(config.vnpus().get(0).templates()).containsExactly(new AscendChip.Template("vir05_1c_8g", 8192));
     }
 
     @Test
@@ -85,9 +111,13 @@ class DeviceConfigTest {
     @Test
     void emptyFileMeansDefaults() {
         assertThat(DeviceConfig.parse("", "empty")).isEqualTo(DeviceConfig.defaults());
-        assertThat(DeviceConfig.parse("cambricon: {}\n", "no-nvidia")).isEqualTo(DeviceConfig.defaults());
-        assertThat(DeviceConfig.parse("cambricon: {resourceCountName: x}\n", "no-nvidia").nvidia())
-                .isEqualTo(NvidiaConfig.defaults());
+        assertThat(DeviceConfig.parse("cambricon: {}\n", "no-nvidia").nvidia()).isEqualTo(NvidiaConfig.defaults());
+        DeviceConfig cambriconOnly = DeviceConfig.parse("cambricon: {resourceCountName: x}\n", "no-nvidia");
+        assertThat(cambriconOnly.nvidia()).isEqualTo(NvidiaConfig.defaults());
+        assertThat(cambriconOnly.block("cambricon").name("resourceCountName")).isEqualTo("x");
+        assertThat(cambriconOnly.block("hygon")).as("a file without the block: HAMi's empty names")
+                .isEqualTo(VendorBlock.EMPTY);
+        assertThat(cambriconOnly.vnpus()).isEmpty();
     }
 
     @Test
@@ -104,6 +134,10 @@ class DeviceConfigTest {
                 .hasMessage("dc.yaml: nvidia: an array (expected: a mapping)");
         assertThatThrownBy(() -> DeviceConfig.parse("nvidia: {\n", "dc.yaml"))
                 .hasMessageStartingWith("dc.yaml: not valid YAML: ");
+        assertThatThrownBy(() -> DeviceConfig.parse("vnpus:\n  configs: {a: 1}\n", "dc.yaml"))
+                .hasMessage("dc.yaml: vnpus.configs: an object (expected: a list)");
+        assertThatThrownBy(() -> DeviceConfig.parse("vnpus:\n- memoryAllocatable: lots\n", "dc.yaml"))
+                .hasMessage("dc.yaml: vnpus[0].memoryAllocatable: 'lots' (expected: a whole number)");
         assertThatThrownBy(() -> DeviceConfig.parse("kind: ConfigMap\ndata: {}\n", "cm.yaml"))
                 .hasMessage("cm.yaml: ConfigMap has no data.device-config.yaml (expected: HAMi's"
                         + " hami-scheduler-device ConfigMap)");

@@ -1,0 +1,39 @@
+package io.tenantgateway.webhook.policy;
+
+import java.util.Optional;
+
+/** HAMi v2.10's AMD backend (spec §3.9): found by count, memory or cores; core percentage checked; no mutation. */
+public final class AmdVendor implements Vendor {
+    private final String countName;
+    private final String memoryName;
+    private final String coreName;
+
+    public AmdVendor(VendorBlock block) {
+        this.countName = block.name("resourceCountName");
+        this.memoryName = block.name("resourceMemoryName");
+        this.coreName = block.name("resourceCoreName");
+    }
+
+    @Override
+    public String name() {
+        return "AMD";
+    }
+
+    @Override
+    public Optional<String> validate(ContainerNode container) {
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean mutate(ContainerNode container, PodNode pod) {
+        boolean count = container.hasLimit(countName);
+        Optional<Quantity> cores = container.limit(coreName);
+        if (count && cores.isPresent()) {
+            long percent = cores.get().exactLong().orElse(0L);
+            if (percent < 1 || percent > 100) {
+                throw new VendorException(coreName + " must be an integer percentage between 1 and 100");
+            }
+        }
+        return count || container.hasLimit(memoryName) || cores.isPresent();
+    }
+}

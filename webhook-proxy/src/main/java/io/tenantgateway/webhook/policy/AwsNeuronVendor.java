@@ -1,0 +1,70 @@
+package io.tenantgateway.webhook.policy;
+
+import java.util.Optional;
+
+/**
+ * HAMi v2.10's AWS Neuron backend (spec §3.8): validates device or core counts, no mutation. Cores per device come
+ * from the first Neuron node the scheduler registered (capped at 2; 2 before any); this webhook has no scheduler
+ * state and uses 2 unless told otherwise.
+ */
+public final class AwsNeuronVendor implements Vendor {
+    static final long MAX_DEVICES = 2147483647L;
+    static final long MAX_CORES = 4294967294L;
+    public static final long DEFAULT_CORES_PER_DEVICE = 2;
+
+    private final String countName;
+    private final String coreName;
+    private final long coresPerDevice;
+
+    public AwsNeuronVendor(VendorBlock block, long coresPerDevice) {
+        this.countName = block.name("resourceCountName");
+        this.coreName = block.name("resourceCoreName");
+        this.coresPerDevice = Math.max(1, Math.min(2, coresPerDevice));
+    }
+
+    @Override
+    public String name() {
+        return "AWSNeuron";
+    }
+
+    @Override
+    public Optional<String> validate(ContainerNode container) {
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean mutate(ContainerNode container, PodNode pod) {
+        Optional<Quantity> count = container.limitOrRequest(countName);
+        if (count.isPresent()) {
+            checked(countName, count.get(), MAX_DEVICES);
+            return true;
+        }
+        Optional<Quantity> cores = container.limitOrRequest(coreName);
+        if (cores.isEmpty()) {
+            return false;
+        }
+        long n = checked(coreName, cores.get(), MAX_CORES);
+        if (n > coresPerDevice) {
+            if (n % coresPerDevice != 0) {
+                throw new VendorException(coreName + " must be 1 or a multiple of " + coresPerDevice + ", got " + n);
+            }
+            long devices = n / coresPerDevice;
+            if (devices > MAX_DEVICES) {
+                throw new VendorException(coreName + " needs " + devices + " devices, which exceeds the maximum of "
+                        + MAX_DEVICES);
+            }
+        }
+        return true;
+    }
+
+    private static long checked(String resource, Quantity value, long maximum) {
+        long n = value.exactLong().orElseThrow(() -> new VendorException(resource + " must be an integer"));
+        if (n <= 0) {
+            throw new VendorException(resource + " must be greater than 0");
+        }
+        if (n > maximum) {
+            throw new VendorException(resource + " must not exceed " + maximum);
+        }
+        return n;
+    }
+}

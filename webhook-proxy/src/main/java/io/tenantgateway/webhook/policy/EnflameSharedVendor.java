@@ -1,0 +1,119 @@
+package io.tenantgateway.webhook.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Optional;
+
+/**
+ * HAMi's Enflame shared-GCU backend (spec §3.7). v2.10: DRS slices ({@code drs-gcu}) or memory/core shares,
+ * validated and mirrored between limits and requests. v2.9: {@code vgcu} with a percentage rounded to the slices
+ * of the last Enflame node the scheduler registered ({@code sharedGcuFactor}; 0 before any, which leaves
+ * single-device requests unchanged; this webhook has no scheduler state and uses 0 unless told otherwise).
+ */
+public final class EnflameSharedVendor implements Vendor {
+    public static final String SHARED_GCU = "enflame.com/shared-gcu";
+    static final String FALLBACK_DRS = "enflame.com/drs-gcu";
+    static final String FALLBACK_MEMORY = "enflame.com/gcu-memory";
+    static final String FALLBACK_CORE = "enflame.com/gcu-core";
+
+    private final HamiCompat compat;
+    private final String drsName;
+    private final String memoryName;
+    private final String coreName;
+    private final String vgcuName;
+    private final String percentageName;
+    private final long sharedGcuFactor;
+
+    public EnflameSharedVendor(VendorBlock block, HamiCompat compat, long sharedGcuFactor) {
+        this.compat = requireNonNull(compat, "compat");
+        this.drsName = block.firstOf(FALLBACK_DRS, "resourceNameDRSGCU", "resourceNameVGCU");
+        this.memoryName = block.firstOf(FALLBACK_MEMORY, "resourceNameGCUMemory");
+        this.coreName = block.firstOf(FALLBACK_CORE, "resourceNameGCUCore");
+        this.vgcuName = block.name("resourceNameVGCU");
+        this.percentageName = block.name("resourceNameVGCUPercentage");
+        this.sharedGcuFactor = sharedGcuFactor;
+    }
+
+    @Override
+    public String name() {
+        return "Enflame";
+    }
+
+    @Override
+    public Optional<String> validate(ContainerNode container) {
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean mutate(ContainerNode container, PodNode pod) {
+        return compat == HamiCompat.V2_9 ? mutateV29(container) : mutateDrs(container);
+    }
+
+    private boolean mutateDrs(ContainerNode container) {
+        Optional<Quantity> drs = container.limitOrRequest(drsName);
+        if (drs.isPresent()) {
+            if (drs.get().value() <= 0) {
+                throw new VendorException(drsName + " must be greater than 0");
+            }
+            mirror(container, drsName, drs.get());
+            return true;
+        }
+        Optional<Quantity> memory = container.limitOrRequest(memoryName);
+        Optional<Quantity> core = container.limitOrRequest(coreName);
+        if (memory.isEmpty() && core.isEmpty()) {
+            return false;
+        }
+        if (memory.isPresent() && memory.get().value() <= 0) {
+            throw new VendorException(memoryName + " must be greater than 0");
+        }
+        if (core.isPresent() && (core.get().value() <= 0 || core.get().value() > 100)) {
+            throw new VendorException(coreName + " must be in range (0,100]");
+        }
+        memory.ifPresent(q -> mirror(container, memoryName, q));
+        core.ifPresent(q -> mirror(container, coreName, q));
+        return true;
+    }
+
+    /** Copies the value into whichever of limits and requests lacks it. */
+    private static void mirror(ContainerNode container, String resource, Quantity value) {
+        if (!container.hasLimit(resource)) {
+            container.putLimit(resource, value.toString());
+        }
+        if (container.request(resource).isEmpty()) {
+            container.putRequest(resource, value.toString());
+        }
+    }
+
+    private boolean mutateV29(ContainerNode container) {
+        Optional<Quantity> vgcu = container.limit(vgcuName);
+        if (vgcu.isEmpty()) {
+            return false;
+        }
+        long n = vgcu.get().value();
+        if (n > 1) {
+            if (!percentageName.isEmpty()) {
+                container.putLimit(percentageName, Quantity.format(100));
+            }
+            container.putLimit(SHARED_GCU, Quantity.format(sharedGcuFactor * n));
+            return true;
+        }
+        if (sharedGcuFactor <= 0) {
+            return true;
+        }
+        long percentage = Math.max(1, container.limit(percentageName).map(Quantity::value).orElse(100L));
+        double slice = 100.0 / sharedGcuFactor;
+        for (long i = 0; i < sharedGcuFactor; i++) {
+            if (slice * i < percentage && percentage <= slice * (i + 1)) {
+                if (!container.hasRequestsMap()) {
+                    throw VendorException.nilMapPanic();
+                }
+                String rounded = Quantity.format((long) (slice * (i + 1)));
+                container.putLimit(percentageName, rounded);
+                container.putRequest(percentageName, rounded);
+                container.putLimit(SHARED_GCU, Quantity.format(i + 1));
+                break;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,43 @@
+package io.tenantgateway.webhook.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Optional;
+
+/** HAMi's Iluvatar backend for one chip (spec §3.2): cores for multi-device requests, the container name in env. */
+public final class IluvatarVendor implements Vendor {
+    /** Upstream's spelling. */
+    public static final String CONTAINER_NAME_ENV = "SOL_CONTINER_NAME";
+
+    private final IluvatarChip chip;
+
+    public IluvatarVendor(IluvatarChip chip) {
+        this.chip = requireNonNull(chip, "chip");
+    }
+
+    @Override
+    public String name() {
+        return chip.commonWord();
+    }
+
+    @Override
+    public Optional<String> validate(ContainerNode container) {
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean mutate(ContainerNode container, PodNode pod) {
+        Optional<Quantity> count = container.limit(chip.resourceCountName());
+        if (count.isEmpty()) {
+            return false;
+        }
+        long n = count.get().value();
+        if (n > 1 && !chip.resourceCoreName().isEmpty()) {
+            container.putLimit(chip.resourceCoreName(), Quantity.format(n * 100));
+        }
+        if (!container.hasEnv(CONTAINER_NAME_ENV) && !container.name().isEmpty()) {
+            container.appendEnv(CONTAINER_NAME_ENV, container.name());
+        }
+        return true;
+    }
+}

@@ -1,0 +1,67 @@
+package io.tenantgateway.webhook.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Optional;
+
+/** HAMi's Kunlun vXPU backend (spec §3.6): memory rounded up to 24576, 49152 or 98304 MiB. */
+public final class KunlunVxpuVendor implements Vendor {
+    private final String vcountName;
+    private final String vmemoryName;
+    private final HamiCompat compat;
+
+    public KunlunVxpuVendor(VendorBlock block, HamiCompat compat) {
+        this.vcountName = block.name("resourceVCountName");
+        this.vmemoryName = block.name("resourceVMemoryName");
+        this.compat = requireNonNull(compat, "compat");
+    }
+
+    @Override
+    public String name() {
+        return "XPU";
+    }
+
+    /** Quota: trimmed MiB per device, 98304 when the container names none (spec §4). */
+    @Override
+    public QuotaResources quotaResources() {
+        return quota().resources();
+    }
+
+    @Override
+    public DeviceRequest request(ContainerNode container) {
+        return quota().request(container);
+    }
+
+    private QuotaNames quota() {
+        return new QuotaNames(vcountName, vmemoryName, "", 1, 98304);
+    }
+
+    @Override
+    public Optional<String> validate(ContainerNode container) {
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean mutate(ContainerNode container, PodNode pod) {
+        if (!container.hasLimit(vcountName)) {
+            return false;
+        }
+        Optional<Quantity> memory = container.limit(vmemoryName);
+        if (memory.isPresent()) {
+            long trimmed = trim(memory.get().value());
+            if (compat == HamiCompat.V2_9 && !container.hasRequestsMap()) {
+                throw VendorException.nilMapPanic();
+            }
+            container.putLimit(vmemoryName, Quantity.format(trimmed));
+            container.putRequest(vmemoryName, Quantity.format(trimmed));
+        }
+        return true;
+    }
+
+    static long trim(long memory) {
+        if (memory <= 24576) {
+            return 24576;
+        }
+        return memory <= 49152 ? 49152 : 98304;
+    }
+}

@@ -1,0 +1,95 @@
+package io.tenantgateway.webhook.policy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The vendor backends HAMi registers, built from a {@link DeviceConfig} under a {@link PolicyConfig}.
+ *
+ * <p>HAMi iterates a Go map, so its order is random per request; this webhook uses one fixed order, HAMi's
+ * registration order: NVIDIA, Cambricon ({@code MLU}), Hygon ({@code DCU}), Enflame whole-card ({@code GCU}),
+ * Enflame shared ({@code Enflame}), Mthreads, Metax GPU, Metax sGPU, Kunlun XPU ({@code kunlun}), Kunlun vXPU
+ * ({@code XPU}), AWS Neuron, AMD, Vastai, Biren (v2.10), then one Ascend backend per {@code vnpus} chip (only with
+ * {@code --enable-ascend}) and one Iluvatar backend per {@code iluvatars} chip (only with {@code --enable-iluvatar}),
+ * each in file order. The order shows only in the relative position of env entries two backends append to one
+ * container, and in which runtimeClassName wins when two backends with different classes match one container.
+ */
+final class VendorCatalog {
+
+    /** A backend that only detects: its common word, block, the names found in limits, and the releases it has. */
+    private record Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases,
+            int quotaMemoryFactor) {
+        Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases) {
+            this(commonWord, block, keys, releases, 0);
+        }
+
+        Vendor build(DeviceConfig devices) {
+            VendorBlock values = devices.block(block);
+            QuotaNames quota = null;
+            if (quotaMemoryFactor > 0) {
+                int factor = quotaMemoryFactor;
+                String configured = values.name("memoryFactor");
+                if (!configured.isEmpty()) {
+                    factor = Integer.parseInt(configured);
+                }
+                quota = new QuotaNames(values.name("resourceCountName"), values.name("resourceMemoryName"),
+                        values.name("resourceCoreName"), factor, 0);
+            }
+            return new DetectOnlyVendor(commonWord, keys.stream().map(values::name).toList(), quota);
+        }
+    }
+
+    private static final Set<HamiCompat> BOTH = Set.of(HamiCompat.V2_9, HamiCompat.V2_10);
+    private static final Set<HamiCompat> V2_9 = Set.of(HamiCompat.V2_9);
+    private static final Set<HamiCompat> V2_10 = Set.of(HamiCompat.V2_10);
+
+    private static final Detector CAMBRICON = new Detector("MLU", "cambricon", List.of("resourceCountName"), BOTH,
+            256);
+    private static final Detector HYGON = new Detector("DCU", "hygon", List.of("resourceCountName"), BOTH, 1);
+    private static final Detector ENFLAME_GCU = new Detector("GCU", "enflame", List.of("resourceNameGCU"), BOTH);
+    private static final Detector METAX_GPU = new Detector("Metax-GPU", "metax", List.of("resourceCountName"), BOTH);
+    private static final Detector KUNLUN_XPU = new Detector("kunlun", "kunlun", List.of("resourceCountName"), BOTH);
+    private static final Detector AWS_NEURON_V29 = new Detector("AWSNeuron", "awsneuron",
+            List.of("resourceCountName", "resourceCoreName"), V2_9);
+    private static final Detector AMD_V29 = new Detector("AMDGPU", "amd",
+            List.of("resourceCountName", "resourceMemoryName"), V2_9);
+    private static final Detector VASTAI = new Detector("Vastai", "vastai", List.of("resourceCountName"), BOTH);
+    private static final Detector BIREN = new Detector("Biren", "biren", List.of("resourceCountName"), V2_10);
+
+    private VendorCatalog() {
+    }
+
+    static List<Vendor> vendors(DeviceConfig devices, PolicyConfig policy) {
+        HamiCompat compat = policy.compat();
+        List<Vendor> vendors = new ArrayList<>();
+        vendors.add(new NvidiaVendor(devices.nvidia()));
+        detect(vendors, devices, compat, CAMBRICON, HYGON, ENFLAME_GCU);
+        vendors.add(new EnflameSharedVendor(devices.block("enflame"), compat, 0));
+        vendors.add(new MthreadsVendor(devices.block("mthreads"), compat));
+        detect(vendors, devices, compat, METAX_GPU);
+        vendors.add(new MetaxSgpuVendor(devices.block("metax")));
+        detect(vendors, devices, compat, KUNLUN_XPU);
+        vendors.add(new KunlunVxpuVendor(devices.block("kunlun"), compat));
+        if (compat == HamiCompat.V2_10) {
+            vendors.add(new AwsNeuronVendor(devices.block("awsneuron"), AwsNeuronVendor.DEFAULT_CORES_PER_DEVICE));
+            vendors.add(new AmdVendor(devices.block("amd")));
+        }
+        detect(vendors, devices, compat, AWS_NEURON_V29, AMD_V29, VASTAI, BIREN);
+        if (policy.enableAscend()) {
+            devices.vnpus().forEach(chip -> vendors.add(new AscendVendor(chip, compat)));
+        }
+        if (policy.enableIluvatar()) {
+            devices.iluvatars().forEach(chip -> vendors.add(new IluvatarVendor(chip)));
+        }
+        return List.copyOf(vendors);
+    }
+
+    private static void detect(List<Vendor> vendors, DeviceConfig devices, HamiCompat compat, Detector... detectors) {
+        for (Detector detector : detectors) {
+            if (detector.releases().contains(compat)) {
+                vendors.add(detector.build(devices));
+            }
+        }
+    }
+}
