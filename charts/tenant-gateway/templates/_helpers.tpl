@@ -215,6 +215,12 @@ components/device-plugin appends them (before the overlays' --device-source).
 {{- with $v.hami.compat }}
 - --hami-compat={{ . }}
 {{- end }}
+{{- if $v.devices.ascend.enabled }}
+- --enable-ascend
+{{- end }}
+{{- if $v.devices.iluvatar.enabled }}
+- --enable-iluvatar
+{{- end }}
 {{- end }}
 {{- with $v.dial.allow }}
 - --dial-allow={{ join "," . }}

@@ -674,6 +674,22 @@ class HelmChartTest {
         assertThat(kamajiArgs).noneMatch(a -> a.startsWith("--device-config-map"));
     }
 
+    /** HAMi's chart names for the vendor switches reach the webhook's policy (off by default, as in HAMi's chart). */
+    @Test
+    void vendorSwitchesReachTheWebhooksPolicy() throws IOException {
+        assertThat(container(parse(template(Mode.DEFAULTS))).getArgs())
+                .noneMatch(a -> a.startsWith("--enable-ascend") || a.startsWith("--enable-iluvatar"));
+        List<HasMetadata> on = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.ascend.enabled", "true",
+                "devices.iluvatar.enabled", "true")));
+        assertThat(container(on).getArgs()).contains("--enable-ascend", "--enable-iluvatar");
+        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("vendors"),
+                agentArgs(Mode.DEFAULTS, on), Map.of()).toArray(String[]::new)).toConfig();
+        assertThat(config.webhook().orElseThrow().config().policy()).satisfies(policy -> {
+            assertThat(policy.enableAscend()).isTrue();
+            assertThat(policy.enableIluvatar()).isTrue();
+        });
+    }
+
     private static List<PolicyRule> configMapRules(List<HasMetadata> objects) {
         return objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
                 .flatMap(r -> r.getRules().stream()).filter(r -> r.getResources().contains("configmaps")).toList();
