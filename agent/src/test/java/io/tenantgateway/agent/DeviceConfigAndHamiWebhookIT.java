@@ -45,6 +45,9 @@ class DeviceConfigAndHamiWebhookIT {
     private static final String SHARE_ONLY = "{'metadata':{'name':'share'},'spec':{'containers':[{'name':'c',"
             + "'resources':{'limits':{'nvidia.com/gpumem':'3000'}}}]}}";
 
+    private static final String DCU_ONLY = "{'metadata':{'name':'dcu'},'spec':{'containers':[{'name':'c',"
+            + "'resources':{'limits':{'example.com/dcu':'1'}}}]}}";
+
     private void writeDeviceConfig(String yaml) {
         client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace("kube-system")
                 .withName("hami-scheduler-device").endMetadata().addToData("device-config.yaml", yaml).build())
@@ -115,6 +118,14 @@ class DeviceConfigAndHamiWebhookIT {
                 SHARE_ONLY).patch()).contains("/limits/example.com~1gpu\",\"value\":\"1\""));
         assertThat(metrics()).contains("tenant_gateway_device_config_reloads_total{result=\"applied\"} 2.0",
                 "tenant_gateway_device_config_invalid 0.0");
+
+        // Another vendor's block changes: a pod that asks for the renamed Hygon count becomes HAMi's at the next
+        // admission (a file without the hygon block names no Hygon resource, as in HAMi).
+        assertThat(webhook.admitPod(port, "team-a", DCU_ONLY).patch()).as("no hygon block yet").isEmpty();
+        writeDeviceConfig("nvidia:\n  resourceCountName: example.com/gpu\nhygon:\n  resourceCountName: example.com/dcu\n"
+                + "  resourceMemoryName: example.com/dcumem\n  resourceCoreName: example.com/dcucores\n");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(webhook.admitPod(port, "team-a",
+                DCU_ONLY).patch()).contains("\"/spec/schedulerName\"", "\"value\":\"hami-scheduler\""));
 
         // A broken version: the last good config stays; Event, metric and readiness detail name the error.
         writeDeviceConfig("nvidia: {\n");
