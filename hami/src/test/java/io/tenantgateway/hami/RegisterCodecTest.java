@@ -216,7 +216,5 @@ class RegisterCodecTest {
         assertThat(GoStrconv.parseInt("-2147483649", 32)).isEqualTo(new GoStrconv.Parsed(Integer.MIN_VALUE,
                 "strconv.ParseInt: parsing \"-2147483649\": value out of range"));
         assertThat(GoStrconv.atoi("1_0").error()).isEqualTo("strconv.Atoi: parsing \"1_0\": invalid syntax");
-        assertThat(HamiRelease.parse("2.9")).isEqualTo(HamiRelease.V2_9);
-        assertThatThrownBy(() -> HamiRelease.parse("v3")).hasMessage("v3 (expected: v2.9 or v2.10)");
     }
 }

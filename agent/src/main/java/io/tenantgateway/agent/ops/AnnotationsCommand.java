@@ -39,12 +39,9 @@ import tools.jackson.databind.node.ObjectNode;
 public final class AnnotationsCommand {
     private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
+    /** {@code --hami-compat} as {@code run} and {@code webhook} read it. */
     static HamiRelease release(String text) {
-        try {
-            return HamiRelease.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("--hami-compat", text, "v2.9 or v2.10");
-        }
+        return HamiRelease.valueOf(io.tenantgateway.webhook.policy.HamiCompat.parse(text).name());
     }
 
     static String stdin(InputStream in) {

@@ -36,7 +36,7 @@ class AnnotationsCommandTest {
 
         CliRun release = CliRun.of("annotations", "encode", "hami.io/node-nvidia-register", "--hami-compat=v3");
         assertThat(release.exitCode()).isEqualTo(2);
-        assertThat(release.err().strip()).isEqualTo("error: --hami-compat: v3 (expected: v2.9 or v2.10)");
+        assertThat(release.err().strip()).isEqualTo("error: --hami-compat: 'v3' (expected: one of v2.10, v2.9)");
 
         CliRun output = CliRun.of("annotations", "decode", "--output=yaml", "hami.io/node-nvidia-register=[]");
         assertThat(output.exitCode()).isEqualTo(2);

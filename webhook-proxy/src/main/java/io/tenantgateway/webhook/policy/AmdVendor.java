@@ -20,11 +20,6 @@ public final class AmdVendor implements Vendor {
     }
 
     @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
-    }
-
-    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         boolean count = container.hasLimit(countName);
         Optional<Quantity> cores = container.limit(coreName);

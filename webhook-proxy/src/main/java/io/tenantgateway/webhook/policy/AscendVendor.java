@@ -47,11 +47,6 @@ public final class AscendVendor implements Vendor {
     }
 
     @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
-    }
-
-    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         Optional<Quantity> countLimit = container.limit(chip.resourceName());
         if (countLimit.isEmpty()) {

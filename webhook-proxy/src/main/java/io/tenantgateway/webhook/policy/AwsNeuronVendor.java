@@ -28,11 +28,6 @@ public final class AwsNeuronVendor implements Vendor {
     }
 
     @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
-    }
-
-    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         Optional<Quantity> count = container.limitOrRequest(countName);
         if (count.isPresent()) {

@@ -3,7 +3,6 @@ package io.tenantgateway.webhook.policy;
 import static java.util.Objects.requireNonNull;
 
 import java.util.List;
-import java.util.Optional;
 
 /**
  * A HAMi backend whose admission step only detects its resources (Hygon, Cambricon, Metax GPU, Kunlun XPU, Enflame
@@ -34,11 +33,6 @@ public record DetectOnlyVendor(String name, List<String> limitNames, QuotaNames 
     @Override
     public DeviceRequest request(ContainerNode container) {
         return quota == null ? DeviceRequest.NONE : quota.request(container);
-    }
-
-    @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
     }
 
     @Override

@@ -40,11 +40,6 @@ public final class EnflameSharedVendor implements Vendor {
     }
 
     @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
-    }
-
-    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         return compat == HamiCompat.V2_9 ? mutateV29(container) : mutateDrs(container);
     }

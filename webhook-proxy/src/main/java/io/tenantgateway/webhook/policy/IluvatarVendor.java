@@ -21,11 +21,6 @@ public final class IluvatarVendor implements Vendor {
     }
 
     @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
-    }
-
-    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         Optional<Quantity> count = container.limit(chip.resourceCountName());
         if (count.isEmpty()) {

@@ -37,11 +37,6 @@ public final class KunlunVxpuVendor implements Vendor {
     }
 
     @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
-    }
-
-    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         if (!container.hasLimit(vcountName)) {
             return false;

@@ -23,11 +23,6 @@ public final class MetaxSgpuVendor implements Vendor {
     }
 
     @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
-    }
-
-    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         Optional<Quantity> vcount = container.limit(vcountName);
         if (vcount.isEmpty()) {

@@ -30,11 +30,6 @@ public final class MthreadsVendor implements Vendor {
     }
 
     @Override
-    public Optional<String> validate(ContainerNode container) {
-        return Optional.empty();
-    }
-
-    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         Optional<Quantity> count = container.limit(countName);
         if (count.isEmpty() && compat == HamiCompat.V2_10) {

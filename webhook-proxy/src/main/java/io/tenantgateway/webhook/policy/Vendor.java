@@ -19,8 +19,11 @@ public interface Vendor {
      * Checks a container before it is mutated (HAMi v2.10 does this first in {@code MutateAdmission}).
      *
      * @return HAMi's error text when a value is invalid; the pod is then answered errored 500 with it
+     *         (none by default: most vendors check nothing)
      */
-    Optional<String> validate(ContainerNode container);
+    default Optional<String> validate(ContainerNode container) {
+        return Optional.empty();
+    }
 
     /**
      * Mutates one container (limits, env) and, where the vendor does so, the pod (runtime class).
