@@ -20,10 +20,13 @@ public final class AscendVendor implements Vendor {
 
     private final AscendChip chip;
     private final HamiCompat compat;
+    private final QuotaNames quota;
 
     public AscendVendor(AscendChip chip, HamiCompat compat) {
         this.chip = requireNonNull(chip, "chip");
         this.compat = requireNonNull(compat, "compat");
+        this.quota = new QuotaNames(chip.resourceName(), chip.resourceMemoryName(), chip.resourceCoreName(),
+                chip.memoryFactor(), 0);
     }
 
     @Override
@@ -32,18 +35,8 @@ public final class AscendVendor implements Vendor {
     }
 
     @Override
-    public QuotaResources quotaResources() {
-        return quota().resources();
-    }
-
-    @Override
-    public DeviceRequest request(ContainerNode container) {
-        return quota().request(container);
-    }
-
-    private QuotaNames quota() {
-        return new QuotaNames(chip.resourceName(), chip.resourceMemoryName(), chip.resourceCoreName(),
-                chip.memoryFactor(), 0);
+    public QuotaNames quotaNames() {
+        return quota;
     }
 
     @Override

@@ -26,13 +26,8 @@ public record DetectOnlyVendor(String name, List<String> limitNames, QuotaNames 
     }
 
     @Override
-    public QuotaResources quotaResources() {
-        return quota == null ? QuotaResources.NONE : quota.resources();
-    }
-
-    @Override
-    public DeviceRequest request(ContainerNode container) {
-        return quota == null ? DeviceRequest.NONE : quota.request(container);
+    public QuotaNames quotaNames() {
+        return quota;
     }
 
     @Override

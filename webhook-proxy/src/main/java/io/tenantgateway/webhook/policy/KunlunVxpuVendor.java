@@ -9,11 +9,14 @@ public final class KunlunVxpuVendor implements Vendor {
     private final String vcountName;
     private final String vmemoryName;
     private final HamiCompat compat;
+    /** Quota: trimmed MiB per device, 98304 when the container names none (spec §4). */
+    private final QuotaNames quota;
 
     public KunlunVxpuVendor(VendorBlock block, HamiCompat compat) {
         this.vcountName = block.name("resourceVCountName");
         this.vmemoryName = block.name("resourceVMemoryName");
         this.compat = requireNonNull(compat, "compat");
+        this.quota = new QuotaNames(vcountName, vmemoryName, "", 1, 98304);
     }
 
     @Override
@@ -21,19 +24,9 @@ public final class KunlunVxpuVendor implements Vendor {
         return "XPU";
     }
 
-    /** Quota: trimmed MiB per device, 98304 when the container names none (spec §4). */
     @Override
-    public QuotaResources quotaResources() {
-        return quota().resources();
-    }
-
-    @Override
-    public DeviceRequest request(ContainerNode container) {
-        return quota().request(container);
-    }
-
-    private QuotaNames quota() {
-        return new QuotaNames(vcountName, vmemoryName, "", 1, 98304);
+    public QuotaNames quotaNames() {
+        return quota;
     }
 
     @Override

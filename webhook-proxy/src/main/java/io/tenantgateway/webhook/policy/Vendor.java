@@ -34,16 +34,26 @@ public interface Vendor {
     boolean mutate(ContainerNode container, PodNode pod);
 
     /**
-     * The resources a namespace's ResourceQuota limits ({@code limits.<name>}) and the memory factor; by default
-     * none (the vendor takes no part in the quota check).
+     * How the vendor takes part in the v2.10 quota check, as its resource names; {@code null} (the default): it does
+     * not. {@link #quotaResources} and {@link #request} follow from it unless a vendor overrides them.
+     */
+    default QuotaNames quotaNames() {
+        return null;
+    }
+
+    /**
+     * The resources a namespace's ResourceQuota limits ({@code limits.<name>}) and the memory factor; none when the
+     * vendor takes no part in the quota check.
      */
     default QuotaResources quotaResources() {
-        return QuotaResources.NONE;
+        QuotaNames names = quotaNames();
+        return names == null ? QuotaResources.NONE : names.resources();
     }
 
     /** What a (mutated) container asks for, read from its limits, else its requests, for the quota check. */
     default DeviceRequest request(ContainerNode container) {
-        return DeviceRequest.NONE;
+        QuotaNames names = quotaNames();
+        return names == null ? DeviceRequest.NONE : names.request(container);
     }
 
     /**
