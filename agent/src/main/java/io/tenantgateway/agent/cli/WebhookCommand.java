@@ -106,11 +106,9 @@ public final class WebhookCommand implements Callable<Integer> {
 
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CompletableFuture<WebhookServer> started = new CompletableFuture<>();
-    private final CompletableFuture<RuntimeException> fatal = new CompletableFuture<>();
     private volatile boolean stopping;
     /** {@code --manage-webhook-config}, when given. */
     private Optional<ManagedWebhookConfiguration> managedConfiguration = Optional.empty();
-    private PartManager parts;
 
     @Override
     public Integer call() {
@@ -132,7 +130,6 @@ public final class WebhookCommand implements Callable<Integer> {
         PartManager manager = new PartManager(List.of(webhook), new PrometheusRegistry(), Clock.systemUTC(),
                 NodeIdentity.of(Optional.empty()), "webhook", hostName(), kubeconfig, () -> stopping, api);
         List<HealthCheck> checks = manager.declareChecks();
-        parts = manager;
         ScheduledExecutorService announcer = Executors.newSingleThreadScheduledExecutor(
                 DaemonThreads.named("webhook-announcer"));
         try {
@@ -141,11 +138,10 @@ public final class WebhookCommand implements Callable<Integer> {
             } catch (PortInUseException e) {
                 throw listenInUse(e);
             }
-            manager.fatalError().whenComplete((error, ignored) -> fatal.complete(error));
             announce(webhook, checks, settings, announcer);
             Thread shutdownHook = new Thread(this::stop, "tenant-gateway-webhook-shutdown");
             Runtime.getRuntime().addShutdownHook(shutdownHook);
-            fatal.thenRun(stopRequested::countDown);
+            manager.fatalError().thenRun(stopRequested::countDown);
             try {
                 stopRequested.await();
             } catch (InterruptedException e) {
@@ -157,7 +153,7 @@ public final class WebhookCommand implements Callable<Integer> {
                     // The JVM is already shutting down and runs the hook itself; nothing left to undo.
                 }
             }
-            RuntimeException error = fatal.getNow(null);
+            RuntimeException error = manager.fatalError().getNow(null);
             if (error != null) {
                 throw error instanceof PortInUseException inUse ? listenInUse(inUse) : error;
             }
@@ -174,8 +170,7 @@ public final class WebhookCommand implements Callable<Integer> {
     /** The port in use, named by the flag it was given as ({@code --listen} or {@code --webhook-listen}). */
     private PortInUseException listenInUse(PortInUseException e) {
         String flag = standaloneNames.listen != null ? "--listen" : "--webhook-listen";
-        return e.flag().equals(flag) ? e : new PortInUseException(flag, e.getMessage().substring(e.flag().length()
-                + 2).replace(" is in use", ""), e);
+        return e.flag().equals(flag) ? e : new PortInUseException(flag, e.address(), e);
     }
 
     /**
@@ -220,9 +215,7 @@ public final class WebhookCommand implements Callable<Integer> {
     }
 
     private String apiServer() {
-        try (var client = io.tenantgateway.agent.k8s.KubernetesClients.create(kubeconfig)) {
-            return client.getConfiguration().getMasterUrl(); // builds only: no API call
-        }
+        return io.tenantgateway.agent.k8s.KubernetesClients.config(kubeconfig).getMasterUrl(); // no client built
     }
 
     private static boolean inCluster() {

@@ -19,17 +19,19 @@ public final class KubernetesClients {
      * compare-and-swap patch only repeats the conflict).
      */
     public static KubernetesClient create(Path kubeconfig) {
-        Config config;
+        return create(config(kubeconfig));
+    }
+
+    /** The API access {@code kubeconfig} describes (the in-cluster service account when {@code null}); no client. */
+    public static Config config(Path kubeconfig) {
         if (kubeconfig == null) {
-            config = Config.autoConfigure(null);
-        } else {
-            try {
-                config = Config.fromKubeconfig(Files.readString(kubeconfig));
-            } catch (IOException e) {
-                throw ConfigException.of("--kubeconfig", kubeconfig + ": cannot read: " + e.getMessage(), e);
-            }
+            return Config.autoConfigure(null);
         }
-        return create(config);
+        try {
+            return Config.fromKubeconfig(Files.readString(kubeconfig));
+        } catch (IOException e) {
+            throw ConfigException.of("--kubeconfig", kubeconfig + ": cannot read: " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -10,6 +10,8 @@ import io.tenantgateway.common.config.ConfigException;
 public final class PortInUseException extends ConfigException {
     private static final long serialVersionUID = 1L;
 
+    private final String address;
+
     /**
      * @param flag the flag that chose the port ({@code --health-server-port}, {@code --webhook-listen})
      * @param host the bind address as the listener used it
@@ -22,5 +24,11 @@ public final class PortInUseException extends ConfigException {
     /** @param address {@code host:port} as the listener used it ({@code [v6]:port} for IPv6 literals) */
     public PortInUseException(String flag, String address, Throwable cause) {
         super(flag, address + " is in use", cause, false);
+        this.address = address;
+    }
+
+    /** {@code host:port} as the listener used it. */
+    public String address() {
+        return address;
     }
 }
