@@ -25,12 +25,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The webhook's quota source in the agent: ResourceQuota {@code limits.nvidia.com/gpumem|gpucores} from an informer,
- * and what a namespace's pods hold from the devices the scheduler assigned them ({@code hami.io/vgpu-devices-allocated},
- * as HAMi's quota manager counts). Answers from memory on the event loop.
+ * The webhook's quota source in the agent: ResourceQuota {@code limits.<device resource>} (any vendor's memory or core
+ * resource, e.g. {@code limits.nvidia.com/gpumem} or {@code limits.hygon.com/dcumem}, by its configured name) from an
+ * informer, and what a namespace's pods hold from the devices the scheduler recorded in the vendor's allocated-devices
+ * annotation ({@code hami.io/vgpu-devices-allocated}, {@code hami.io/dcu-devices-allocated}, ...), their memory in MiB
+ * or their cores, as HAMi's quota manager counts. Answers from memory on the event loop.
  *
- * <p>Pods are watched only in namespaces that have such a quota (one informer per namespace, started when the quota
- * appears), so a DaemonSet of agents does not make every node watch every pod of the cluster.
+ * <p>Pods are watched only in namespaces that have such a quota (a {@code limits.} key on an extended resource, one
+ * whose name has a {@code /}; one informer per namespace, started when the quota appears), so a DaemonSet of agents
+ * does not make every node watch every pod of the cluster.
  *
  * <p>Threading: the ResourceQuota callbacks only enqueue the namespace on a {@link WorkQueue}; its worker creates and
  * starts the namespace's pod informer (without waiting for its first list). {@link #find} reads informer caches only.
@@ -42,8 +45,6 @@ import org.slf4j.LoggerFactory;
 public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KubernetesQuotaLookup.class);
     private static final String LIMITS = ResourceNames.QUOTA_LIMITS_PREFIX;
-    private static final String MEMORY = ResourceNames.NVIDIA_GPU_MEMORY;
-    private static final String CORES = ResourceNames.NVIDIA_GPU_CORES;
 
     private final KubernetesClient client;
     private final Map<String, SharedIndexInformer<Pod>> podInformers = new ConcurrentHashMap<>();
@@ -94,8 +95,7 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         if (closed || quota.getSpec() == null || quota.getSpec().getHard() == null) {
             return;
         }
-        boolean limitsDevices = quota.getSpec().getHard().keySet().stream()
-                .anyMatch(key -> key.equals(LIMITS + MEMORY) || key.equals(LIMITS + CORES));
+        boolean limitsDevices = quota.getSpec().getHard().keySet().stream().anyMatch(KubernetesQuotaLookup::isDeviceLimit);
         String namespace = quota.getMetadata().getNamespace();
         WorkQueue<String> queue = namespaces;
         if (limitsDevices && queue != null && !podInformers.containsKey(namespace)) {
@@ -109,7 +109,7 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
             return;
         }
         podInformers.computeIfAbsent(namespace, ns -> {
-            log.info("webhook quota: namespace {} limits GPU memory/cores; watching its pods", ns);
+            log.info("webhook quota: namespace {} limits device resources; watching its pods", ns);
             SharedIndexInformer<Pod> pods = client.pods().inNamespace(ns).runnableInformer(0);
             pods.start();
             return pods;
@@ -122,12 +122,9 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
     }
 
     @Override
-    public Optional<Quota> find(String namespace, String resource) {
+    public Optional<Quota> find(String namespace, Resource resource) {
         SharedIndexInformer<ResourceQuota> quotas = this.quotas;
         if (quotas == null) {
-            return Optional.empty();
-        }
-        if (!MEMORY.equals(resource) && !CORES.equals(resource)) {
             return Optional.empty();
         }
         long limit = -1;
@@ -136,7 +133,7 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
                     || quota.getSpec().getHard() == null) {
                 continue;
             }
-            Quantity hard = quota.getSpec().getHard().get(LIMITS + resource);
+            Quantity hard = quota.getSpec().getHard().get(LIMITS + resource.name());
             if (hard != null) {
                 long value = hard.getNumericalAmount().longValue();
                 limit = limit < 0 ? value : Math.min(limit, value);
@@ -150,19 +147,30 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         return Optional.of(new Quota(limit, used));
     }
 
-    static long used(Pod pod, String resource) {
+    /** A ResourceQuota key that limits an extended resource ({@code limits.<domain>/<name>}): a device, maybe. */
+    static boolean isDeviceLimit(String key) {
+        return key.startsWith(LIMITS) && key.indexOf('/', LIMITS.length()) > 0;
+    }
+
+    static long used(Pod pod, Resource resource) {
         String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
         if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
             return 0;
         }
-        String allocated = Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_DEVICES_ALLOCATED);
+        String allocated = Annotations.get(pod.getMetadata().getAnnotations(), resource.allocatedAnnotation());
         if (allocated == null || allocated.isEmpty()) {
             return 0;
         }
+        List<List<ContainerDevice>> containers;
+        try {
+            containers = DeviceAllocationCodec.decode(allocated);
+        } catch (IllegalArgumentException e) {
+            return 0; // as HAMi's scheduler, which skips a pod whose devices do not decode
+        }
         long total = 0;
-        for (List<ContainerDevice> container : DeviceAllocationCodec.decode(allocated)) {
+        for (List<ContainerDevice> container : containers) {
             for (ContainerDevice device : container) {
-                total += MEMORY.equals(resource) ? device.memoryMiB() : device.cores();
+                total += resource.measure() == Measure.MEMORY_MIB ? device.memoryMiB() : device.cores();
             }
         }
         return total;

@@ -39,6 +39,11 @@ class WebhookCommandApiIT {
                 + "'resources':{'limits':{'nvidia.com/gpumem':'" + memory + "'}}}]}}";
     }
 
+    private static String dcuPod(String name, int memory) {
+        return "{'metadata':{'name':'" + name + "','namespace':'team-q'},'spec':{'containers':[{'name':'c',"
+                + "'resources':{'limits':{'example.com/dcu':'1','example.com/dcumem':'" + memory + "'}}}]}}";
+    }
+
     @Test
     void kubeconfigEnablesTheQuotaCheckAndTheDeviceConfigMap() throws Exception {
         // HAMi's quota: 4000 MiB of device memory in team-q, 3000 held by a running pod (as the scheduler wrote it).
@@ -51,7 +56,17 @@ class WebhookCommandApiIT {
                 .withNewStatus().withPhase("Running").endStatus().build()).create();
         client.configMaps().inNamespace("kube-system").resource(new ConfigMapBuilder().withNewMetadata()
                 .withName("hami-scheduler-device").endMetadata()
-                .addToData("device-config.yaml", "nvidia:\n  resourceCountName: example.com/gpu\n").build()).create();
+                .addToData("device-config.yaml", "nvidia:\n  resourceCountName: example.com/gpu\n"
+                        + "hygon:\n  resourceCountName: example.com/dcu\n  resourceMemoryName: example.com/dcumem\n"
+                        + "  resourceCoreName: example.com/dcucores\n").build()).create();
+        // Another vendor, renamed by the ConfigMap: 1000 MiB of Hygon memory, 600 held (in Hygon's own annotation).
+        client.resourceQuotas().inNamespace("team-q").resource(new ResourceQuotaBuilder().withNewMetadata()
+                .withName("dcu").endMetadata().withNewSpec().addToHard("limits.example.com/dcumem", new Quantity("1000"))
+                .endSpec().build()).create();
+        client.pods().inNamespace("team-q").resource(new PodBuilder().withNewMetadata().withName("running-dcu")
+                .addToAnnotations("hami.io/dcu-devices-allocated", "DCU-a,DCU,600,100:;").endMetadata()
+                .withNewSpec().addNewContainer().withName("c").withImage("rocm").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build()).create();
 
         TestPki pki = TestPki.create("standalone");
         TestPki.Files files = pki.writeTo(dir);
@@ -73,6 +88,12 @@ class WebhookCommandApiIT {
         WebhookHttps.Answer under = webhook.admitPod(started.port(), "team-q", gpuPod("under", 1000));
         assertThat(under.allowed()).as(under.response().toString()).isTrue();
         assertThat(under.patch()).contains("/limits/example.com~1gpu\",\"value\":\"1\"");
+
+        // Hygon under its configured names: 600 used + 500 > 1000 is denied, 600 + 400 fits.
+        WebhookHttps.Answer dcuOver = webhook.admitPod(started.port(), "team-q", dcuPod("dcu-over", 500));
+        assertThat(dcuOver.message()).as(dcuOver.response().toString()).isEqualTo("exceeding resource quota");
+        WebhookHttps.Answer dcuUnder = webhook.admitPod(started.port(), "team-q", dcuPod("dcu-under", 400));
+        assertThat(dcuUnder.allowed()).as(dcuUnder.response().toString()).isTrue();
         assertThat(command.out()).contains("quota check: on (ResourceQuotas from " + client.getMasterUrl(),
                 "device config: ConfigMap kube-system/hami-scheduler-device (changes apply live)")
                 .doesNotContain("quota check: off");

@@ -8,10 +8,32 @@ public final class AmdVendor implements Vendor {
     private final String memoryName;
     private final String coreName;
 
+    private final QuotaNames quota;
+
     public AmdVendor(VendorBlock block) {
         this.countName = block.name("resourceCountName");
         this.memoryName = block.name("resourceMemoryName");
         this.coreName = block.name("resourceCoreName");
+        this.quota = QuotaNames.of(countName, memoryName, coreName, 1, "hami.io/amd-devices-allocated")
+                .readingLimitsOnly().withDefaultCores(100);
+    }
+
+    @Override
+    public QuotaNames quotaNames() {
+        return quota;
+    }
+
+    /** HAMi's AMD request (limits only): a core percentage outside 1..100 leaves the container uncounted. */
+    @Override
+    public DeviceRequest request(ContainerNode container) {
+        Optional<Quantity> cores = container.limit(coreName);
+        if (cores.isPresent()) {
+            long percent = cores.get().exactLong().orElse(0L);
+            if (percent < 1 || percent > 100) {
+                return DeviceRequest.NONE;
+            }
+        }
+        return quota.request(container);
     }
 
     @Override

@@ -25,8 +25,8 @@ public final class AscendVendor implements Vendor {
     public AscendVendor(AscendChip chip, HamiCompat compat) {
         this.chip = requireNonNull(chip, "chip");
         this.compat = requireNonNull(compat, "compat");
-        this.quota = new QuotaNames(chip.resourceName(), chip.resourceMemoryName(), chip.resourceCoreName(),
-                chip.memoryFactor(), 0);
+        this.quota = QuotaNames.of(chip.resourceName(), chip.resourceMemoryName(), chip.resourceCoreName(),
+                chip.memoryFactor(), QuotaNames.allocatedAnnotation(chip.commonWord()));
     }
 
     @Override

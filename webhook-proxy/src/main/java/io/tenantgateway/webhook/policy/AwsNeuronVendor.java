@@ -62,4 +62,39 @@ public final class AwsNeuronVendor implements Vendor {
         }
         return n;
     }
+
+    /** Cores only (the backend has no memory resource), in its allocated-devices annotation. */
+    @Override
+    public QuotaResources quotaResources() {
+        return coreName.isEmpty() || countName.isEmpty() ? QuotaResources.NONE
+                : new QuotaResources(null, coreName, 1, "hami.io/aws-neuron-devices-allocated");
+    }
+
+    /**
+     * HAMi's request: a device count takes the cores of whole devices; a core count splits into devices (one device
+     * up to the cores per device); an invalid value counts nothing (its admission error answers the pod first).
+     */
+    @Override
+    public DeviceRequest request(ContainerNode container) {
+        Optional<Quantity> count = container.limitOrRequest(countName);
+        try {
+            if (count.isPresent()) {
+                return new DeviceRequest(checked(countName, count.get(), MAX_DEVICES), 0, coresPerDevice);
+            }
+            Optional<Quantity> cores = container.limitOrRequest(coreName);
+            if (cores.isEmpty()) {
+                return DeviceRequest.NONE;
+            }
+            long n = checked(coreName, cores.get(), MAX_CORES);
+            if (n <= coresPerDevice) {
+                return new DeviceRequest(1, 0, n);
+            }
+            if (n % coresPerDevice != 0 || n / coresPerDevice > MAX_DEVICES) {
+                return DeviceRequest.NONE;
+            }
+            return new DeviceRequest(n / coresPerDevice, 0, coresPerDevice);
+        } catch (VendorException e) {
+            return DeviceRequest.NONE;
+        }
+    }
 }

@@ -111,4 +111,34 @@ public final class EnflameSharedVendor implements Vendor {
         }
         return true;
     }
+
+    /**
+     * v2.10's quota part: DRS slices count as memory (HAMi's request carries the slice count as its memory), else
+     * the memory and core shares (rounded up, limit else request); one device. v2.9 checks NVIDIA only.
+     */
+    @Override
+    public QuotaResources quotaResources() {
+        return compat == HamiCompat.V2_10
+                ? new QuotaResources(memoryName, coreName, 1, "hami.io/enflame-vgpu-devices-allocated")
+                : QuotaResources.NONE;
+    }
+
+    @Override
+    public DeviceRequest request(ContainerNode container) {
+        Optional<Long> drs = container.limitOrRequest(drsName).flatMap(Quantity::exactLong);
+        if (drs.isPresent() && drs.get() > 0) {
+            return drs.get() > QuotaNames.MAX_INT32 ? DeviceRequest.NONE : new DeviceRequest(1, drs.get(), 0);
+        }
+        Optional<Quantity> memory = container.limitOrRequest(memoryName);
+        Optional<Quantity> core = container.limitOrRequest(coreName);
+        if (memory.isEmpty() && core.isEmpty()) {
+            return DeviceRequest.NONE;
+        }
+        long memoryValue = memory.map(Quantity::value).orElse(0L);
+        long coreValue = core.map(Quantity::value).orElse(0L);
+        if (memoryValue > QuotaNames.MAX_INT32 || coreValue > QuotaNames.MAX_INT32) {
+            return DeviceRequest.NONE;
+        }
+        return new DeviceRequest(1, memoryValue, coreValue);
+    }
 }

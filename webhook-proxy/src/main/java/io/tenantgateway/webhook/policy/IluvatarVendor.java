@@ -9,10 +9,21 @@ public final class IluvatarVendor implements Vendor {
     /** Upstream's spelling. */
     public static final String CONTAINER_NAME_ENV = "SOL_CONTINER_NAME";
 
+    /** HAMi's {@code MemoryFactor}: one unit of vMem is 256 MiB. */
+    static final int MEMORY_FACTOR = 256;
+
     private final IluvatarChip chip;
+    private final QuotaNames quota;
 
     public IluvatarVendor(IluvatarChip chip) {
         this.chip = requireNonNull(chip, "chip");
+        this.quota = QuotaNames.of(chip.resourceCountName(), chip.resourceMemoryName(), chip.resourceCoreName(),
+                MEMORY_FACTOR, QuotaNames.allocatedAnnotation(chip.commonWord()));
+    }
+
+    @Override
+    public QuotaNames quotaNames() {
+        return quota;
     }
 
     @Override

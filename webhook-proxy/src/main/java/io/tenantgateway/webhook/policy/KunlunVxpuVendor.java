@@ -9,14 +9,15 @@ public final class KunlunVxpuVendor implements Vendor {
     private final String vcountName;
     private final String vmemoryName;
     private final HamiCompat compat;
-    /** Quota: trimmed MiB per device, 98304 when the container names none (spec §4). */
+    /** Quota: trimmed MiB per device, 98304 when the container names none (spec §4); no core resource. */
     private final QuotaNames quota;
 
     public KunlunVxpuVendor(VendorBlock block, HamiCompat compat) {
         this.vcountName = block.name("resourceVCountName");
         this.vmemoryName = block.name("resourceVMemoryName");
         this.compat = requireNonNull(compat, "compat");
-        this.quota = new QuotaNames(vcountName, vmemoryName, "", 1, 98304);
+        this.quota = QuotaNames.of(vcountName, vmemoryName, "", 1, "hami.io/xpu-devices-allocated")
+                .withDefaultMemory(98304);
     }
 
     @Override

@@ -15,13 +15,25 @@ public final class MthreadsVendor implements Vendor {
     private final String countName;
     private final String memoryName;
     private final String coreName;
+    /** HAMi's {@code MemoryFactor}: one unit of sGPU memory is 512 MiB. */
+    static final int MEMORY_FACTOR = 512;
+
     private final HamiCompat compat;
+    /** Quota: memory and cores are the container's totals, counted per device (spec §4). */
+    private final QuotaNames quota;
 
     public MthreadsVendor(VendorBlock block, HamiCompat compat) {
         this.countName = block.name("resourceCountName");
         this.memoryName = block.name("resourceMemoryName");
         this.coreName = block.name("resourceCoreName");
         this.compat = requireNonNull(compat, "compat");
+        this.quota = QuotaNames.of(countName, memoryName, coreName, MEMORY_FACTOR,
+                "hami.io/mthreads-vgpu-devices-allocated").perContainerTotals();
+    }
+
+    @Override
+    public QuotaNames quotaNames() {
+        return quota;
     }
 
     @Override

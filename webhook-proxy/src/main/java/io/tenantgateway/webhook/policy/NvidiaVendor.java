@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.Annotations;
 import java.util.Optional;
 
 /** HAMi's NVIDIA admission mutation ({@code pkg/device/nvidia} {@code MutateAdmission}), configured by {@link NvidiaConfig}. */
@@ -109,7 +110,7 @@ public final class NvidiaVendor implements Vendor {
     @Override
     public QuotaResources quotaResources() {
         return new QuotaResources(blankToNull(config.resourceMemoryName()), blankToNull(config.resourceCoreName()),
-                config.memoryFactor());
+                config.memoryFactor(), Annotations.POD_DEVICES_ALLOCATED);
     }
 
     @Override
@@ -118,8 +119,10 @@ public final class NvidiaVendor implements Vendor {
         if (count <= 0) {
             return DeviceRequest.NONE;
         }
-        return new DeviceRequest(count, wholeLimit(container, config.resourceMemoryName()),
-                wholeLimit(container, config.resourceCoreName()));
+        long memory = wholeLimit(container, config.resourceMemoryName());
+        long factor = config.memoryFactor();
+        memory = memory > Long.MAX_VALUE / factor ? Long.MAX_VALUE : memory * factor; // MiB, as the scheduler counts
+        return new DeviceRequest(count, memory, wholeLimit(container, config.resourceCoreName()));
     }
 
     /** HAMi's quota {@code getRequest}: the limit, else the request, when it is a whole number. */

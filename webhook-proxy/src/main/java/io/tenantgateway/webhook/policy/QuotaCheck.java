@@ -13,8 +13,10 @@ import java.util.Optional;
  *       containers count as the largest single one (they run one after another), the pod needs the larger of
  *       the two;</li>
  *   <li>v2.9: only app containers asking for exactly one device, their memory and cores added up;</li>
- *   <li>both: memory times the memory factor (when &gt; 1) against the quota limit times the same factor; cores
- *       against the core limit; a limit of 0 means no limit; {@code used + request > limit} exceeds.</li>
+ *   <li>both: memory in MiB (each vendor applies its memory factor, {@link Vendor#request}) against the quota limit
+ *       times the factor; cores against the core limit; {@code used + request > limit} exceeds;</li>
+ *   <li>a limit of 0: v2.10 blocks every request (HAMi PR #2313, "an explicit zero quota must block"); v2.9 reads
+ *       it as no limit.</li>
  * </ul>
  * A pod that asks for no device memory and no cores is never checked.
  */
@@ -53,12 +55,11 @@ final class QuotaCheck {
                 continue;
             }
             int factor = resources.memoryFactor();
-            if (factor > 1) {
-                memory = saturatedMultiply(memory, factor);
-            }
+            boolean zeroBlocks = compat == HamiCompat.V2_10;
             try {
-                if (exceeds(lookup, namespace, resources.memoryResource(), memory, factor)
-                        || exceeds(lookup, namespace, resources.coreResource(), cores, 1)) {
+                if (exceeds(lookup, namespace, resources.memoryResource(), resources, true, memory, factor, zeroBlocks)
+                        || exceeds(lookup, namespace, resources.coreResource(), resources, false, cores, 1,
+                                zeroBlocks)) {
                     return Result.EXCEEDED;
                 }
             } catch (RuntimeException e) {
@@ -68,16 +69,18 @@ final class QuotaCheck {
         return Result.FITS;
     }
 
-    private static boolean exceeds(QuotaLookup lookup, String namespace, String resource, long request, int factor) {
+    private static boolean exceeds(QuotaLookup lookup, String namespace, String resource,
+            Vendor.QuotaResources resources, boolean memory, long request, int factor, boolean zeroBlocks) {
         if (resource == null) {
             return false;
         }
-        Optional<Quota> quota = lookup.find(namespace, resource);
+        Optional<Quota> quota = lookup.find(namespace, new QuotaLookup.Resource(resource,
+                resources.allocatedAnnotation(), memory ? QuotaLookup.Measure.MEMORY_MIB : QuotaLookup.Measure.CORES));
         if (quota.isEmpty()) {
             return false;
         }
         long limit = factor > 1 ? saturatedMultiply(quota.get().limit(), factor) : quota.get().limit();
-        return limit != 0 && saturatedAdd(quota.get().used(), request) > limit;
+        return (limit != 0 || zeroBlocks) && saturatedAdd(quota.get().used(), request) > limit;
     }
 
     private static long[] requestV210(PodNode pod, Vendor vendor) {

@@ -1,5 +1,6 @@
 package io.tenantgateway.webhook.policy;
 
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -42,37 +43,42 @@ public interface Vendor {
     }
 
     /**
-     * The resources a namespace's ResourceQuota limits ({@code limits.<name>}) and the memory factor; none when the
-     * vendor takes no part in the quota check.
+     * The resources a namespace's ResourceQuota limits ({@code limits.<name>}), the memory factor and where the
+     * scheduler records what it allocated; none when the vendor takes no part in the quota check.
      */
     default QuotaResources quotaResources() {
         QuotaNames names = quotaNames();
         return names == null ? QuotaResources.NONE : names.resources();
     }
 
-    /** What a (mutated) container asks for, read from its limits, else its requests, for the quota check. */
+    /**
+     * What a (mutated) container asks for, as HAMi's scheduler counts it for the quota check: memory in MiB (the
+     * memory factor applied), cores in percent, per device.
+     */
     default DeviceRequest request(ContainerNode container) {
         QuotaNames names = quotaNames();
         return names == null ? DeviceRequest.NONE : names.request(container);
     }
 
     /**
-     * Names of the memory and core resources a quota may limit ({@code null} when the vendor has none), and the
-     * factor HAMi multiplies memory by before comparing it with the quota.
+     * Names of the memory and core resources a quota may limit ({@code null} when the vendor has none), the factor
+     * HAMi multiplies a memory quota by before comparing it with requests in MiB, and the pod annotation in which the
+     * scheduler records the vendor's allocated devices (what a namespace already uses).
      */
-    record QuotaResources(String memoryResource, String coreResource, int memoryFactor) {
-        public static final QuotaResources NONE = new QuotaResources(null, null, 1);
+    record QuotaResources(String memoryResource, String coreResource, int memoryFactor, String allocatedAnnotation) {
+        public static final QuotaResources NONE = new QuotaResources(null, null, 1, "");
 
         public QuotaResources {
             if (memoryFactor < 1) {
                 throw new IllegalArgumentException("memoryFactor: " + memoryFactor + " (expected: >= 1)");
             }
+            Objects.requireNonNull(allocatedAnnotation, "allocatedAnnotation");
         }
     }
 
     /**
-     * A container's device request: number of devices, memory and cores per device, each 0 when not given as a
-     * whole number (HAMi's {@code AsInt64} fails and the value is not counted).
+     * A container's device request: number of devices, memory (MiB) and cores per device as the scheduler counts
+     * them.
      */
     record DeviceRequest(long count, long memoryPerDevice, long coresPerDevice) {
         public static final DeviceRequest NONE = new DeviceRequest(0, 0, 0);

@@ -17,11 +17,15 @@ import java.util.Set;
  */
 final class VendorCatalog {
 
-    /** A backend that only detects: its common word, block, the names found in limits, and the releases it has. */
+    /**
+     * A backend that only detects: its common word, block, the names found in limits, and the releases it has; for
+     * the two that take part in the quota check, their memory factor (the block's {@code memoryFactor} when set) and
+     * allocated-devices annotation. Both count 100 cores per device when a container names none.
+     */
     private record Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases,
-            int quotaMemoryFactor) {
+            int quotaMemoryFactor, String allocatedAnnotation) {
         Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases) {
-            this(commonWord, block, keys, releases, 0);
+            this(commonWord, block, keys, releases, 0, "");
         }
 
         Vendor build(DeviceConfig devices) {
@@ -33,8 +37,8 @@ final class VendorCatalog {
                 if (!configured.isEmpty()) {
                     factor = Integer.parseInt(configured);
                 }
-                quota = new QuotaNames(values.name("resourceCountName"), values.name("resourceMemoryName"),
-                        values.name("resourceCoreName"), factor, 0);
+                quota = QuotaNames.of(values.name("resourceCountName"), values.name("resourceMemoryName"),
+                        values.name("resourceCoreName"), factor, allocatedAnnotation).withDefaultCores(100);
             }
             return new DetectOnlyVendor(commonWord, keys.stream().map(values::name).toList(), quota);
         }
@@ -45,8 +49,9 @@ final class VendorCatalog {
     private static final Set<HamiCompat> V2_10 = Set.of(HamiCompat.V2_10);
 
     private static final Detector CAMBRICON = new Detector("MLU", "cambricon", List.of("resourceCountName"), BOTH,
-            256);
-    private static final Detector HYGON = new Detector("DCU", "hygon", List.of("resourceCountName"), BOTH, 1);
+            256, "hami.io/cambricon-mlu-devices-allocated");
+    private static final Detector HYGON = new Detector("DCU", "hygon", List.of("resourceCountName"), BOTH, 1,
+            "hami.io/dcu-devices-allocated");
     private static final Detector ENFLAME_GCU = new Detector("GCU", "enflame", List.of("resourceNameGCU"), BOTH);
     private static final Detector METAX_GPU = new Detector("Metax-GPU", "metax", List.of("resourceCountName"), BOTH);
     private static final Detector KUNLUN_XPU = new Detector("kunlun", "kunlun", List.of("resourceCountName"), BOTH);

@@ -24,8 +24,8 @@ public final class InMemoryQuotaLookup implements QuotaLookup {
     }
 
     @Override
-    public Optional<Quota> find(String namespace, String resource) {
-        return Optional.ofNullable(quotas.get(new Key(namespace, resource)));
+    public Optional<Quota> find(String namespace, Resource resource) {
+        return Optional.ofNullable(quotas.get(new Key(namespace, resource.name())));
     }
 
     private record Key(String namespace, String resource) {

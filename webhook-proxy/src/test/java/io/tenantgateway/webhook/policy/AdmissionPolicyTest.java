@@ -70,16 +70,21 @@ class AdmissionPolicyTest {
     }
 
     @Test
-    void quotaLimitZeroMeansNoLimitAndHugeRequestsDoNotOverflow() {
-        InMemoryQuotaLookup quota = new InMemoryQuotaLookup().put("free", "nvidia.com/gpumem", 0, 0)
+    void quotaLimitZeroBlocksInV210AndMeansNoLimitInV29AndHugeRequestsDoNotOverflow() {
+        InMemoryQuotaLookup quota = new InMemoryQuotaLookup().put("zero", "nvidia.com/gpumem", 0, 0)
                 .put("tight", "nvidia.com/gpumem", 100, 0);
-        AdmissionPolicy policy = policy(HamiCompat.V2_10, quota);
         JsonNode huge = pod("{'metadata':{'namespace':'tight'},'spec':{'containers':[{'name':'c','resources':"
                 + "{'limits':{'nvidia.com/gpu':'9223372036854775807','nvidia.com/gpumem':'9223372036854775807',"
                 + "'nvidia.com/gpucores':'1'}}}]}}");
+        JsonNode one = pod("{'spec':{'containers':[{'name':'c','resources':"
+                + "{'limits':{'nvidia.com/gpu':'1','nvidia.com/gpumem':'500'}}}]}}");
 
-        assertThat(policy.admit(huge, "free").allowed()).isTrue();
-        assertThat(policy.admit(huge, "").message()).as("namespace from the pod").isEqualTo("exceeding resource quota");
+        // HAMi v2.10 (PR #2313): an explicit "0" in a ResourceQuota blocks every positive request.
+        assertThat(policy(HamiCompat.V2_10, quota).admit(one, "zero").message()).isEqualTo("exceeding resource quota");
+        // HAMi v2.9 reads 0 as "no limit".
+        assertThat(policy(HamiCompat.V2_9, quota).admit(one, "zero").allowed()).isTrue();
+        assertThat(policy(HamiCompat.V2_10, quota).admit(huge, "").message()).as("namespace from the pod")
+                .isEqualTo("exceeding resource quota");
     }
 
     @Test
