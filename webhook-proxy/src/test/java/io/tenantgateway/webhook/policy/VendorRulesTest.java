@@ -10,20 +10,38 @@ import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * HAMi's rules for every vendor other than NVIDIA (spec hami-vendors.md §1, §3), pinned down on the pure policy in
- * both compat modes: found or not, each mutation, each error. The TLS path for a selection runs in VendorAdmissionIT.
+ * HAMi's rules for every vendor other than NVIDIA (spec hami-vendors.md §1, §3, §4), pinned down in both compat
+ * modes: found or not, each mutation, each error, each denial. Every case admits through one seam,
+ * {@link #admit(PolicyConfig, DeviceConfig, QuotaLookup, JsonNode)}: here the pure policy; VendorRulesOverTlsIT runs
+ * the same methods through the real webhook over HTTPS.
  */
 class VendorRulesTest {
-    private static final HamiCompat V210 = HamiCompat.V2_10;
-    private static final HamiCompat V29 = HamiCompat.V2_9;
+    static final HamiCompat V210 = HamiCompat.V2_10;
+    static final HamiCompat V29 = HamiCompat.V2_9;
+    /** The namespace every pod is admitted in. */
+    static final String NAMESPACE = "ns";
+    /** The ResourceQuotas of {@link #NAMESPACE} for the quota rules (§4); never changed once built. */
+    static final InMemoryQuotaLookup QUOTA = new InMemoryQuotaLookup()
+            .put(NAMESPACE, "hygon.com/dcumem", 4000, 1000)
+            .put(NAMESPACE, "cambricon.com/mlu.smlu.vcore", 100, 50)
+            .put(NAMESPACE, "huawei.com/Ascend910B4-memory", 40000, 10000)
+            .put(NAMESPACE, "kunlunxin.com/vxpu-memory", 100000, 0);
 
-    static Decision admit(HamiCompat compat, DeviceConfig devices, boolean ascend, boolean iluvatar, String pod) {
-        PolicyConfig config = PolicyConfig.defaults().withCompat(compat).withEnableAscend(ascend)
-                .withEnableIluvatar(iluvatar);
-        return new AdmissionPolicy(config, devices, QuotaLookup.NONE).admit(AdmissionPolicyTest.pod(pod), "ns");
+    /**
+     * The one seam every case goes through: admits {@code pod} in {@link #NAMESPACE} with this configuration. Here
+     * the pure policy; overridden to go over HTTPS. {@code quota} is {@link QuotaLookup#NONE} or {@link #QUOTA}.
+     */
+    Decision admit(PolicyConfig config, DeviceConfig devices, QuotaLookup quota, JsonNode pod) {
+        return new AdmissionPolicy(config, devices, quota).admit(pod, NAMESPACE);
     }
 
-    static Decision admit(HamiCompat compat, String pod) {
+    final Decision admit(HamiCompat compat, DeviceConfig devices, boolean ascend, boolean iluvatar, String pod) {
+        PolicyConfig config = PolicyConfig.defaults().withCompat(compat).withEnableAscend(ascend)
+                .withEnableIluvatar(iluvatar);
+        return admit(config, devices, QuotaLookup.NONE, json(pod));
+    }
+
+    final Decision admit(HamiCompat compat, String pod) {
         return admit(compat, DeviceConfig.defaults(), true, true, pod);
     }
 
@@ -55,9 +73,20 @@ class VendorRulesTest {
         assertThat(decision.mutated()).as("no patch").isEqualTo(json(pod));
     }
 
+    /** HAMi's vendor error: {@code allowed:false}, code 500, the error text, no reason, no patch. */
     static void assertError(Decision decision, String message) {
-        assertThat(decision.outcome()).isEqualTo(Decision.Outcome.ERRORED);
+        assertThat(decision.outcome()).as(decision.message()).isEqualTo(Decision.Outcome.ERRORED);
         assertThat(decision.code()).isEqualTo(500);
+        assertThat(decision.reason()).isEmpty();
+        assertThat(decision.message()).isEqualTo(message);
+        assertThat(decision.mutated()).isNull();
+    }
+
+    /** A denial: {@code allowed:false}, code 403, reason Forbidden, no patch. */
+    static void assertDenied(Decision decision, String message) {
+        assertThat(decision.outcome()).as(decision.message()).isEqualTo(Decision.Outcome.DENIED);
+        assertThat(decision.code()).isEqualTo(403);
+        assertThat(decision.reason()).isEqualTo("Forbidden");
         assertThat(decision.message()).isEqualTo(message);
         assertThat(decision.mutated()).isNull();
     }
@@ -416,13 +445,14 @@ class VendorRulesTest {
         assertNotFound(admit(V29, drs), drs);
     }
 
+    /** Policy-only: a shared-GCU factor of 4, as if an Enflame node had registered (the server always builds 0). */
     @Test
     void enflameVgcuV29WithARegisteredNode() {
         EnflameSharedVendor vendor = new EnflameSharedVendor(DeviceConfig.defaults().block("enflame"), V29, 4);
         AdmissionPolicy policy = new AdmissionPolicy(PolicyConfig.defaults().withCompat(V29), java.util.List.of(vendor),
                 QuotaLookup.NONE);
         Decision decision = policy.admit(json(pod("{'limits':{'enflame.com/vgcu':'1','enflame.com/vgcu-percentage':"
-                + "'30'},'requests':{}}")), "ns");
+                + "'30'},'requests':{}}")), NAMESPACE);
         assertThat(container(decision).path("resources")).isEqualTo(json("{'limits':{'enflame.com/vgcu':'1',"
                 + "'enflame.com/vgcu-percentage':'50','enflame.com/shared-gcu':'2'},'requests':{"
                 + "'enflame.com/vgcu-percentage':'50'}}"));
@@ -444,9 +474,14 @@ class VendorRulesTest {
                 "aws.amazon.com/neuroncore must be 1 or a multiple of 2, got 3");
         assertError(admit(V210, pod("{'limits':{'aws.amazon.com/neuroncore':'4294967295'}}")),
                 "aws.amazon.com/neuroncore must not exceed 4294967294");
+    }
+
+    /** Policy-only: a vendor built with one core per device (the webhook's catalog always uses two). */
+    @Test
+    void awsNeuronCoresNeedingMoreDevicesThanAnIntHolds() {
         AdmissionPolicy onePerDevice = new AdmissionPolicy(PolicyConfig.defaults(), java.util.List.of(
                 new AwsNeuronVendor(DeviceConfig.defaults().block("awsneuron"), 1)), QuotaLookup.NONE);
-        assertError(onePerDevice.admit(json(pod("{'limits':{'aws.amazon.com/neuroncore':'4294967294'}}")), "ns"),
+        assertError(onePerDevice.admit(json(pod("{'limits':{'aws.amazon.com/neuroncore':'4294967294'}}")), NAMESPACE),
                 "aws.amazon.com/neuroncore needs 4294967294 devices, which exceeds the maximum of 2147483647");
     }
 
@@ -464,30 +499,26 @@ class VendorRulesTest {
 
     // ---- 4. quota ----
 
-    static Decision admitWithQuota(HamiCompat compat, String pod) {
-        InMemoryQuotaLookup quota = new InMemoryQuotaLookup()
-                .put("ns", "hygon.com/dcumem", 4000, 1000)
-                .put("ns", "cambricon.com/mlu.smlu.vcore", 100, 50)
-                .put("ns", "huawei.com/Ascend910B4-memory", 40000, 10000)
-                .put("ns", "kunlunxin.com/vxpu-memory", 100000, 0);
-        PolicyConfig config = PolicyConfig.defaults().withCompat(compat).withEnableAscend(true);
-        return new AdmissionPolicy(config, DeviceConfig.defaults(), quota).admit(AdmissionPolicyTest.pod(pod), "ns");
+    /** Ascend on, Iluvatar off, HAMi's default devices, the quotas of {@link #QUOTA}. */
+    final Decision admitWithQuota(HamiCompat compat, String pod) {
+        return admit(PolicyConfig.defaults().withCompat(compat).withEnableAscend(true), DeviceConfig.defaults(), QUOTA,
+                json(pod));
     }
 
     @Test
     void v210QuotaCountsOtherVendorsPerDeviceTimesCount() {
         assertFound(admitWithQuota(V210, pod("{'limits':{'hygon.com/dcunum':'1','hygon.com/dcumem':'3000'}}")));
-        Decision hygon = admitWithQuota(V210, pod("{'limits':{'hygon.com/dcunum':'2','hygon.com/dcumem':'2000'}}"));
-        assertThat(hygon.outcome()).isEqualTo(Decision.Outcome.DENIED);
-        assertThat(hygon.message()).isEqualTo("exceeding resource quota");
-        assertThat(admitWithQuota(V210, pod("{'limits':{'cambricon.com/vmlu':'1','cambricon.com/mlu.smlu.vcore':"
-                + "'60'}}")).message()).isEqualTo("exceeding resource quota");
-        assertThat(admitWithQuota(V210, pod("{'limits':{'huawei.com/Ascend910B4':'1'},'requests':{}}")).message())
-                .as("Ascend counts the memory the webhook set: 32768").isEqualTo("exceeding resource quota");
+        assertDenied(admitWithQuota(V210, pod("{'limits':{'hygon.com/dcunum':'2','hygon.com/dcumem':'2000'}}")),
+                "exceeding resource quota");
+        assertDenied(admitWithQuota(V210, pod("{'limits':{'cambricon.com/vmlu':'1','cambricon.com/mlu.smlu.vcore':"
+                + "'60'}}")), "exceeding resource quota");
+        // Ascend counts the memory the webhook set: 32768
+        assertDenied(admitWithQuota(V210, pod("{'limits':{'huawei.com/Ascend910B4':'1'},'requests':{}}")),
+                "exceeding resource quota");
         assertFound(admitWithQuota(V210, pod("{'limits':{'huawei.com/Ascend910B4':'1','huawei.com/Ascend910B4-memory':"
                 + "'8192'},'requests':{}}")));
-        assertThat(admitWithQuota(V210, pod("{'limits':{'kunlunxin.com/vxpu':'2'}}")).message())
-                .as("98304 per device when none is named").isEqualTo("exceeding resource quota");
+        // 98304 per device when none is named
+        assertDenied(admitWithQuota(V210, pod("{'limits':{'kunlunxin.com/vxpu':'2'}}")), "exceeding resource quota");
         assertFound(admitWithQuota(V210, pod("{'limits':{'kunlunxin.com/vxpu':'2','kunlunxin.com/vxpu-memory':'1'},"
                 + "'requests':{}}")));
     }
@@ -498,6 +529,7 @@ class VendorRulesTest {
         assertFound(admitWithQuota(V29, pod("{'limits':{'huawei.com/Ascend910B4':'1'},'requests':{}}")));
     }
 
+    /** Policy-only: reads the device configuration, admits nothing. */
     @Test
     void hygonMemoryFactorIsReadAndChecked() {
         assertThat(DeviceConfig.parse("hygon:\n  memoryFactor: 4\n", "t").block("hygon").name("memoryFactor"))
@@ -509,38 +541,101 @@ class VendorRulesTest {
     // ---- 1. the loop ----
 
     @Test
-    void theFirstBackendErrorIsTheAnswerAndComesBeforeThePrivilegedDenial() {
-        assertError(admit(V210, "{'spec':{'containers':[{'name':'c','securityContext':{'privileged':true},"
-                + "'resources':{'limits':{'mthreads.com/vgpu':'0'}}}]}}"), "mthreads.com/vgpu must be greater than 0");
-        Decision privileged = admit(V210, "{'spec':{'containers':[{'name':'c','securityContext':{'privileged':true},"
-                + "'resources':{'limits':{'hygon.com/dcunum':'1'}}}]}}");
-        assertThat(privileged.outcome()).isEqualTo(Decision.Outcome.DENIED);
-        assertThat(privileged.message()).isEqualTo("container c is privileged");
-        String skipped = "{'spec':{'containers':[{'name':'c','securityContext':{'privileged':true},"
-                + "'resources':{'limits':{'mthreads.com/vgpu':'0'}}}]}}";
-        assertNotFound(admit(V29, skipped), skipped);
+    void everyVendorsCountInLimitsAndRequestsMakesThePodHamisInBothModes() {
+        for (String name : new String[] {"hygon.com/dcunum", "cambricon.com/vmlu", "metax-tech.com/gpu",
+            "metax-tech.com/sgpu", "kunlunxin.com/xpu", "kunlunxin.com/vxpu", "enflame.com/gcu", "enflame.com/drs-gcu",
+            "mthreads.com/vgpu", "aws.amazon.com/neuron", "amd.com/gpu", "vastaitech.com/va", "birentech.com/gpu",
+            "huawei.com/Ascend910B3", "iluvatar.ai/BI-V100-vgpu"}) {
+            Decision decision = admit(V210, podWithAnnotations("{}", "{'limits':{'" + name + "':'1'},'requests':{'"
+                    + name + "':'1'}}"));
+            assertThat(decision.outcome()).as(name + ": " + decision.message()).isEqualTo(Decision.Outcome.ALLOWED);
+            assertThat(decision.mutated().path("spec").path("schedulerName").asString()).as(name)
+                    .isEqualTo("hami-scheduler");
+        }
+        for (String name : new String[] {"hygon.com/dcunum", "metax-tech.com/sgpu", "kunlunxin.com/vxpu",
+            "enflame.com/vgcu", "mthreads.com/vgpu", "aws.amazon.com/neuroncore", "amd.com/gpu",
+            "huawei.com/Ascend910B3", "iluvatar.ai/BI-V100-vgpu"}) {
+            Decision decision = admit(V29, podWithAnnotations("{}", "{'limits':{'" + name + "':'1'},'requests':{'"
+                    + name + "':'1'}}"));
+            assertThat(decision.outcome()).as(name + ": " + decision.message()).isEqualTo(Decision.Outcome.ALLOWED);
+            assertThat(decision.mutated().path("spec").path("schedulerName").asString()).as(name)
+                    .isEqualTo("hami-scheduler");
+        }
     }
 
-    @Test
-    void oneContainerAskingForTwoVendorsGetsBothMutations() {
-        Decision decision = admit(V210, pod("{'limits':{'nvidia.com/gpu':'1','mthreads.com/vgpu':'1'}}"));
-        assertFound(decision);
-        assertThat(container(decision).path("resources").path("limits")).isEqualTo(json("{'nvidia.com/gpu':'1',"
-                + "'mthreads.com/vgpu':'1','nvidia.com/gpucores':'100','mthreads.com/sgpu-core':'16',"
-                + "'mthreads.com/sgpu-memory':'96'}"));
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void theFirstBackendErrorIsTheAnswerAndComesBeforeThePrivilegedDenial(HamiCompat compat) {
+        String privilegedError = "{'spec':{'containers':[{'name':'c','securityContext':{'privileged':true},"
+                + "'resources':{'limits':{'mthreads.com/vgpu':'0'}}}]}}";
+        String privilegedFound = "{'spec':{'containers':[{'name':'c','securityContext':{'privileged':true},"
+                + "'resources':{'limits':{'hygon.com/dcunum':'1'}}}]}}";
+        if (compat == V210) {
+            assertError(admit(compat, privilegedError), "mthreads.com/vgpu must be greater than 0");
+            assertDenied(admit(compat, privilegedFound), "container c is privileged");
+        } else {
+            assertNotFound(admit(compat, privilegedError), privilegedError);
+            assertNotFound(admit(compat, privilegedFound), privilegedFound);
+        }
+        assertError(admit(compat, "{'metadata':{'annotations':{'metax-tech.com/sgpu-app-class':'x'}},"
+                + "'spec':{'containers':[{'name':'ok','resources':{'limits':{'nvidia.com/gpu':'1'}}},{'name':'c',"
+                + "'resources':{'limits':{'metax-tech.com/sgpu':'1'}}}]}}"),
+                "metax-tech.com/sgpu-app-class must be set one of [online, offline]");
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void oneContainerAskingForTwoVendorsGetsBothMutations(HamiCompat compat) {
+        assertThat(admit(compat, pod("{'limits':{'nvidia.com/gpu':'1','mthreads.com/vgpu':'1'}}")).mutated())
+                .isEqualTo(json("{'metadata':{'name':'p'},'spec':{'schedulerName':'hami-scheduler','containers':[{"
+                        + "'name':'c','resources':{'limits':{'nvidia.com/gpu':'1','mthreads.com/vgpu':'1',"
+                        + "'nvidia.com/gpucores':'100','mthreads.com/sgpu-core':'16',"
+                        + "'mthreads.com/sgpu-memory':'96'}}}]}}"));
+        assertThat(admit(compat, pod("{'limits':{'nvidia.com/gpu':'1','iluvatar.ai/MR-V50-vgpu':'2'}}")).mutated())
+                .isEqualTo(json("{'metadata':{'name':'p'},'spec':{'schedulerName':'hami-scheduler','containers':[{"
+                        + "'name':'c','resources':{'limits':{'nvidia.com/gpu':'1','iluvatar.ai/MR-V50-vgpu':'2',"
+                        + "'nvidia.com/gpucores':'100','iluvatar.ai/MR-V50.vCore':'200'}},"
+                        + "'env':[{'name':'SOL_CONTINER_NAME','value':'c'}]}]}}"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(HamiCompat.class)
+    void nvidiaAndAscendContainersInOnePod(HamiCompat compat) {
+        Decision decision = admit(compat, "{'metadata':{'name':'p'},'spec':{'containers':["
+                + "{'name':'cuda','resources':{'limits':{'nvidia.com/gpu':'1'}}},"
+                + "{'name':'npu','resources':{'limits':{'huawei.com/Ascend910B4':'1','huawei.com/Ascend910B4-memory':"
+                + "'6000'},'requests':{'huawei.com/Ascend910B4':'1'}}}]}}");
+        assertThat(decision.mutated()).isEqualTo(json("{'metadata':{'name':'p'},'spec':{'schedulerName':"
+                + "'hami-scheduler','containers':["
+                + "{'name':'cuda','resources':{'limits':{'nvidia.com/gpu':'1','nvidia.com/gpucores':'100'}}},"
+                + "{'name':'npu','resources':{'limits':{'huawei.com/Ascend910B4':'1','huawei.com/Ascend910B4-memory':"
+                + "'8192'},'requests':{'huawei.com/Ascend910B4':'1','huawei.com/Ascend910B4-memory':'8192'}}}]}}"));
     }
 
     @Test
     void initContainersAreMutatedInV210Only() {
         String pod = "{'spec':{'initContainers':[{'name':'init','resources':{'limits':{'mthreads.com/vgpu':'1'}}}],"
                 + "'containers':[{'name':'c'}]}}";
-        Decision v210 = admit(V210, pod);
-        assertFound(v210);
-        assertThat(v210.mutated().path("spec").path("initContainers").get(0).path("resources").path("limits"))
-                .isEqualTo(json("{'mthreads.com/vgpu':'1','mthreads.com/sgpu-core':'16','mthreads.com/sgpu-memory':'96'}"));
+        assertThat(admit(V210, pod).mutated()).isEqualTo(json("{'spec':{'schedulerName':'hami-scheduler',"
+                + "'initContainers':[{'name':'init','resources':{'limits':{'mthreads.com/vgpu':'1',"
+                + "'mthreads.com/sgpu-core':'16','mthreads.com/sgpu-memory':'96'}}}],'containers':[{'name':'c'}]}}"));
         assertNotFound(admit(V29, pod), pod);
         String initError = "{'spec':{'initContainers':[{'name':'init','resources':{'limits':{'mthreads.com/vgpu':'0'}}}],"
                 + "'containers':[{'name':'c','resources':{'limits':{'amd.com/gpu':'1','amd.com/gpucores':'0'}}}]}}";
         assertError(admit(V210, initError), "mthreads.com/vgpu must be greater than 0");
+
+        String both = "{'metadata':{'name':'p'},'spec':{'initContainers':[{'name':'warm','resources':{"
+                + "'limits':{'kunlunxin.com/vxpu':'1','kunlunxin.com/vxpu-memory':'30000'}}}],"
+                + "'containers':[{'name':'c','resources':{'limits':{'metax-tech.com/sgpu':'1'}}}]}}";
+        assertThat(admit(V210, both).mutated()).isEqualTo(json("{'metadata':{'name':'p','annotations':{"
+                + "'metax-tech.com/sgpu-qos-policy':'best-effort'}},'spec':{'schedulerName':'hami-scheduler',"
+                + "'initContainers':[{'name':'warm','resources':{'limits':{'kunlunxin.com/vxpu':'1',"
+                + "'kunlunxin.com/vxpu-memory':'49152'},'requests':{'kunlunxin.com/vxpu-memory':'49152'}}}],"
+                + "'containers':[{'name':'c','resources':{'limits':{'metax-tech.com/sgpu':'1'}}}]}}"));
+        assertThat(admit(V29, both).mutated()).isEqualTo(json("{'metadata':{'name':'p','annotations':{"
+                + "'metax-tech.com/sgpu-qos-policy':'best-effort'}},'spec':{'schedulerName':'hami-scheduler',"
+                + "'initContainers':[{'name':'warm','resources':{'limits':{'kunlunxin.com/vxpu':'1',"
+                + "'kunlunxin.com/vxpu-memory':'30000'}}}],"
+                + "'containers':[{'name':'c','resources':{'limits':{'metax-tech.com/sgpu':'1'}}}]}}"));
     }
 }
