@@ -34,8 +34,8 @@ class VendorRulesOverTlsIT extends VendorRulesTest {
     }
 
     @Override
-    Decision admit(PolicyConfig config, DeviceConfig devices, QuotaLookup quota, JsonNode pod) {
-        return wire.admit(config, devices, quota, pod, NAMESPACE);
+    Decision admit(PolicyConfig config, DeviceConfig devices, QuotaLookup quota, JsonNode pod, String namespace) {
+        return wire.admit(config, devices, quota, pod, namespace);
     }
 
     @Override

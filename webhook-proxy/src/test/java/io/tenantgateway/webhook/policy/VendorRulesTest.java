@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.webhook.quota.InMemoryQuotaLookup;
 import io.tenantgateway.webhook.quota.QuotaLookup;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -28,11 +31,16 @@ class VendorRulesTest {
             .put(NAMESPACE, "kunlunxin.com/vxpu-memory", 100000, 0);
 
     /**
-     * The one seam every case goes through: admits {@code pod} in {@link #NAMESPACE} with this configuration. Here
-     * the pure policy; overridden to go over HTTPS. {@code quota} is {@link QuotaLookup#NONE} or {@link #QUOTA}.
+     * The one seam every case goes through: admits {@code pod} in {@code namespace} with this configuration. Here
+     * the pure policy; overridden to go over HTTPS. {@code quota} is {@link QuotaLookup#NONE}, {@link #QUOTA},
+     * {@link #VENDOR_QUOTAS} or a recording lookup.
      */
-    Decision admit(PolicyConfig config, DeviceConfig devices, QuotaLookup quota, JsonNode pod) {
-        return new AdmissionPolicy(config, devices, quota).admit(pod, NAMESPACE);
+    Decision admit(PolicyConfig config, DeviceConfig devices, QuotaLookup quota, JsonNode pod, String namespace) {
+        return new AdmissionPolicy(config, devices, quota).admit(pod, namespace);
+    }
+
+    final Decision admit(PolicyConfig config, DeviceConfig devices, QuotaLookup quota, JsonNode pod) {
+        return admit(config, devices, quota, pod, NAMESPACE);
     }
 
     final Decision admit(HamiCompat compat, DeviceConfig devices, boolean ascend, boolean iluvatar, String pod) {
@@ -521,6 +529,158 @@ class VendorRulesTest {
         assertDenied(admitWithQuota(V210, pod("{'limits':{'kunlunxin.com/vxpu':'2'}}")), "exceeding resource quota");
         assertFound(admitWithQuota(V210, pod("{'limits':{'kunlunxin.com/vxpu':'2','kunlunxin.com/vxpu-memory':'1'},"
                 + "'requests':{}}")));
+    }
+
+    /**
+     * Per-case ResourceQuotas (§4 per vendor): each case admits in a namespace of its own whose one quota is set just
+     * at or just under what the pod needs, so a wrong unit, factor or default fails it.
+     */
+    static final InMemoryQuotaLookup VENDOR_QUOTAS = new InMemoryQuotaLookup();
+    private static final String EXCEEDED = "exceeding resource quota";
+
+    /** Admits one container asking for {@code resources} where the only quota is {@code limit} on {@code resource}. */
+    final Decision underQuota(HamiCompat compat, DeviceConfig devices, String resource, long limit, long used,
+            String resources) {
+        String namespace = (resource + "-" + limit + "-" + used).toLowerCase(java.util.Locale.ROOT)
+                .replaceAll("[^a-z0-9-]", "-");
+        VENDOR_QUOTAS.put(namespace, resource, limit, used);
+        PolicyConfig config = PolicyConfig.defaults().withCompat(compat).withEnableAscend(true)
+                .withEnableIluvatar(true);
+        return admit(config, devices, VENDOR_QUOTAS, json(pod(resources)), namespace);
+    }
+
+    final Decision underQuota(String resource, long limit, String resources) {
+        return underQuota(V210, DeviceConfig.defaults(), resource, limit, 0, resources);
+    }
+
+    @Test
+    void quotaHygonCountsMemoryTimesItsConfiguredFactorAnd100CoresWithoutACoreLimit() {
+        String twoBy500 = "{'limits':{'hygon.com/dcunum':'2','hygon.com/dcumem':'500'}}";
+        assertFound(underQuota("hygon.com/dcumem", 1000, twoBy500));
+        assertDenied(underQuota("hygon.com/dcumem", 999, twoBy500), EXCEEDED);
+        DeviceConfig factor2 = DeviceConfig.parse("hygon:\n  resourceCountName: hygon.com/dcunum\n"
+                + "  resourceMemoryName: hygon.com/dcumem\n  resourceCoreName: hygon.com/dcucores\n"
+                + "  memoryFactor: 2\n", "t");
+        // 500 x 2 MiB per device x 2 devices = 2000 MiB, against the quota x 2
+        assertFound(underQuota(V210, factor2, "hygon.com/dcumem", 1000, 0, twoBy500));
+        assertDenied(underQuota(V210, factor2, "hygon.com/dcumem", 999, 0, twoBy500), EXCEEDED);
+        assertDenied(underQuota("hygon.com/dcucores", 199, "{'limits':{'hygon.com/dcunum':'2'}}"), EXCEEDED);
+        assertFound(underQuota("hygon.com/dcucores", 200, "{'limits':{'hygon.com/dcunum':'2'}}"));
+    }
+
+    @Test
+    void quotaCambriconCountsVmemoryIn256MiBUnitsAnd100CoresWithoutACoreLimit() {
+        String four = "{'limits':{'cambricon.com/vmlu':'1','cambricon.com/mlu.smlu.vmemory':'4'}}";
+        assertFound(underQuota("cambricon.com/mlu.smlu.vmemory", 4, four));
+        assertDenied(underQuota("cambricon.com/mlu.smlu.vmemory", 3, four), EXCEEDED);
+        assertDenied(underQuota("cambricon.com/mlu.smlu.vcore", 99, "{'limits':{'cambricon.com/vmlu':'1'}}"),
+                EXCEEDED);
+    }
+
+    @Test
+    void quotaMthreadsCountsTheContainersTotalsIn512MiBUnits() {
+        // count 2: the webhook sets sgpu-memory 192 and sgpu-core 32 for the container (96 and 16 per device)
+        String two = "{'limits':{'mthreads.com/vgpu':'2'}}";
+        assertFound(underQuota("mthreads.com/sgpu-memory", 192, two));
+        assertDenied(underQuota("mthreads.com/sgpu-memory", 191, two), EXCEEDED);
+        assertFound(underQuota("mthreads.com/sgpu-core", 32, two));
+        assertDenied(underQuota("mthreads.com/sgpu-core", 31, two), EXCEEDED);
+        String eight = "{'limits':{'mthreads.com/vgpu':'1','mthreads.com/sgpu-memory':'8'}}";
+        assertFound(underQuota("mthreads.com/sgpu-memory", 8, eight));
+        assertDenied(underQuota("mthreads.com/sgpu-memory", 7, eight), EXCEEDED);
+        // what pods hold (MiB, from the lookup) adds to the request: 4096 + 8 x 512 against 16 x 512
+        assertFound(underQuota(V210, DeviceConfig.defaults(), "mthreads.com/sgpu-memory", 16, 4096, eight));
+        assertDenied(underQuota(V210, DeviceConfig.defaults(), "mthreads.com/sgpu-memory", 16, 4097, eight), EXCEEDED);
+    }
+
+    @Test
+    void quotaIluvatarCountsVmemPerDeviceIn256MiBUnits() {
+        String twoBy4 = "{'limits':{'iluvatar.ai/MR-V100-vgpu':'2','iluvatar.ai/MR-V100.vMem':'4'}}";
+        assertFound(underQuota("iluvatar.ai/MR-V100.vMem", 8, twoBy4));
+        assertDenied(underQuota("iluvatar.ai/MR-V100.vMem", 7, twoBy4), EXCEEDED);
+        // count 2: the webhook sets vCore 200 for the container, counted per device: 400
+        assertDenied(underQuota("iluvatar.ai/MR-V100.vCore", 399, twoBy4), EXCEEDED);
+        assertFound(underQuota("iluvatar.ai/MR-V100.vCore", 400, twoBy4));
+    }
+
+    @Test
+    void quotaMetaxSgpuReadsABareVmemoryAsGibAndOneWithAUnitAsBytes() {
+        String bare = "{'limits':{'metax-tech.com/sgpu':'1','metax-tech.com/vmemory':'4'}}";
+        assertFound(underQuota("metax-tech.com/vmemory", 4, bare));
+        assertDenied(underQuota("metax-tech.com/vmemory", 3, bare), EXCEEDED);
+        String gi = "{'limits':{'metax-tech.com/sgpu':'2','metax-tech.com/vmemory':'4Gi'}}";
+        assertFound(underQuota("metax-tech.com/vmemory", 8, gi));
+        assertDenied(underQuota("metax-tech.com/vmemory", 7, gi), EXCEEDED);
+        assertDenied(underQuota("metax-tech.com/vcore", 99, "{'limits':{'metax-tech.com/sgpu':'1'}}"), EXCEEDED);
+        // limits only: a count under requests is not HAMi's pod, and not counted
+        assertNotFound(underQuota("metax-tech.com/vcore", 99, "{'requests':{'metax-tech.com/sgpu':'1'}}"),
+                pod("{'requests':{'metax-tech.com/sgpu':'1'}}"));
+    }
+
+    @Test
+    void quotaEnflameDrsSlicesCountAsMemoryAndSharesAsGiven() {
+        assertDenied(underQuota("enflame.com/gcu-memory", 2, "{'limits':{'enflame.com/drs-gcu':'3'}}"), EXCEEDED);
+        assertFound(underQuota("enflame.com/gcu-memory", 3, "{'limits':{'enflame.com/drs-gcu':'3'}}"));
+        String shares = "{'limits':{'enflame.com/gcu-memory':'10','enflame.com/gcu-core':'50'}}";
+        assertDenied(underQuota("enflame.com/gcu-core", 49, shares), EXCEEDED);
+        assertFound(underQuota("enflame.com/gcu-core", 50, shares));
+    }
+
+    @Test
+    void quotaAmdCountsMemoryPerDeviceAnd100CoresWithoutACoreLimit() {
+        String two = "{'limits':{'amd.com/gpu':'2','amd.com/gpumem':'1000'}}";
+        assertFound(underQuota("amd.com/gpumem", 2000, two));
+        assertDenied(underQuota("amd.com/gpumem", 1999, two), EXCEEDED);
+        assertDenied(underQuota("amd.com/gpucores", 199, two), EXCEEDED);
+    }
+
+    @Test
+    void quotaAwsNeuronCountsTheCoresOfWholeDevicesOrAsAsked() {
+        assertDenied(underQuota("aws.amazon.com/neuroncore", 3, "{'limits':{'aws.amazon.com/neuron':'2'}}"), EXCEEDED);
+        assertFound(underQuota("aws.amazon.com/neuroncore", 4, "{'limits':{'aws.amazon.com/neuron':'2'}}"));
+        assertFound(underQuota("aws.amazon.com/neuroncore", 1, "{'limits':{'aws.amazon.com/neuroncore':'1'}}"));
+        assertDenied(underQuota("aws.amazon.com/neuroncore", 3, "{'limits':{'aws.amazon.com/neuroncore':'4'}}"),
+                EXCEEDED);
+    }
+
+    @Test
+    void quotaAnExplicitZeroBlocksInV210OnlyForEveryVendor() {
+        String dcu = "{'limits':{'hygon.com/dcunum':'1','hygon.com/dcumem':'1'}}";
+        assertDenied(underQuota("hygon.com/dcumem", 0, dcu), EXCEEDED);
+        assertFound(underQuota(V29, DeviceConfig.defaults(), "hygon.com/dcumem", 0, 0, dcu));
+    }
+
+    /** Where each vendor's use is counted: the lookup is asked with the vendor's allocated-devices annotation. */
+    static final List<QuotaLookup.Resource> ASKED = new CopyOnWriteArrayList<>();
+    static final QuotaLookup RECORDING = (namespace, resource) -> {
+        ASKED.add(resource);
+        return Optional.empty();
+    };
+
+    @Test
+    void quotaEachVendorAsksTheLookupWithItsAllocatedDevicesAnnotation() {
+        PolicyConfig config = PolicyConfig.defaults().withEnableAscend(true).withEnableIluvatar(true);
+        for (String resources : List.of("{'limits':{'nvidia.com/gpu':'1','nvidia.com/gpumem':'1'}}",
+                "{'limits':{'hygon.com/dcunum':'1'}}", "{'limits':{'cambricon.com/vmlu':'1'}}",
+                "{'limits':{'mthreads.com/vgpu':'1'}}", "{'limits':{'metax-tech.com/sgpu':'1'}}",
+                "{'limits':{'kunlunxin.com/vxpu':'1'}}", "{'limits':{'enflame.com/drs-gcu':'1'}}",
+                "{'limits':{'amd.com/gpu':'1'}}", "{'limits':{'aws.amazon.com/neuron':'1'}}",
+                "{'limits':{'huawei.com/Ascend910B4':'1'},'requests':{}}",
+                "{'limits':{'iluvatar.ai/BI-V150-vgpu':'1','iluvatar.ai/BI-V150.vMem':'1'}}")) {
+            assertFound(admit(config, DeviceConfig.defaults(), RECORDING, json(pod(resources))));
+        }
+        assertThat(ASKED.stream().map(r -> r.name() + " " + r.measure() + " " + r.allocatedAnnotation()).distinct())
+                .contains("nvidia.com/gpumem MEMORY_MIB hami.io/vgpu-devices-allocated",
+                        "hygon.com/dcucores CORES hami.io/dcu-devices-allocated",
+                        "cambricon.com/mlu.smlu.vcore CORES hami.io/cambricon-mlu-devices-allocated",
+                        "mthreads.com/sgpu-memory MEMORY_MIB hami.io/mthreads-vgpu-devices-allocated",
+                        "metax-tech.com/vcore CORES hami.io/metax-sgpu-devices-allocated",
+                        "kunlunxin.com/vxpu-memory MEMORY_MIB hami.io/xpu-devices-allocated",
+                        "enflame.com/gcu-memory MEMORY_MIB hami.io/enflame-vgpu-devices-allocated",
+                        "amd.com/gpucores CORES hami.io/amd-devices-allocated",
+                        "aws.amazon.com/neuroncore CORES hami.io/aws-neuron-devices-allocated",
+                        "huawei.com/Ascend910B4-memory MEMORY_MIB hami.io/Ascend910B4-devices-allocated",
+                        "iluvatar.ai/BI-V150.vMem MEMORY_MIB hami.io/BI-V150-devices-allocated");
     }
 
     @Test
