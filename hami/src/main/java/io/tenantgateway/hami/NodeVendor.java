@@ -123,7 +123,8 @@ public record NodeVendor(Kind kind, String commonWord, String resourceName, Stri
             String fraction = String.format(Locale.ROOT, "%09d", nanos).replaceAll("0+$", "");
             out.append('.').append(fraction);
         }
-        out.append(' ').append(GO_ZONE.format(at));
+        // Go names UTC "UTC" where Java's ZoneOffset.UTC says "Z".
+        out.append(' ').append(GO_ZONE.format(at).replaceFirst(" Z$", " UTC"));
         Duration since = Duration.between(started, now);
         if (!since.isNegative()) {
             out.append(String.format(Locale.ROOT, " m=+%d.%09d", since.getSeconds(), since.getNano()));
