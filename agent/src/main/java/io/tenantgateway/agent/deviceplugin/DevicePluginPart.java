@@ -10,6 +10,7 @@ import io.tenantgateway.agent.part.PartContext;
 import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.deviceplugin.DevicePlugin;
 import io.tenantgateway.deviceplugin.DevicePluginSnapshot;
+import io.tenantgateway.hami.NodeVendor;
 import java.util.Optional;
 
 /**
@@ -43,7 +44,8 @@ public final class DevicePluginPart implements Part {
         hami.start();
         context.own(hami);
         DevicePlugin created = new DevicePlugin(config.plugin(), hami, context.registry(),
-                reason -> context.registrationOwnedElsewhere().publish(reason), context.version(), context.clock());
+                reason -> context.registrationOwnedElsewhere(NodeVendor.NVIDIA, reason), context.version(),
+                context.clock());
         context.own(created);
         plugin = created;
         // Probes the socket first: another plugin there makes device registration stand aside before it writes.

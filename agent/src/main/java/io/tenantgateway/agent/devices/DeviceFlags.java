@@ -26,6 +26,10 @@ public final class DeviceFlags {
             description = "Simulated GPUs, e.g. A100-80GB or L4-24GB:2.")
     String mockGpus;
 
+    @Option(names = "--mock-devices", order = 4, paramLabel = "PRESET[:N],…",
+            description = "Simulated NVIDIA, Hygon and Ascend devices, e.g. Ascend910B4:2,DCU-K100,A100-80GB.")
+    String mockDevices;
+
     @Option(names = "--nvidia-smi-path", defaultValue = "/usr/bin/nvidia-smi", order = 4,
             description = "Default: ${DEFAULT-VALUE}.")
     Path nvidiaSmiPath;
@@ -97,12 +101,19 @@ public final class DeviceFlags {
         if (mockInventory != null && mockGpus != null) {
             throw new ConfigException("--mock-inventory and --mock-gpus", "both given", "one of them");
         }
+        if (mockDevices != null && (mockGpus != null || mockInventory != null)) {
+            throw new ConfigException(mockGpus != null ? "--mock-devices and --mock-gpus"
+                    : "--mock-devices and --mock-inventory", "both given", "one of them");
+        }
         if (mockGpus != null) {
             return MockInventory.parseShorthand(mockGpus);
         }
+        if (mockDevices != null) {
+            return MockInventory.parseDevices(mockDevices);
+        }
         if (mockInventory == null) {
             throw new ConfigException("--device-source", "mock without an inventory", "--mock-gpus such as A100-80GB"
-                    + " or L4-24GB:2, or --mock-inventory FILE");
+                    + " or L4-24GB:2, --mock-devices such as Ascend910B4:2,DCU-K100, or --mock-inventory FILE");
         }
         try {
             return MockInventory.load(ConfigFiles.require("--mock-inventory", mockInventory));

@@ -18,6 +18,8 @@ import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiDeviceCodec;
+import io.tenantgateway.hami.NodeVendor;
+import io.tenantgateway.hami.RegisteredDevice;
 import io.tenantgateway.hami.ResourceNames;
 import io.tenantgateway.agent.controller.WorkQueue;
 import io.tenantgateway.common.lifecycle.Lifecycle;
@@ -28,7 +30,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,6 +51,15 @@ import org.slf4j.LoggerFactory;
  * handshake interval, well within the scheduler's 60 s window) and, where configured (mock mode),
  * {@code nvidia.com/gpu}, {@code nvidia.com/gpumem}, {@code nvidia.com/gpucores} and
  * {@code nvidia.com/gpumem-percentage} in the node's status capacity and allocatable.
+ *
+ * <p>A mock inventory may also name Hygon DCUs and Ascend chips ({@link VendorPreset}). Each such vendor is
+ * registered alike, in the same rounds and patches: its register annotation in its own key and format
+ * ({@link SimulatedVendor#register()}, written when it changes), its other annotations (Ascend's
+ * {@code hami-vnpu-core}), its handshake as its plugin writes it ({@link NodeVendor#handshake}) and, in mock mode, its
+ * resources' capacity. A node without such parts never loads their classes.
+ *
+ * <p>When another device plugin registers one vendor's devices on this node ({@link #standAside}), exactly that
+ * vendor's register annotation, handshake and capacity are no longer written; the others go on.
  *
  * <p>Threading: the rounds are the one key of a {@link WorkQueue}, whose worker thread does
  * everything (discovery, API calls, state changes), one round at a time, so no round overlaps
@@ -85,7 +99,12 @@ public final class DeviceRegistrar extends Lifecycle {
 
     private volatile State state;
     private volatile Instant startedAt;
-    private volatile String suspended;
+    /** The node has NVIDIA GPUs to register: any source but a mock inventory without NVIDIA entries. */
+    private final boolean nvidia;
+    /** The simulated Hygon and Ascend vendors (mock mode only); empty on a pure-NVIDIA node. */
+    private final List<SimulatedVendor> vendors;
+    /** The vendors another device plugin registers, with why; copy on write under {@code this}. */
+    private volatile Map<NodeVendor, String> standingAside = Map.of();
 
     // Owned by the registrar thread.
     private List<GpuDevice> discovered;
@@ -97,16 +116,17 @@ public final class DeviceRegistrar extends Lifecycle {
      *
      * @param discoveryFailing the last discovery attempt failed (nothing is being refreshed)
      */
-    private record State(List<GpuDevice> devices, String registerAnnotation, Instant lastHandshake,
-                         boolean discoveryFailing, FailureReason lastFailure, String lastError, Instant lastErrorAt) {
-        static final State INITIAL = new State(List.of(), "", null, false, null, null, null);
+    private record State(List<GpuDevice> devices, String registerAnnotation, List<SimulatedVendor> vendors,
+                         Instant lastHandshake, boolean discoveryFailing, FailureReason lastFailure, String lastError,
+                         Instant lastErrorAt) {
+        static final State INITIAL = new State(List.of(), "", List.of(), null, false, null, null, null);
 
-        State succeeded(List<GpuDevice> devices, String annotation, Instant handshake) {
-            return new State(devices, annotation, handshake, false, null, null, null);
+        State succeeded(List<GpuDevice> devices, String annotation, List<SimulatedVendor> written, Instant handshake) {
+            return new State(devices, annotation, written, handshake, false, null, null, null);
         }
 
         State failed(FailureReason reason, String message, Instant at, boolean discovery) {
-            return new State(devices, registerAnnotation, lastHandshake, discovery, reason, message, at);
+            return new State(devices, registerAnnotation, vendors, lastHandshake, discovery, reason, message, at);
         }
     }
 
@@ -119,9 +139,21 @@ public final class DeviceRegistrar extends Lifecycle {
      */
     public DeviceRegistrar(DeviceRegistrationConfig config, DeviceSource source, KubernetesClient client,
                            Clock clock, PrometheusRegistry registry) {
+        this(config, source, simulatedVendors(config), client, clock, registry);
+    }
+
+    /**
+     * @param vendors the simulated Hygon and Ascend vendors to register too (usually
+     *                {@link #simulatedVendors(DeviceRegistrationConfig)})
+     */
+    public DeviceRegistrar(DeviceRegistrationConfig config, DeviceSource source, List<SimulatedVendor> vendors,
+                           KubernetesClient client, Clock clock, PrometheusRegistry registry) {
         super("device registrar for node " + requireNonNull(config, "config").nodeName());
         this.config = config;
         this.source = requireNonNull(source, "source");
+        this.vendors = List.copyOf(requireNonNull(vendors, "vendors"));
+        this.nvidia = config.source() != DeviceRegistrationConfig.Source.MOCK
+                || !config.mockInventory().entries().isEmpty();
         this.client = requireNonNull(client, "client");
         this.clock = requireNonNull(clock, "clock");
         this.registry = requireNonNull(registry, "registry");
@@ -145,6 +177,18 @@ public final class DeviceRegistrar extends Lifecycle {
         }
         this.rounds = new WorkQueue<>(name(), "device-registrar-" + config.nodeName(),
                 (key, attempt) -> round(), backoff(config), config.closeTimeout());
+    }
+
+    /**
+     * The Hygon and Ascend vendors {@code config}'s mock inventory names; empty for any other source and for an
+     * inventory of NVIDIA GPUs only (then no vendor class is loaded).
+     */
+    public static List<SimulatedVendor> simulatedVendors(DeviceRegistrationConfig config) {
+        if (config.source() != DeviceRegistrationConfig.Source.MOCK
+                || config.mockInventory().vendorEntries().isEmpty()) {
+            return List.of();
+        }
+        return SimulatedVendor.of(config.nodeName(), config.mockInventory());
     }
 
     /**
@@ -179,6 +223,10 @@ public final class DeviceRegistrar extends Lifecycle {
                         + "splitCount={} advertiseCapacity={} deregisterOnExit={}",
                 config.nodeName(), source.kind(), config.handshakeInterval(), config.rescanInterval(),
                 config.splitCount(), config.advertiseCapacity(), config.deregisterOnExit());
+        if (!vendors.isEmpty()) {
+            log.info("Simulated devices node={} nvidia={} vendors={}", config.nodeName(), nvidia, vendors.stream()
+                    .map(v -> v.vendor().displayName() + ":" + v.devices().size()).toList());
+        }
         rounds.enqueue(ROUND);
     }
 
@@ -202,31 +250,96 @@ public final class DeviceRegistrar extends Lifecycle {
         log.info("Stopped device registration node={}", config.nodeName());
     }
 
-    /**
-     * Stops writing the node's registration for good (the register annotation, the handshake, capacity): another
-     * device plugin registers these GPUs (HAMi #2076: the two would fight over {@code hami.io/node-nvidia-register}).
-     * The readiness check passes from now on: standing aside is the right state, not a fault. Any thread.
-     */
+    /** {@link #standAside} for NVIDIA: another plugin registers this node's NVIDIA GPUs. Any thread. */
     public void suspend(String reason) {
-        requireNonNull(reason, "reason");
-        if (suspended == null) {
-            suspended = reason;
-            log.warn("Device registration stopped node={}: another device plugin registers this node's GPUs ({});"
-                    + " hami.io/node-nvidia-register is left to it", config.nodeName(), reason);
-        }
+        standAside(NodeVendor.NVIDIA, reason);
     }
 
-    /** Why registration was {@link #suspend suspended}, or {@code null}. */
+    /**
+     * Stops writing {@code vendor}'s registration for good (its register annotation, its handshake, its capacity;
+     * nothing of it is removed on exit either): another device plugin registers these devices (HAMi #2076: the two
+     * would fight over the register annotation). The other vendors are registered as before; once every vendor of
+     * the node stands aside the rounds stop. Readiness passes for a vendor standing aside, saying so: it is the right
+     * state, not a fault. Any thread; a vendor told twice keeps the first reason.
+     */
+    public void standAside(NodeVendor vendor, String reason) {
+        requireNonNull(vendor, "vendor");
+        requireNonNull(reason, "reason");
+        synchronized (this) {
+            if (standingAside.containsKey(vendor)) {
+                return;
+            }
+            Map<NodeVendor, String> more = new LinkedHashMap<>(standingAside);
+            more.put(vendor, reason);
+            standingAside = Collections.unmodifiableMap(more);
+        }
+        if (!present(vendor)) {
+            log.info("Another device plugin registers {} devices on node={} ({}); this node's inventory has none",
+                    vendor.displayName(), config.nodeName(), reason);
+            return;
+        }
+        List<String> still = presentVendors().stream().filter(v -> !standingAside.containsKey(v))
+                .map(NodeVendor::displayName).toList();
+        log.warn("Device registration stopped node={} vendor={}: another device plugin registers this node's {}"
+                        + " devices ({}); {} and {} are left to it{}", config.nodeName(), vendor.displayName(),
+                vendor.displayName(), reason, vendor.registerKey(), vendor.handshakeKey(),
+                still.isEmpty() ? "" : "; still registering " + String.join(", ", still));
+    }
+
+    /** Why NVIDIA's registration was {@link #suspend suspended}, or {@code null}. */
     public String suspendedReason() {
-        return suspended;
+        return standingAside.get(NodeVendor.NVIDIA);
+    }
+
+    /** The vendors another device plugin registers, with why, in the order told (empty when none). */
+    public Map<NodeVendor, String> standingAside() {
+        return standingAside;
     }
 
     /** True when the scheduler currently sees our devices; see {@link DeviceRegistrationSnapshot#ready()}. */
     public boolean devicesRegistered() {
         State s = state;
-        return !s.devices().isEmpty() && !s.discoveryFailing() && s.lastHandshake() != null
+        return (!s.devices().isEmpty() || !s.vendors().isEmpty()) && !s.discoveryFailing() && s.lastHandshake() != null
                 && Duration.between(s.lastHandshake(), clock.instant())
                 .compareTo(DeviceRegistrationConfig.SCHEDULER_STALE_AFTER) < 0;
+    }
+
+    /** The vendors this node's devices belong to: NVIDIA (unless a mock inventory has none), then the simulated. */
+    private List<NodeVendor> presentVendors() {
+        List<NodeVendor> present = new ArrayList<>(vendors.size() + 1);
+        if (nvidia) {
+            present.add(NodeVendor.NVIDIA);
+        }
+        vendors.forEach(v -> present.add(v.vendor()));
+        return present;
+    }
+
+    private boolean present(NodeVendor vendor) {
+        return vendor.equals(NodeVendor.NVIDIA) ? nvidia : vendors.stream().anyMatch(v -> v.vendor().equals(vendor));
+    }
+
+    /** Whether NVIDIA's GPUs are ours to register now. */
+    private boolean nvidiaActive() {
+        return nvidia && !standingAside.containsKey(NodeVendor.NVIDIA);
+    }
+
+    /** The simulated vendors ours to register now. */
+    private List<SimulatedVendor> activeVendors() {
+        Map<NodeVendor, String> aside = standingAside;
+        return aside.isEmpty() ? vendors : vendors.stream().filter(v -> !aside.containsKey(v.vendor())).toList();
+    }
+
+    /** {@code NVIDIA: <reason>; Hygon: <reason>} for the present vendors standing aside; empty when none. */
+    private String asideDetail() {
+        Map<NodeVendor, String> aside = standingAside;
+        List<String> parts = new ArrayList<>();
+        for (NodeVendor vendor : presentVendors()) {
+            String reason = aside.get(vendor);
+            if (reason != null) {
+                parts.add(vendor.displayName() + " registered by another device plugin: " + reason);
+            }
+        }
+        return String.join("; ", parts);
     }
 
     /**
@@ -236,12 +349,14 @@ public final class DeviceRegistrar extends Lifecycle {
      */
     public HealthCheck readinessCheck() {
         return new HealthCheck("devices-registered", () -> {
-            if (suspended != null) {
-                return HealthCheck.Result.OK; // another plugin registers them (see suspend)
+            String aside = asideDetail();
+            if (activeVendors().isEmpty() && !nvidiaActive()) {
+                // Another plugin registers every vendor's devices here (see standAside).
+                return aside.isEmpty() ? HealthCheck.Result.OK : new HealthCheck.Result(true, aside);
             }
             DeviceRegistrationSnapshot s = snapshot();
             if (s.ready()) {
-                return HealthCheck.Result.OK;
+                return aside.isEmpty() ? HealthCheck.Result.OK : new HealthCheck.Result(true, aside);
             }
             if (s.lastError() != null) {
                 return HealthCheck.Result.failed(s.lastFailure().label() + ": " + s.lastError());
@@ -259,8 +374,14 @@ public final class DeviceRegistrar extends Lifecycle {
     /** Everything a {@code /debug/devices} page or a readiness check needs. */
     public DeviceRegistrationSnapshot snapshot() {
         State s = state;
+        List<DeviceRegistrationSnapshot.VendorRegistration> written = s.vendors().stream()
+                .map(v -> new DeviceRegistrationSnapshot.VendorRegistration(v.vendor(), v.devices(), v.register()))
+                .toList();
+        Map<String, String> aside = new LinkedHashMap<>();
+        standingAside.forEach((vendor, reason) -> aside.put(vendor.displayName(), reason));
         return new DeviceRegistrationSnapshot(config.nodeName(), source.kind(), devicesRegistered(), s.devices(),
-                s.registerAnnotation(), s.lastHandshake(), s.lastFailure(), s.lastError(), s.lastErrorAt());
+                s.registerAnnotation(), s.lastHandshake(), s.lastFailure(), s.lastError(), s.lastErrorAt(), written,
+                aside);
     }
 
     private double handshakeAgeSeconds() {
@@ -275,8 +396,8 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** One round on the queue's worker: the next one after the handshake interval, or a retry after the backoff. */
     private WorkQueue.Result round() {
-        if (suspended != null) {
-            return WorkQueue.Result.done(); // nothing more is written
+        if (!nvidiaActive() && activeVendors().isEmpty()) {
+            return WorkQueue.Result.done(); // every vendor stands aside: nothing more is written
         }
         Instant began = clock.instant();
         try {
@@ -297,14 +418,18 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** One round; true when the node now carries our registration and a fresh handshake. */
     boolean registerOnce() {
-        List<GpuDevice> devices;
-        try {
-            devices = discoverIfDue();
-        } catch (DeviceDiscoveryException e) {
-            fail(e.reason(), e.getMessage(), true);
-            return false;
+        boolean withNvidia = nvidiaActive();
+        List<SimulatedVendor> active = activeVendors();
+        List<GpuDevice> devices = List.of();
+        if (withNvidia) {
+            try {
+                devices = discoverIfDue();
+            } catch (DeviceDiscoveryException e) {
+                fail(e.reason(), e.getMessage(), true);
+                return false;
+            }
         }
-        String encoded = HamiDeviceCodec.encode(devices);
+        String encoded = withNvidia ? HamiDeviceCodec.encode(devices) : "";
         for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
             try {
                 Node node = client.nodes().withName(config.nodeName()).get();
@@ -313,11 +438,11 @@ public final class DeviceRegistrar extends Lifecycle {
                             + " not found (expected: the Node this agent runs on; check --node-name)", false);
                     return false;
                 }
-                boolean registerChanged = patchAnnotations(node, encoded);
+                Changed changed = patchAnnotations(node, withNvidia, encoded, active);
                 if (config.advertiseCapacity()) {
-                    patchCapacity(node, devices);
+                    patchCapacity(node, withNvidia ? devices : null, active);
                 }
-                succeed(devices, encoded, registerChanged);
+                succeed(devices, encoded, changed, active);
                 return true;
             } catch (KubernetesClientException e) {
                 FailureReason reason = classify(e);
@@ -346,18 +471,43 @@ public final class DeviceRegistrar extends Lifecycle {
         return discovered;
     }
 
-    /** Writes the handshake, and the register annotation when it differs; true when the latter changed. */
-    private boolean patchAnnotations(Node node, String encoded) {
-        String currentRegister = Annotations.get(node.getMetadata().getAnnotations(), Annotations.NODE_NVIDIA_REGISTER);
+    /** Whose register annotation a round changed: NVIDIA's, and which simulated vendors'. */
+    private record Changed(boolean nvidia, List<SimulatedVendor> vendors) {
+    }
+
+    /**
+     * One merge patch: NVIDIA's handshake and the register annotation when it differs (with {@code withNvidia}),
+     * then each active vendor's register annotation and other annotations when they differ, and its handshake.
+     */
+    private Changed patchAnnotations(Node node, boolean withNvidia, String encoded, List<SimulatedVendor> active) {
+        Map<String, String> current = node.getMetadata().getAnnotations();
         Map<String, String> patch = new LinkedHashMap<>();
-        boolean registerChanged = !encoded.equals(currentRegister);
-        if (registerChanged) {
-            patch.put(Annotations.NODE_NVIDIA_REGISTER, encoded);
+        boolean registerChanged = false;
+        Instant now = clock.instant();
+        if (withNvidia) {
+            registerChanged = !encoded.equals(Annotations.get(current, Annotations.NODE_NVIDIA_REGISTER));
+            if (registerChanged) {
+                patch.put(Annotations.NODE_NVIDIA_REGISTER, encoded);
+            }
+            patch.put(Annotations.NODE_HANDSHAKE, handshakeValue(now, clock.getZone()));
         }
-        patch.put(Annotations.NODE_HANDSHAKE, handshakeValue(clock.instant(), clock.getZone()));
+        List<SimulatedVendor> changed = new ArrayList<>();
+        for (SimulatedVendor v : active) {
+            NodeVendor vendor = v.vendor();
+            if (!v.register().equals(Annotations.get(current, vendor.registerKey()))) {
+                patch.put(vendor.registerKey(), v.register());
+                changed.add(v);
+            }
+            v.annotations().forEach((key, value) -> {
+                if (!value.equals(Annotations.get(current, key))) {
+                    patch.put(key, value);
+                }
+            });
+            patch.put(vendor.handshakeKey(), vendor.handshake(now, startedAt, clock.getZone()));
+        }
         client.nodes().withName(config.nodeName())
                 .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, patch, Map.of()));
-        return registerChanged;
+        return new Changed(registerChanged, changed);
     }
 
     /** {@code Reported <YYYY-MM-DD hh:mm:ss>}, local time in {@code zone} (the scheduler stamps its local time too). */
@@ -365,8 +515,13 @@ public final class DeviceRegistrar extends Lifecycle {
         return Annotations.HANDSHAKE_REPORTED_PREFIX + HANDSHAKE_TIME.format(at.atZone(zone));
     }
 
-    private void patchCapacity(Node node, List<GpuDevice> devices) {
-        Map<String, String> desired = capacity(devices);
+    /** @param devices NVIDIA's GPUs, {@code null} when NVIDIA's are not ours to advertise */
+    private void patchCapacity(Node node, List<GpuDevice> devices, List<SimulatedVendor> active) {
+        Map<String, String> desired = devices == null ? new LinkedHashMap<>() : capacity(devices);
+        active.forEach(v -> desired.putAll(v.capacity()));
+        if (desired.isEmpty()) {
+            return;
+        }
         NodeStatus status = node.getStatus();
         if (status != null && hasQuantities(status.getCapacity(), desired)
                 && hasQuantities(status.getAllocatable(), desired)) {
@@ -427,14 +582,28 @@ public final class DeviceRegistrar extends Lifecycle {
         return true;
     }
 
-    private void succeed(List<GpuDevice> devices, String encoded, boolean registerChanged) {
+    private void succeed(List<GpuDevice> devices, String encoded, Changed changed, List<SimulatedVendor> written) {
         State previous = state;
-        state = previous.succeeded(devices, encoded, clock.instant());
+        state = previous.succeeded(devices, encoded, written, clock.instant());
         devicesRegistered.set(devices.size());
         consecutiveFailures = 0;
-        if (registerChanged || !encoded.equals(previous.registerAnnotation())) {
+        boolean nvidiaLogged = !devices.isEmpty()
+                && (changed.nvidia() || !encoded.equals(previous.registerAnnotation()));
+        if (nvidiaLogged) {
             log.info("Registered GPUs node={} source={} devices={} ids={}", config.nodeName(), source.kind(),
                     devices.size(), devices.stream().map(GpuDevice::id).toList());
+        }
+        Set<NodeVendor> before = new LinkedHashSet<>();
+        previous.vendors().forEach(v -> before.add(v.vendor()));
+        List<SimulatedVendor> newlyWritten = written.stream()
+                .filter(v -> changed.vendors().contains(v) || !before.contains(v.vendor())).toList();
+        for (SimulatedVendor v : newlyWritten) {
+            log.info("Registered {} devices node={} source={} key={} devices={} ids={}", v.vendor().displayName(),
+                    config.nodeName(), source.kind(), v.vendor().registerKey(), v.devices().size(),
+                    v.devices().stream().map(RegisteredDevice::id).toList());
+        }
+        if (nvidiaLogged || !newlyWritten.isEmpty()) {
+            return;
         } else if (previous.lastFailure() != null) {
             log.info("Device registration recovered node={} after={}", config.nodeName(), previous.lastFailure().label());
         } else {
@@ -482,16 +651,33 @@ public final class DeviceRegistrar extends Lifecycle {
 
     // ---------------------------------------------------------------- close
 
+    /** Removes what this agent writes, for the vendors not standing aside (what another plugin owns stays). */
     private void deregister() {
+        boolean withNvidia = nvidiaActive();
+        List<SimulatedVendor> active = activeVendors();
+        if (!withNvidia && active.isEmpty()) {
+            return;
+        }
+        // Keys a vendor standing aside writes too (Ascend's hami-vnpu-core) are its plugin's now.
+        Set<String> kept = new LinkedHashSet<>();
+        vendors.stream().filter(v -> !active.contains(v)).forEach(v -> kept.addAll(v.annotations().keySet()));
         try {
             Map<String, String> remove = new LinkedHashMap<>();
-            remove.put(Annotations.NODE_NVIDIA_REGISTER, null);
-            remove.put(Annotations.NODE_HANDSHAKE, null);
+            Map<String, String> zero = new LinkedHashMap<>();
+            if (withNvidia) {
+                remove.put(Annotations.NODE_NVIDIA_REGISTER, null);
+                remove.put(Annotations.NODE_HANDSHAKE, null);
+                capacity(List.of()).keySet().forEach(k -> zero.put(k, null));
+            }
+            for (SimulatedVendor v : active) {
+                remove.put(v.vendor().registerKey(), null);
+                v.annotations().keySet().stream().filter(k -> !kept.contains(k)).forEach(k -> remove.put(k, null));
+                remove.put(v.vendor().handshakeKey(), null);
+                v.capacity().keySet().forEach(k -> zero.put(k, null));
+            }
             client.nodes().withName(config.nodeName())
                     .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, remove, Map.of()));
             if (config.advertiseCapacity()) {
-                Map<String, String> zero = new LinkedHashMap<>();
-                capacity(List.of()).keySet().forEach(k -> zero.put(k, null));
                 client.nodes().withName(config.nodeName()).subresource("status")
                         .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(zero));
             }

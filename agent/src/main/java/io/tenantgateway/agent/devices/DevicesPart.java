@@ -14,7 +14,8 @@ import java.util.Optional;
 /**
  * Device registration ({@code --device-source}): discovers this node's GPUs and keeps HAMi's register annotation and
  * handshake on the node, as HAMi's device plugin does. What it discovers is published for the device plugin; when
- * another plugin owns the annotation (HAMi's or NVIDIA's on kubelet's socket) it stands aside.
+ * another plugin owns a vendor's annotation (HAMi's or NVIDIA's on kubelet's socket, a vendor's own plugin on its
+ * socket) it stands aside for that vendor.
  */
 public final class DevicesPart implements Part {
     /** The readiness check: devices registered (or another plugin registers them). */
@@ -39,12 +40,22 @@ public final class DevicesPart implements Part {
     @Override
     public void start(PartContext context) {
         DeviceRegistrationConfig resolved = config.withNodeName(context.nodeName());
+        DeviceSource gpus = resolved.createSource().orElseThrow();
+        // Simulated Hygon and Ascend devices (mock mode): fixed, so published at once, with the mock GPUs (a pure
+        // function of the inventory too), whether or not NVIDIA's GPUs are ours to register.
+        List<SimulatedVendor> vendors = DeviceRegistrar.simulatedVendors(resolved);
+        List<DeviceDiscovery.VendorDevices> vendorDevices = vendors.stream()
+                .map(v -> new DeviceDiscovery.VendorDevices(v.vendor(), v.devices())).toList();
+        if (!vendors.isEmpty()) {
+            context.deviceDiscovery().publish(DeviceDiscovery.found(
+                    gpus instanceof MockDeviceSource mock ? mock.discover() : List.of(), vendorDevices));
+        }
         // kubelet (through the device plugin) and the register annotation list the same discovery.
-        DeviceSource source = new ObservedDeviceSource(resolved.createSource().orElseThrow(),
+        DeviceSource source = new ObservedDeviceSource(gpus,
                 new ObservedDeviceSource.Observer() {
                     @Override
                     public void discovered(List<GpuDevice> found) {
-                        context.deviceDiscovery().publish(DeviceDiscovery.found(found));
+                        context.deviceDiscovery().publish(DeviceDiscovery.found(found, vendorDevices));
                     }
 
                     @Override
@@ -52,10 +63,11 @@ public final class DevicesPart implements Part {
                         context.deviceDiscovery().publish(DeviceDiscovery.failed(reason));
                     }
                 });
-        DeviceRegistrar created = new DeviceRegistrar(resolved, source, context.kubernetes(), context.clock(),
-                context.registry());
+        DeviceRegistrar created = new DeviceRegistrar(resolved, source, vendors, context.kubernetes(),
+                context.clock(), context.registry());
         context.own(created);
-        context.registrationOwnedElsewhere().subscribe(created::suspend);
+        // Per vendor: the device plugin (or a vendor's own plugin on its socket) says whose registration is not ours.
+        context.registrationOwnedElsewhere().subscribe(owned -> owned.reasons().forEach(created::standAside));
         context.bind(created.readinessCheck());
         registrar = created;
         created.start();

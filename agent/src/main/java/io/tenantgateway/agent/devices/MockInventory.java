@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import tools.jackson.core.JacksonException;
@@ -18,9 +19,11 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * The simulated GPUs of a node, from configuration. Either YAML/JSON:
+ * The simulated devices of a node, from configuration: NVIDIA GPUs and, in mock mode, Hygon DCUs and Ascend chips
+ * ({@link VendorPreset}). Either YAML/JSON:
  *
  * <pre>
+ * hamiVnpuCore: false        # Ascend: node annotation hami-vnpu-core and devcore 100 (default false: template mode)
  * devices:
  *   - preset: L4-24GB        # or name: "NVIDIA L4" plus memoryMiB: 23034
  *     count: 2               # GPUs of this kind (default 1)
@@ -29,29 +32,45 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  *     numa: 0                # default 0
  *     mode: hami-core        # default hami-core
  *     healthy: true          # default true
+ *   - preset: Ascend910B4    # a Hygon or Ascend preset takes only count and healthy
+ *     count: 2
  * </pre>
  *
  * or the shorthand {@code A100-80GB} / {@code L4-24GB:2} / {@code A100-80GB,L4-24GB:2}
- * (preset, optional {@code :count}).
+ * (preset, optional {@code :count}): {@link #parseShorthand} for {@code --mock-gpus} (NVIDIA presets only, as
+ * before), {@link #parseDevices} for {@code --mock-devices} (every preset, e.g. {@code Ascend910B4:2,DCU-K100}).
  *
  * <p>What is wrong in either is a {@link ConfigException} naming the flag or the file and entry.
  *
- * @param entries the GPU kinds, in index order; at least one
+ * @param entries       the NVIDIA GPU kinds, in index order
+ * @param vendorEntries the Hygon and Ascend parts, in inventory order (each vendor's devices are indexed in this
+ *                      order); at least one entry in all
+ * @param hamiVnpuCore  Ascend's hami-vnpu-core mode: devcore 100 and node annotation {@code hami-vnpu-core: "true"}
+ *                      (default: template mode, devcore aiCore, {@code "false"})
  */
-public record MockInventory(List<Entry> entries) {
+public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries, boolean hamiVnpuCore) {
 
     private static final Set<String> ENTRY_KEYS =
             Set.of("preset", "name", "memoryMiB", "count", "splitCount", "cores", "numa", "mode", "healthy");
+    private static final Set<String> VENDOR_ENTRY_KEYS = Set.of("preset", "count", "healthy");
+    private static final String DEVICES_FLAG = "--mock-devices";
 
     public MockInventory {
         requireNonNull(entries, "entries");
-        if (entries.isEmpty()) {
+        requireNonNull(vendorEntries, "vendorEntries");
+        if (entries.isEmpty() && vendorEntries.isEmpty()) {
             throw new ConfigException("mock inventory", "no devices", "at least one entry");
         }
         entries = List.copyOf(entries);
+        vendorEntries = List.copyOf(vendorEntries);
     }
 
-    /** The number of simulated GPUs. */
+    /** NVIDIA GPUs only. */
+    public MockInventory(List<Entry> entries) {
+        this(entries, List.of(), false);
+    }
+
+    /** The number of simulated NVIDIA GPUs. */
     public int gpuCount() {
         return entries.stream().mapToInt(Entry::count).sum();
     }
@@ -102,6 +121,27 @@ public record MockInventory(List<Entry> entries) {
         }
     }
 
+    /**
+     * Simulated Hygon or Ascend devices of one preset.
+     *
+     * @param preset  the part
+     * @param count   how many devices (DCUs, chips) of it
+     * @param healthy registered healthy
+     */
+    public record VendorEntry(VendorPreset preset, int count, boolean healthy) {
+        public VendorEntry {
+            requireNonNull(preset, "preset");
+            if (count <= 0) {
+                throw new ConfigException("mock inventory", preset.presetName() + ": count: " + count, "> 0");
+            }
+        }
+
+        /** {@code count} healthy devices of {@code preset}. */
+        public static VendorEntry of(VendorPreset preset, int count) {
+            return new VendorEntry(preset, count, true);
+        }
+    }
+
     /** Convenience: an inventory of one preset kind. */
     public static MockInventory of(GpuPreset preset, int count) {
         return new MockInventory(List.of(Entry.of(preset, count)));
@@ -130,12 +170,79 @@ public record MockInventory(List<Entry> entries) {
                     throw new ConfigException("--mock-gpus", "'" + p + "'", "PRESET[:COUNT], e.g. L4-24GB:2", e);
                 }
             }
-            entries.add(Entry.of(preset(name, "--mock-gpus"), count));
+            entries.add(Entry.of(nvidiaPreset(name), count));
         }
         if (entries.isEmpty()) {
             throw new ConfigException("--mock-gpus", "'" + text + "'", "PRESET[:COUNT], one of " + GpuPreset.names());
         }
         return new MockInventory(entries);
+    }
+
+    /** A {@code --mock-gpus} name: NVIDIA only; a Hygon or Ascend part is pointed to {@code --mock-devices}. */
+    private static GpuPreset nvidiaPreset(String name) {
+        Optional<GpuPreset> preset = GpuPreset.byName(name);
+        if (preset.isPresent()) {
+            return preset.get();
+        }
+        // Only on this error path does a pure-NVIDIA node load the vendor table.
+        if (VendorPreset.byName(name).isPresent()) {
+            throw new ConfigException("--mock-gpus", name, "an NVIDIA preset, one of " + GpuPreset.names()
+                    + "; Hygon and Ascend parts go in --mock-devices, e.g. --mock-devices=" + name.strip());
+        }
+        return preset(name, "--mock-gpus");
+    }
+
+    /**
+     * Parses {@code --mock-devices}: {@code PRESET[:N][,PRESET[:N]…]} over every preset, NVIDIA's
+     * ({@link GpuPreset}) and Hygon's and Ascend's ({@link VendorPreset}), e.g.
+     * {@code Ascend910B4:2,DCU-K100:1,A100-80GB:1}. NVIDIA entries are what {@link #parseShorthand} makes of them.
+     *
+     * @throws ConfigException {@code --mock-devices: <piece> (expected: …)} naming every preset
+     */
+    public static MockInventory parseDevices(String text) {
+        requireNonNull(text, "text");
+        List<Entry> entries = new ArrayList<>();
+        List<VendorEntry> vendorEntries = new ArrayList<>();
+        for (String piece : text.split(",")) {
+            String p = piece.strip();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int colon = p.indexOf(':');
+            String name = (colon < 0 ? p : p.substring(0, colon)).strip();
+            int count = 1;
+            if (colon >= 0) {
+                try {
+                    count = Integer.parseInt(p.substring(colon + 1).strip());
+                } catch (NumberFormatException e) {
+                    throw new ConfigException(DEVICES_FLAG, p, "PRESET[:N] with N > 0, e.g. " + name + ":2", e);
+                }
+                if (count <= 0) {
+                    throw new ConfigException(DEVICES_FLAG, p, "PRESET[:N] with N > 0, e.g. " + name + ":2");
+                }
+            }
+            Optional<GpuPreset> nvidia = GpuPreset.byName(name);
+            if (nvidia.isPresent()) {
+                entries.add(Entry.of(nvidia.get(), count));
+                continue;
+            }
+            VendorPreset vendor = VendorPreset.byName(name).orElseThrow(() -> new ConfigException(DEVICES_FLAG, p,
+                    devicesExpected()));
+            vendorEntries.add(VendorEntry.of(vendor, count));
+        }
+        if (entries.isEmpty() && vendorEntries.isEmpty()) {
+            throw new ConfigException(DEVICES_FLAG, "'" + text + "'", devicesExpected());
+        }
+        return new MockInventory(entries, vendorEntries, false);
+    }
+
+    private static String devicesExpected() {
+        return "PRESET[:N],… with PRESET one of " + allPresetNames();
+    }
+
+    /** Every preset's name, NVIDIA's first. */
+    static String allPresetNames() {
+        return GpuPreset.names() + ", " + VendorPreset.names();
     }
 
     /** Reads an inventory file (YAML or JSON; see the class comment). */
@@ -160,10 +267,48 @@ public record MockInventory(List<Entry> entries) {
             throw new ConfigException(source, "no 'devices' list", "devices: [ {preset: L4-24GB, count: 2} ]");
         }
         List<Entry> entries = new ArrayList<>();
+        List<VendorEntry> vendorEntries = new ArrayList<>();
         for (int i = 0; i < devices.size(); i++) {
-            entries.add(parseEntry(devices.get(i), source + ": devices[" + i + "]"));
+            String where = source + ": devices[" + i + "]";
+            JsonNode node = devices.get(i);
+            Optional<VendorPreset> vendor = vendorPreset(node);
+            if (vendor.isPresent()) {
+                vendorEntries.add(parseVendorEntry(node, vendor.get(), where));
+            } else {
+                entries.add(parseEntry(node, where));
+            }
         }
-        return new MockInventory(entries);
+        JsonNode vnpuCore = root.get("hamiVnpuCore");
+        if (vnpuCore != null && !vnpuCore.isBoolean()) {
+            throw new ConfigException(source + ": hamiVnpuCore", vnpuCore, "true or false");
+        }
+        boolean hamiVnpuCore = vnpuCore != null && vnpuCore.booleanValue();
+        return new MockInventory(entries, vendorEntries, hamiVnpuCore);
+    }
+
+    /** The entry's Hygon or Ascend preset, if it names one (an NVIDIA name never loads the vendor table). */
+    private static Optional<VendorPreset> vendorPreset(JsonNode node) {
+        if (node == null || !node.isObject() || !node.has("preset") || !node.get("preset").isString()) {
+            return Optional.empty();
+        }
+        String name = node.get("preset").stringValue();
+        return GpuPreset.byName(name).isPresent() ? Optional.empty() : VendorPreset.byName(name);
+    }
+
+    private static VendorEntry parseVendorEntry(JsonNode node, VendorPreset preset, String where) {
+        for (Map.Entry<String, JsonNode> property : node.properties()) {
+            if (!VENDOR_ENTRY_KEYS.contains(property.getKey())) {
+                throw ConfigException.of(where, "key '" + property.getKey() + "' does not apply to "
+                        + preset.presetName() + " (expected one of: "
+                        + String.join(", ", VENDOR_ENTRY_KEYS.stream().sorted().toList()) + ")");
+            }
+        }
+        try {
+            return new VendorEntry(preset, node.has("count") ? integer(node, "count", where) : 1,
+                    !node.has("healthy") || bool(node, "healthy", where));
+        } catch (IllegalArgumentException e) {
+            throw ConfigException.of(where, e.getMessage(), e);
+        }
     }
 
     private static Entry parseEntry(JsonNode node, String where) {
@@ -176,11 +321,11 @@ public record MockInventory(List<Entry> entries) {
                         + "' (expected one of: " + String.join(", ", ENTRY_KEYS.stream().sorted().toList()) + ")");
             }
         }
-        GpuPreset preset = node.has("preset") ? preset(text(node, "preset", where), where + ".preset") : null;
+        GpuPreset preset = node.has("preset") ? filePreset(text(node, "preset", where), where + ".preset") : null;
         String name = node.has("name") ? text(node, "name", where) : preset == null ? null : preset.modelName();
         if (name == null) {
             throw new ConfigException(where, "neither preset nor name",
-                    "preset: " + GpuPreset.names() + ", or name plus memoryMiB");
+                    "preset: " + allPresetNames() + ", or name plus memoryMiB");
         }
         Integer memory = null;
         if (node.has("memoryMiB")) {
@@ -207,6 +352,12 @@ public record MockInventory(List<Entry> entries) {
     private static GpuPreset preset(String name, String where) {
         return GpuPreset.byName(name).orElseThrow(() -> ConfigException.of(where,
                 "unknown preset '" + name + "' (expected one of: " + GpuPreset.names() + ")"));
+    }
+
+    /** An inventory file's preset: NVIDIA's, or (checked before, see {@link #vendorPreset}) Hygon's or Ascend's. */
+    private static GpuPreset filePreset(String name, String where) {
+        return GpuPreset.byName(name).orElseThrow(() -> ConfigException.of(where,
+                "unknown preset '" + name + "' (expected one of: " + allPresetNames() + ")"));
     }
 
     private static String text(JsonNode node, String key, String where) {

@@ -10,6 +10,7 @@ import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.common.retry.Backoff;
+import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.tunnel.client.ServerCounter;
 import io.vertx.core.Vertx;
 import java.time.Clock;
@@ -152,11 +153,20 @@ public final class PartContext {
     }
 
     /**
-     * Why this node's register annotation is written by another device plugin (HAMi's or NVIDIA's is on the kubelet
-     * socket): device registration stands aside once told.
+     * The vendors whose register annotation another device plugin writes on this node (HAMi's or NVIDIA's on
+     * kubelet's NVIDIA socket, a vendor's own plugin on its socket), with why: device registration stands aside for
+     * exactly those vendors once told. The value only grows (see {@link RegistrationOwnedElsewhere}).
      */
-    public Channel<String> registrationOwnedElsewhere() {
+    public Channel<RegistrationOwnedElsewhere> registrationOwnedElsewhere() {
         return services.registrationOwnedElsewhere;
+    }
+
+    /**
+     * Tells device registration that another device plugin registers {@code vendor}'s devices on this node
+     * ({@code reason}: which, where): publishes the channel's value plus {@code vendor}. Any thread.
+     */
+    public void registrationOwnedElsewhere(NodeVendor vendor, String reason) {
+        services.registrationOwnedElsewhere(vendor, reason);
     }
 
     /** The tunnel's server count from now on ({@code --count-server-leases}); the servers' own count until then. */

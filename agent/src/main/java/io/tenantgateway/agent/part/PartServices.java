@@ -7,6 +7,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.common.concurrent.DaemonThreads;
+import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.tunnel.client.ServerCounter;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -42,7 +43,9 @@ final class PartServices {
     private final BooleanSupplier draining;
     final CompletableFuture<RuntimeException> fatal = new CompletableFuture<>();
     final Channel<DeviceDiscovery> deviceDiscovery = new Channel<>("device-discovery");
-    final Channel<String> registrationOwnedElsewhere = new Channel<>("registration-owned-elsewhere");
+    final Channel<RegistrationOwnedElsewhere> registrationOwnedElsewhere =
+            new Channel<>("registration-owned-elsewhere");
+    private final Object ownedElsewhereLock = new Object();
     private final AtomicReference<ServerCounter> serverCounter = new AtomicReference<>();
     private final Map<Class<?>, Object> shared = new HashMap<>();
 
@@ -138,6 +141,21 @@ final class PartServices {
     int serverCount(int fromHeaders) {
         ServerCounter counter = serverCounter.get();
         return counter == null ? fromHeaders : counter.serverCount(fromHeaders);
+    }
+
+    /**
+     * Adds {@code vendor} to what {@link #registrationOwnedElsewhere} carries and publishes the result when it grew.
+     * Under one lock, so two vendors told at once both stay (subscribers run under it too and must not block).
+     */
+    void registrationOwnedElsewhere(NodeVendor vendor, String reason) {
+        synchronized (ownedElsewhereLock) {
+            RegistrationOwnedElsewhere before = registrationOwnedElsewhere.last()
+                    .orElse(RegistrationOwnedElsewhere.NONE);
+            RegistrationOwnedElsewhere after = before.with(vendor, reason);
+            if (after != before) {
+                registrationOwnedElsewhere.publish(after);
+            }
+        }
     }
 
     void fatal(RuntimeException error) {

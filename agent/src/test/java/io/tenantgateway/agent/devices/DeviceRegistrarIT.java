@@ -2,6 +2,8 @@ package io.tenantgateway.agent.devices;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -30,6 +32,11 @@ import io.tenantgateway.agent.testing.MutableClock;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiDeviceCodec;
+import io.tenantgateway.hami.HamiRelease;
+import io.tenantgateway.hami.NodeVendor;
+import io.tenantgateway.hami.RegisterCodec;
+import io.tenantgateway.hami.RegisteredDevice;
+import io.tenantgateway.agent.devices.DeviceRegistrarIT.RecordingDispatcher.Seen;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -326,11 +333,224 @@ class DeviceRegistrarIT {
                 .hasMessage("device registrar for node tenant-a-worker is closed");
     }
 
+    // ------------------------------------------------------------------ Hygon and Ascend (mock mode)
+
+    /** {@code mixed-worker}'s A100 (the NVIDIA bytes are what --mock-gpus=A100-80GB writes there). */
+    private static final String MIXED_NVIDIA = "[{\"id\":\"GPU-1a8b94b9-eb16-3e7c-abd3-c4bfcaf1afa9\",\"count\":10,"
+            + "\"devmem\":81920,\"devcore\":100,\"type\":\"NVIDIA A100-SXM4-80GB\",\"mode\":\"hami-core\","
+            + "\"health\":true}]";
+    /** {@code mixed-worker}'s DCU: DCU-DP HEAD's 9 fields, serial from SHA-256("mixed-worker/DCU/0"). */
+    private static final String MIXED_DCU = "DCU-E44F96254E7633B8,4,65536,100,DCU-K100,0,true,0,hami:";
+    /** {@code mixed-worker}'s two 910B4 chips: ids from SHA-256("mixed-worker/Ascend910B4/<i>"). */
+    private static final String MIXED_910B4 = "[{\"id\":\"4D54085D-ED8FA879-538EC9CA-18A99273-65EB2677\",\"count\":4,"
+            + "\"devmem\":32768,\"devcore\":20,\"type\":\"Ascend910B4\",\"health\":true,\"custominfo\":{\"NetworkID\":0}},"
+            + "{\"id\":\"3155C548-CB12AF65-46D67350-C2C8CFA7-29C4B1B9\",\"index\":1,\"count\":4,\"devmem\":32768,"
+            + "\"devcore\":20,\"type\":\"Ascend910B4\",\"health\":true,\"custominfo\":{\"NetworkID\":0}}]";
+    private static final String B4_REGISTER = "hami.io/node-register-Ascend910B4";
+    private static final String B4_HANDSHAKE = "hami.io/node-handshake-Ascend910B4";
+    private static final String DCU_REGISTER = "hami.io/node-dcu-register";
+    private static final String DCU_HANDSHAKE = "hami.io/node-handshake-dcu";
+
+    @Test
+    void everyVendorIsRegisteredInItsOwnKeyAndFormatInOnePatchWithItsHandshakeAndCapacity() {
+        String node = "mixed-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(mockDevices(node, "Ascend910B4:2,DCU-K100:1,A100-80GB:1").build());
+
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MIXED_NVIDIA);
+        assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isEqualTo("Reported 2026-03-01 10:00:00");
+        assertThat(annotation(node, DCU_REGISTER)).isEqualTo(MIXED_DCU);
+        assertThat(annotation(node, DCU_HANDSHAKE)).isEqualTo("Reported 2026-03-01 10:00:00 +0000 UTC m=+0.000000000");
+        assertThat(annotation(node, B4_REGISTER)).isEqualTo(MIXED_910B4);
+        assertThat(annotation(node, B4_HANDSHAKE)).isEqualTo("Reported_2026.03.01 10:00:01");
+        assertThat(annotation(node, "hami-vnpu-core")).isEqualTo("false");
+        // HAMi v2.10's scheduler reads them back as written.
+        RegisterCodec.Result dcu = RegisterCodec.decode(DCU_REGISTER, MIXED_DCU, HamiRelease.V2_10, node);
+        assertThat(dcu.devices()).containsExactly(RegisteredDevice.of("DCU-E44F96254E7633B8", 0, 4, 65536, 100,
+                "DCU-K100", 0, "hami", true));
+        RegisterCodec.Result npu = RegisterCodec.decode(B4_REGISTER, MIXED_910B4, HamiRelease.V2_10, node);
+        assertThat(npu.devices()).containsExactly(
+                new RegisteredDevice("4D54085D-ED8FA879-538EC9CA-18A99273-65EB2677", 0, 4, 32768, 20, "Ascend910B4", 0,
+                        "", true, "", Map.of("NetworkID", 0L)),
+                new RegisteredDevice("3155C548-CB12AF65-46D67350-C2C8CFA7-29C4B1B9", 1, 4, 32768, 20, "Ascend910B4", 0,
+                        "", true, "", Map.of("NetworkID", 0L)));
+
+        // One merge patch with every key, NVIDIA's first (as on an NVIDIA node), then each vendor in inventory order.
+        assertThat(dispatcher.seen).filteredOn(r -> r.method().equals("PATCH") && r.path().equals("/api/v1/nodes/" + node))
+                .first().satisfies(r -> {
+                    assertThat(r.contentType()).startsWith("application/merge-patch+json");
+                    assertThat(r.body()).isEqualTo("{\"metadata\":{\"annotations\":{"
+                            + "\"hami.io/node-nvidia-register\":" + json(MIXED_NVIDIA) + ","
+                            + "\"hami.io/node-handshake\":\"Reported 2026-03-01 10:00:00\","
+                            + "\"" + B4_REGISTER + "\":" + json(MIXED_910B4) + ","
+                            + "\"hami-vnpu-core\":\"false\","
+                            + "\"" + B4_HANDSHAKE + "\":\"Reported_2026.03.01 10:00:01\","
+                            + "\"" + DCU_REGISTER + "\":\"" + MIXED_DCU + "\","
+                            + "\"" + DCU_HANDSHAKE + "\":\"Reported 2026-03-01 10:00:00 +0000 UTC m=+0.000000000\"}}}");
+                });
+        Map<String, String> quantities = new HashMap<>(Map.of("nvidia.com/gpu", "10", "nvidia.com/gpumem", "81920",
+                "nvidia.com/gpucores", "100", "nvidia.com/gpumem-percentage", "100"));
+        quantities.putAll(Map.of("huawei.com/Ascend910B4", "8", "huawei.com/Ascend910B4-memory", "65536",
+                "huawei.com/Ascend910B4-core", "40", "hygon.com/dcunum", "4", "hygon.com/dcumem", "65536",
+                "hygon.com/dcucores", "100"));
+        Node registered = admin.nodes().withName(node).get();
+        assertThat(quantities(registered.getStatus().getCapacity())).containsAllEntriesOf(quantities);
+        assertThat(quantities(registered.getStatus().getAllocatable())).containsAllEntriesOf(quantities);
+        assertThat(dispatcher.seen).filteredOn(r -> r.path().equals("/api/v1/nodes/" + node + "/status"))
+                .singleElement().satisfies(r -> assertThat(r.body()).startsWith("{\"status\":{\"capacity\":{"
+                        + "\"nvidia.com/gpu\":\"10\",\"nvidia.com/gpumem\":\"81920\",\"nvidia.com/gpucores\":\"100\","
+                        + "\"nvidia.com/gpumem-percentage\":\"100\",\"huawei.com/Ascend910B4\":\"8\","
+                        + "\"huawei.com/Ascend910B4-memory\":\"65536\",\"huawei.com/Ascend910B4-core\":\"40\","
+                        + "\"hygon.com/dcunum\":\"4\",\"hygon.com/dcumem\":\"65536\",\"hygon.com/dcucores\":\"100\"},"));
+
+        DeviceRegistrationSnapshot snapshot = registrar.snapshot();
+        assertThat(snapshot.registerAnnotation()).isEqualTo(MIXED_NVIDIA);
+        assertThat(snapshot.vendors()).extracting(v -> v.vendor().registerKey(),
+                DeviceRegistrationSnapshot.VendorRegistration::registerAnnotation).containsExactly(
+                tuple(B4_REGISTER, MIXED_910B4), tuple(DCU_REGISTER, MIXED_DCU));
+        assertThat(snapshot.ownedElsewhere()).isEmpty();
+        assertThat(registrar.readinessCheck().run()).isEqualTo(HealthCheck.Result.OK);
+        assertThat(scrape()).as("the gauge counts NVIDIA's GPUs, as before")
+                .contains("tenant_gateway_devices_registered 1.0\n");
+
+        // The next rounds rewrite every handshake, and no register annotation.
+        clock.set(T0.plusSeconds(30));
+        registrar.registerOnce();
+        assertThat(annotation(node, DCU_HANDSHAKE)).isEqualTo("Reported 2026-03-01 10:00:30 +0000 UTC m=+30.000000000");
+        assertThat(annotation(node, B4_HANDSHAKE)).isEqualTo("Reported_2026.03.01 10:00:31");
+        assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isEqualTo("Reported 2026-03-01 10:00:30");
+        assertThat(registrarPatches(node, "register")).isEqualTo(1);
+    }
+
+    @Test
+    void aNodeWithoutNvidiaGpusWritesNoNvidiaKeys() {
+        String node = "npu-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(mockDevices(node, "Ascend310P").deregisterOnExit(true).build());
+
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+
+        assertThat(annotation(node, "hami.io/node-register-Ascend310P")).isEqualTo("[{\"id\":"
+                + "\"706FC924-FD377040-89C2B47C-9775FDD3-B57B018B\",\"count\":7,\"devmem\":21527,\"devcore\":8,"
+                + "\"type\":\"Ascend310P\",\"health\":true}]");
+        assertThat(annotation(node, "hami.io/node-handshake-Ascend310P")).isEqualTo("Reported_2026.03.01 10:00:01");
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isNull();
+        assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isNull();
+        assertThat(quantities(admin.nodes().withName(node).get().getStatus().getCapacity())).isEqualTo(Map.of(
+                "huawei.com/Ascend310P", "7", "huawei.com/Ascend310P-memory", "21527", "huawei.com/Ascend310P-core", "8"));
+        assertThat(registrar.registeredDeviceIds()).isEmpty();
+        assertThat(registrar.snapshot().ready()).isTrue();
+
+        registrar.close();
+
+        assertThat(dispatcher.seen).filteredOn(r -> r.method().equals("PATCH"))
+                .extracting(Seen::body).contains("{\"metadata\":{\"annotations\":{"
+                        + "\"hami.io/node-register-Ascend310P\":null,\"hami-vnpu-core\":null,"
+                        + "\"hami.io/node-handshake-Ascend310P\":null}}}",
+                        "{\"status\":{\"capacity\":{\"huawei.com/Ascend310P\":null,\"huawei.com/Ascend310P-memory\":null,"
+                        + "\"huawei.com/Ascend310P-core\":null},\"allocatable\":{\"huawei.com/Ascend310P\":null,"
+                        + "\"huawei.com/Ascend310P-memory\":null,\"huawei.com/Ascend310P-core\":null}}}");
+        assertThat(annotation(node, "hami.io/node-register-Ascend310P")).isNull();
+    }
+
+    @Test
+    void aVendorOwnedElsewhereIsNoLongerWrittenWhileTheOthersAre() {
+        String node = "mixed-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(mockDevices(node, "Ascend910B4:2,DCU-K100:1,A100-80GB:1")
+                .deregisterOnExit(true).build());
+        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+
+        registrar.standAside(NodeVendor.HYGON, "/var/lib/kubelet/device-plugins/hygon.com_dcunum is served by"
+                + " another device plugin");
+        // Hygon's own plugin writes its keys from now on.
+        admin.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":{"
+                + "\"" + DCU_REGISTER + "\":\"DCU-REAL,4,65520,100,DCU-K100,0,true,0,hami:\","
+                + "\"" + DCU_HANDSHAKE + "\":\"Reported by the real plugin\"}}}");
+        admin.nodes().withName(node).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"status\":{\"capacity\":{\"hygon.com/dcumem\":\"65520\"},"
+                        + "\"allocatable\":{\"hygon.com/dcumem\":\"65520\"}}}");
+        clock.set(T0.plusSeconds(30));
+        assertThat(registrar.registerOnce()).isTrue();
+
+        assertThat(annotation(node, DCU_REGISTER)).isEqualTo("DCU-REAL,4,65520,100,DCU-K100,0,true,0,hami:");
+        assertThat(annotation(node, DCU_HANDSHAKE)).isEqualTo("Reported by the real plugin");
+        assertThat(quantities(admin.nodes().withName(node).get().getStatus().getCapacity()))
+                .containsEntry("hygon.com/dcumem", "65520");
+        assertThat(annotation(node, B4_HANDSHAKE)).isEqualTo("Reported_2026.03.01 10:00:31");
+        assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isEqualTo("Reported 2026-03-01 10:00:30");
+        DeviceRegistrationSnapshot snapshot = registrar.snapshot();
+        assertThat(snapshot.ownedElsewhere()).containsExactly(entry("Hygon",
+                "/var/lib/kubelet/device-plugins/hygon.com_dcunum is served by another device plugin"));
+        assertThat(snapshot.vendors()).extracting(v -> v.vendor().displayName()).containsExactly("Ascend910B4");
+        assertThat(registrar.readinessCheck().run()).isEqualTo(new HealthCheck.Result(true, "Hygon registered by"
+                + " another device plugin: /var/lib/kubelet/device-plugins/hygon.com_dcunum is served by another"
+                + " device plugin"));
+
+        // NVIDIA's too (HAMi's plugin on nvidia-gpu.sock): Ascend alone goes on.
+        registrar.suspend("nvidia-gpu.sock is served by another device plugin");
+        clock.set(T0.plusSeconds(40));
+        assertThat(registrar.registerOnce()).isTrue();
+        assertThat(annotation(node, B4_HANDSHAKE)).isEqualTo("Reported_2026.03.01 10:00:41");
+        assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isEqualTo("Reported 2026-03-01 10:00:30");
+        assertThat(registrar.suspendedReason()).isEqualTo("nvidia-gpu.sock is served by another device plugin");
+        assertThat(registrar.snapshot().devices()).isEmpty();
+        assertThat(registrar.snapshot().ownedElsewhere()).containsOnlyKeys("Hygon", "NVIDIA");
+        assertThat(registrar.readinessCheck().run().reason()).isEqualTo("NVIDIA registered by another device"
+                + " plugin: nvidia-gpu.sock is served by another device plugin; Hygon registered by another device"
+                + " plugin: /var/lib/kubelet/device-plugins/hygon.com_dcunum is served by another device plugin");
+
+        // On exit only Ascend's keys go: what the other plugins own stays.
+        registrar.close();
+        assertThat(annotation(node, B4_REGISTER)).isNull();
+        assertThat(annotation(node, B4_HANDSHAKE)).isNull();
+        assertThat(annotation(node, DCU_REGISTER)).isEqualTo("DCU-REAL,4,65520,100,DCU-K100,0,true,0,hami:");
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MIXED_NVIDIA);
+        assertThat(quantities(admin.nodes().withName(node).get().getStatus().getCapacity()))
+                .containsEntry("hygon.com/dcumem", "65520").containsEntry("nvidia.com/gpu", "10")
+                .containsEntry("huawei.com/Ascend910B4", null); // deleted (the CRUD mock keeps it as null)
+    }
+
+    @Test
+    void aNodeWhoseEveryVendorIsOwnedElsewhereWritesNothingAndReadinessSaysWhy() {
+        String node = "dcu-worker";
+        createNode(node);
+        DeviceRegistrationConfig config = mockDevices(node, "DCU-Z100L").handshakeInterval(Duration.ofMillis(100))
+                .retryInitialBackoff(Duration.ofMillis(50)).build();
+        DeviceRegistrar registrar = new DeviceRegistrar(config, config.createSource().orElseThrow(), client, clock,
+                registry);
+        registrars.add(registrar);
+        // As the agent starts: the device plugin probes the sockets before registration starts.
+        registrar.standAside(NodeVendor.ascend("Ascend910B4"), "not on this node");
+        registrar.standAside(NodeVendor.HYGON, "hygon.com_dcunum is served by another device plugin");
+        registrar.start();
+
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(dispatcher.seen).noneMatch(r -> r.method().equals("PATCH")));
+        assertThat(annotation(node, DCU_REGISTER)).isNull();
+        assertThat(registrar.readinessCheck().run()).isEqualTo(new HealthCheck.Result(true,
+                "Hygon registered by another device plugin: hygon.com_dcunum is served by another device plugin"));
+        assertThat(registrar.snapshot().ownedElsewhere()).containsOnlyKeys("Ascend910B4", "Hygon");
+        assertThat(registrar.snapshot().ready()).isFalse();
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** The registrar's settings for {@code node} with mock GPUs ({@code gpus}: shorthand such as "L4-24GB:2"). */
     private static DeviceRegistrationConfig.Builder mockGpus(String node, String gpus) {
         return DeviceRegistrationConfig.builder(node).mock(MockInventory.parseShorthand(gpus));
+    }
+
+    /** The registrar's settings for {@code node} with {@code --mock-devices}'s shorthand. */
+    private static DeviceRegistrationConfig.Builder mockDevices(String node, String devices) {
+        return DeviceRegistrationConfig.builder(node).mock(MockInventory.parseDevices(devices));
+    }
+
+    /** {@code value} as a JSON string. */
+    private static String json(String value) {
+        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     private DeviceRegistrar start(DeviceRegistrationConfig config) {

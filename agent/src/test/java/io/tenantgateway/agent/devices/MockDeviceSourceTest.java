@@ -118,7 +118,8 @@ class MockDeviceSourceTest {
     void inventoryErrorsSayWhereAndWhatWasExpected() {
         assertThatThrownBy(() -> MockInventory.parse("devices:\n  - preset: A100-40GB\n", "inv.yaml"))
                 .hasMessage("inv.yaml: devices[0].preset: unknown preset 'A100-40GB' "
-                        + "(expected one of: A100-80GB, L4-24GB, H100-80GB, H200-141GB)");
+                        + "(expected one of: A100-80GB, L4-24GB, H100-80GB, H200-141GB, DCU-Z100L, DCU-K100, DCU-K100_AI,"
+                        + " Ascend910B4, Ascend910B3, Ascend310P)");
         assertThatThrownBy(() -> MockInventory.parse("devices:\n  - name: NVIDIA L4\n", "inv.yaml"))
                 .hasMessageContaining("inv.yaml: devices[0]: name 'NVIDIA L4' without memoryMiB");
         assertThatThrownBy(() -> MockInventory.parse("devices:\n  - preset: L4-24GB\n    cout: 2\n", "inv.yaml"))
