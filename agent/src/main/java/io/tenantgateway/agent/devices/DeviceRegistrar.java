@@ -274,8 +274,8 @@ public final class DeviceRegistrar extends Lifecycle {
             standingAside = Collections.unmodifiableMap(more);
         }
         if (!present(vendor)) {
-            log.info("Another device plugin registers {} devices on node={} ({}); this node's inventory has none",
-                    vendor.displayName(), config.nodeName(), reason);
+            log.info("Another device plugin registers a vendor this node's inventory does not have node={} vendor={}"
+                    + " reason={}", config.nodeName(), vendor.displayName(), reason);
             return;
         }
         List<String> still = presentVendors().stream().filter(v -> !standingAside.containsKey(v))
@@ -598,8 +598,8 @@ public final class DeviceRegistrar extends Lifecycle {
         List<SimulatedVendor> newlyWritten = written.stream()
                 .filter(v -> changed.vendors().contains(v) || !before.contains(v.vendor())).toList();
         for (SimulatedVendor v : newlyWritten) {
-            log.info("Registered {} devices node={} source={} key={} devices={} ids={}", v.vendor().displayName(),
-                    config.nodeName(), source.kind(), v.vendor().registerKey(), v.devices().size(),
+            log.info("Registered devices node={} vendor={} source={} key={} devices={} ids={}", config.nodeName(),
+                    v.vendor().displayName(), source.kind(), v.vendor().registerKey(), v.devices().size(),
                     v.devices().stream().map(RegisteredDevice::id).toList());
         }
         if (nvidiaLogged || !newlyWritten.isEmpty()) {

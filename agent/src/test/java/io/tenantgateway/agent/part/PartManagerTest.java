@@ -6,6 +6,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.node.NodeIdentity;
+import io.tenantgateway.hami.NodeVendor;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -64,6 +65,56 @@ class PartManagerTest {
         assertThat(events).containsExactly("start device-plugin", "start devices", "start lock-controller",
                 "close owned by lock-controller", "close lock-controller", "close owned by devices", "close devices",
                 "close owned by device-plugin", "close device-plugin");
+    }
+
+    /** A part that does {@code onStart} (a class: the manager keys parts by identity). */
+    private static final class Acting implements Part {
+        private final Plan plan;
+        private final java.util.function.Consumer<PartContext> onStart;
+
+        Acting(Plan plan, java.util.function.Consumer<PartContext> onStart) {
+            this.plan = plan;
+            this.onStart = onStart;
+        }
+
+        @Override
+        public Plan plan() {
+            return plan;
+        }
+
+        @Override
+        public void start(PartContext context) {
+            onStart.accept(context);
+        }
+    }
+
+    @Test
+    void registrationOwnedElsewhereNamesEveryVendorToldBeforeOrAfterTheSubscriberStarts() {
+        List<RegistrationOwnedElsewhere> seen = new CopyOnWriteArrayList<>();
+        List<PartContext> plugin = new CopyOnWriteArrayList<>();
+        Part devicePlugin = new Acting(Plan.of("device-plugin"), context -> {
+            plugin.add(context);
+            context.registrationOwnedElsewhere(NodeVendor.NVIDIA, "nvidia-gpu.sock is served by another plugin");
+            context.registrationOwnedElsewhere(NodeVendor.HYGON, "hygon.com_dcunum is served by another plugin");
+            context.registrationOwnedElsewhere(NodeVendor.NVIDIA, "told twice");
+        });
+        Part devices = new Acting(Plan.of("devices").after("device-plugin"),
+                context -> context.registrationOwnedElsewhere().subscribe(seen::add));
+        try (PartManager manager = manager(false, devices, devicePlugin)) {
+            manager.start();
+            assertThat(seen).as("the last value, replayed, names both").singleElement()
+                    .isEqualTo(RegistrationOwnedElsewhere.NONE
+                            .with(NodeVendor.NVIDIA, "nvidia-gpu.sock is served by another plugin")
+                            .with(NodeVendor.HYGON, "hygon.com_dcunum is served by another plugin"));
+
+            plugin.get(0).registrationOwnedElsewhere(NodeVendor.ascend("Ascend910B4"), "Ascend910B4.sock");
+
+            assertThat(seen).hasSize(2);
+            assertThat(seen.get(1).reasons().keySet()).containsExactly(NodeVendor.NVIDIA, NodeVendor.HYGON,
+                    NodeVendor.ascend("Ascend910B4"));
+            assertThat(seen.get(1).reason(NodeVendor.ascend("Ascend910B4"))).hasValue("Ascend910B4.sock");
+            assertThat(seen.get(1).reason(NodeVendor.ascend("Ascend910B3"))).isEmpty();
+        }
     }
 
     @Test
