@@ -303,9 +303,10 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
                         + String.join(", ", VENDOR_ENTRY_KEYS.stream().sorted().toList()) + ")");
             }
         }
+        int count = node.has("count") ? integer(node, "count", where) : 1;
+        boolean healthy = !node.has("healthy") || bool(node, "healthy", where);
         try {
-            return new VendorEntry(preset, node.has("count") ? integer(node, "count", where) : 1,
-                    !node.has("healthy") || bool(node, "healthy", where));
+            return new VendorEntry(preset, count, healthy);
         } catch (IllegalArgumentException e) {
             throw ConfigException.of(where, e.getMessage(), e);
         }

@@ -145,6 +145,8 @@ class SimulatedVendorTest {
                         + " count, healthy, preset)");
         assertThatThrownBy(() -> MockInventory.parse("devices:\n  - preset: DCU-K100\n    count: 0\n", "inv.yaml"))
                 .hasMessage("inv.yaml: devices[0]: mock inventory: DCU-K100: count: 0 (expected: > 0)");
+        assertThatThrownBy(() -> MockInventory.parse("devices:\n  - preset: Ascend310P\n    healthy: maybe\n",
+                "inv.yaml")).hasMessage("inv.yaml: devices[0].healthy: \"maybe\" (expected: true or false)");
         assertThatThrownBy(() -> MockInventory.parse("hamiVnpuCore: yes please\ndevices: [{preset: Ascend310P}]\n",
                 "inv.yaml")).hasMessage("inv.yaml: hamiVnpuCore: \"yes please\" (expected: true or false)");
     }
