@@ -56,7 +56,8 @@ import java.util.regex.Pattern;
  * devmem = largest profile GB × 1024, devcore 100, type and devicevendor {@code Enflame}, health true, custominfo
  * {@code minor} (the index when blank), {@code index}, {@code profiles}, {@code maxSlice}.
  *
- * <p>Not reproduced: the scheduler's forcing of devcore to 100 for Vastai and Biren after reading.
+ * <p>Vastai and Biren devices read with devcore 100, as the scheduler sets it after reading ("only for calscore
+ * use"), whatever the value says.
  *
  * <p>Pure: no I/O, no state; safe from any thread.
  */
@@ -142,6 +143,10 @@ public final class RegisterCodec {
         }
         if (devices.isEmpty()) {
             return Result.failed(vendor.empty(node));
+        }
+        if (vendor.wholeCoreOnRead()) {
+            devices = devices.stream().map(d -> new RegisteredDevice(d.id(), d.index(), d.count(), d.devmem(), 100,
+                    d.type(), d.numa(), d.mode(), d.health(), d.devicevendor(), d.custominfo())).toList();
         }
         return Result.ok(devices);
     }

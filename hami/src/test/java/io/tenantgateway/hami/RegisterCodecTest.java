@@ -54,6 +54,18 @@ class RegisterCodecTest {
     }
 
     @Test
+    void vastaiAndBirenDevicesReadWithWholeCoresAsTheSchedulerSetsThem() {
+        String value = "[{\"id\":\"VA-1\",\"count\":4,\"devmem\":16384,\"devcore\":30,\"type\":\"VA\","
+                + "\"health\":true}]";
+        assertThat(decode("hami.io/node-va-register", value, HamiRelease.V2_10).devices().get(0).devcore())
+                .isEqualTo(100);
+        assertThat(decode("hami.io/node-biren-register", value, HamiRelease.V2_10).devices().get(0).devcore())
+                .isEqualTo(100);
+        assertThat(decode("hami.io/node-register-xpu", value, HamiRelease.V2_10).devices().get(0).devcore())
+                .as("others keep theirs").isEqualTo(30);
+    }
+
+    @Test
     void otherKeysAreNotRegisterKeys() {
         assertThat(RegisterVendor.forKey("hami.io/node-handshake")).isEmpty();
         assertThat(RegisterVendor.forKey("hami.io/node--register")).isEmpty();
