@@ -65,6 +65,7 @@ mode.
     "nodeNameDiscovery" $nodeName
     "quota" $hamiCheck
     "hamiWebhookCheck" $hamiCheck
+    "clusterDeviceState" $hamiCheck
     "deviceConfigMap" $deviceConfigMap
     "events" (or $lock $plugin $selfManaged $deviceConfigMap $hamiCheck)
     "tlsSecret" $tlsSecret
