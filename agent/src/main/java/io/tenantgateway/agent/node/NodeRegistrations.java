@@ -26,9 +26,9 @@ import java.util.Map;
  * @param node the node's name, {@code ""} while unknown
  * @param detail why there is nothing to show ({@code OFF}, {@code PENDING}, {@code FAILED}); {@code ""} when read
  * @param readAt when the Node was read ({@code READ}, {@code FAILED}), else {@code null}
- * @param source where the Node came from ("lock controller's informer", "API get"), {@code ""} when none
- * @param registrations every registration, register annotations first (in the Node's order), then the devices
- *     derived from capacity
+ * @param source where the Node came from ("lock controller's node informer", "API get, …"), {@code ""} when none
+ * @param registrations every registration: register annotations first (a value too long to decode, then the others
+ *     in the Node's order), then the devices derived from capacity
  * @param notShown registrations beyond {@value #MAX_REGISTRATIONS}, not decoded
  */
 public record NodeRegistrations(State state, String node, String detail, Instant readAt, String source,
