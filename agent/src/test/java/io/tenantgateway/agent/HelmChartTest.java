@@ -378,27 +378,14 @@ class HelmChartTest {
     }
 
     /**
-     * {@code kubectl kustomize} of {@code dirs} (a resource, then components, under manifests/; wrapped in a
-     * kustomization, as kustomize takes relative paths only), with {@code daemonSetPatch} (JSON patch) applied to the
+     * {@code kubectl kustomize} of {@code dirs} (a resource, then components, under manifests/;
+     * {@link RenderedManifests#kustomize(Path, List, String)}), with {@code daemonSetPatch} (JSON patch) applied to the
      * DaemonSet when not null, against {@code chartObjects}: one line per difference after the normalization.
      */
     private List<String> kustomizeDifferences(List<String> dirs, String daemonSetPatch, List<HasMetadata> chartObjects)
             throws IOException, InterruptedException {
-        Path root = Files.createDirectories(temp.resolve("kustomize"));
-        StringBuilder kustomization = new StringBuilder("apiVersion: kustomize.config.k8s.io/v1beta1\n"
-                + "kind: Kustomization\nresources:\n  - " + relative(root, dirs.get(0)) + "\n");
-        if (dirs.size() > 1) {
-            kustomization.append("components:\n");
-            dirs.subList(1, dirs.size()).forEach(d -> kustomization.append("  - ").append(relative(root, d))
-                    .append('\n'));
-        }
-        if (daemonSetPatch != null) {
-            kustomization.append("patches:\n  - target: {kind: DaemonSet, name: tenant-gateway}\n    patch: |-\n")
-                    .append(daemonSetPatch.indent(6));
-        }
-        Files.writeString(root.resolve("kustomization.yaml"), kustomization);
-
-        Map<String, Map<String, Object>> kustomize = normalizedKustomize(parse(RenderedManifests.kustomize(root)));
+        Map<String, Map<String, Object>> kustomize = normalizedKustomize(parse(RenderedManifests.kustomize(
+                temp.resolve("kustomize"), dirs, daemonSetPatch)));
         Map<String, Map<String, Object>> chart = normalizedChart(chartObjects);
         List<String> differences = new ArrayList<>();
         for (String key : union(kustomize.keySet(), chart.keySet())) {
@@ -411,10 +398,6 @@ class HelmChartTest {
             }
         }
         return differences;
-    }
-
-    private static String relative(Path root, String manifestsDir) {
-        return root.relativize(RenderedManifests.MANIFESTS.resolve(manifestsDir)).toString();
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {

@@ -358,6 +358,56 @@ class ManifestTest {
         return args;
     }
 
+    /**
+     * HAMi's vendor switches as components, as the chart's {@code devices.ascend.enabled} and
+     * {@code devices.iluvatar.enabled}: each reaches the webhook's policy through the real CLI, alone or together, and
+     * changes nothing else (the same objects, the same RBAC as the base).
+     */
+    @Test
+    void vendorComponentsSwitchOnTheWebhooksAscendAndIluvatarBackendsAndNothingElse() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        List<HasMetadata> base = parse(kustomize("base"));
+        List<String> baseArgs = daemonSetArgs(base);
+        assertThat(policy(baseArgs, "base")).satisfies(p -> {
+            assertThat(p.enableAscend()).isFalse();
+            assertThat(p.enableIluvatar()).isFalse();
+        });
+        for (List<String> components : List.of(List.of("components/enable-ascend"),
+                List.of("components/enable-iluvatar"), List.of("components/enable-ascend", "components/enable-iluvatar"))) {
+            List<String> dirs = new ArrayList<>(List.of("base"));
+            dirs.addAll(components);
+            String name = String.join("+", dirs).replace('/', '-');
+            List<HasMetadata> objects = parse(RenderedManifests.kustomize(files.resolve(name), dirs, null));
+            List<String> args = daemonSetArgs(objects);
+            boolean ascend = components.contains("components/enable-ascend");
+            boolean iluvatar = components.contains("components/enable-iluvatar");
+
+            List<String> expected = new ArrayList<>(baseArgs);
+            if (ascend) {
+                expected.add("--enable-ascend");
+            }
+            if (iluvatar) {
+                expected.add("--enable-iluvatar");
+            }
+            assertThat(args).as(name).isEqualTo(expected);
+            assertThat(policy(args, name)).as(name).satisfies(p -> {
+                assertThat(p.enableAscend()).isEqualTo(ascend);
+                assertThat(p.enableIluvatar()).isEqualTo(iluvatar);
+            });
+            assertThat(objects).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+                    .containsExactlyElementsOf(base.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName())
+                            .toList());
+            assertThat(granted(objects, BASE_ACCOUNT)).as(name).isEqualTo(granted(base, BASE_ACCOUNT))
+                    .isEqualTo(declared(uses(args, false)));
+        }
+    }
+
+    /** The webhook's policy {@code run} with these arguments builds. */
+    private io.tenantgateway.webhook.policy.PolicyConfig policy(List<String> args, String name) throws IOException {
+        return AgentCommand.parse(RenderedManifests.withStandIns(files.resolve(name + "-files"), args, Map.of())
+                .toArray(String[]::new)).toConfig().webhook().orElseThrow().config().policy();
+    }
+
     @Test
     void kamajiSwitchExtraArgsParseAfterKamajisOwnArguments() throws IOException {
         AgentCommand run = parseRun(kamajiArgs());
