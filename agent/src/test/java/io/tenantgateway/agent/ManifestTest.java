@@ -327,8 +327,9 @@ class ManifestTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
         Path root = Files.createDirectories(files.resolve("mock-devices"));
         Files.writeString(root.resolve("kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\n"
-                + "kind: Kustomization\nresources:\n  - " + root.relativize(MANIFESTS.resolve("overlays/simulated-gpus"))
-                + "\ncomponents:\n  - " + root.relativize(MANIFESTS.resolve("components/mock-devices")) + "\n");
+                + "kind: Kustomization\nresources:\n  - "
+                + root.relativize(MANIFESTS.resolve("overlays/simulated-gpus")) + "\ncomponents:\n  - "
+                + root.relativize(MANIFESTS.resolve("components/mock-devices")) + "\n");
         List<HasMetadata> withDevices = parse(RenderedManifests.kustomize(root));
         List<HasMetadata> simulated = parse(kustomize("overlays/simulated-gpus"));
 

@@ -73,7 +73,8 @@ public final class HamiSchedulerSimulator {
     public static final String ASCEND_RUNTIME_INFO_PREFIX = "huawei.com/";
     /** The pod annotation that selects Ascend's soft split ({@code hami-core}) over templates. */
     public static final String VNPU_MODE = AscendVendor.VNPU_MODE_ANNOTATION;
-    private static final String HAMI_CORE = "hami-core";
+    /** {@link #VNPU_MODE}'s value for the soft split. */
+    public static final String VNPU_MODE_HAMI_CORE = "hami-core";
 
     private final KubernetesClient client;
     private final Clock clock;
@@ -140,7 +141,8 @@ public final class HamiSchedulerSimulator {
         requireNonNull(byVendor, "byVendor");
         if (byVendor.values().stream().map(List::size).distinct().count() > 1) {
             throw new IllegalArgumentException("byVendor: " + byVendor.keySet().stream().map(v -> v.displayName()
-                    + " " + byVendor.get(v).size()).toList() + " entries (expected: one per container for every vendor)");
+                    + " " + byVendor.get(v).size()).toList()
+                    + " entries (expected: one per container for every vendor)");
         }
         Map<NodeVendor, AscendChip> chips = new LinkedHashMap<>();
         for (NodeVendor vendor : byVendor.keySet()) {
@@ -165,8 +167,8 @@ public final class HamiSchedulerSimulator {
                     vnpuMode = vnpuMode(namespace, podName);
                 }
                 annotations.put(PREDICATE_TIME, Long.toString(now));
-                annotations.put(ASCEND_RUNTIME_INFO_PREFIX + vendor.getKey().commonWord(),
-                        ascendRuntimeInfo(chips.get(vendor.getKey()), vendor.getValue(), HAMI_CORE.equals(vnpuMode)));
+                annotations.put(ASCEND_RUNTIME_INFO_PREFIX + vendor.getKey().commonWord(), ascendRuntimeInfo(
+                        chips.get(vendor.getKey()), vendor.getValue(), VNPU_MODE_HAMI_CORE.equals(vnpuMode)));
             }
         }
         client.pods().inNamespace(namespace).withName(podName).patch(PatchContext.of(PatchType.JSON_MERGE),

@@ -106,8 +106,8 @@ final class LabScheduler {
     }
 
     /**
-     * Filter: picks the first node (by name) whose GPUs fit every container and writes HAMi's Filter annotations
-     * on the pod; writes nothing when no node fits.
+     * Filter: picks the first node (by name) whose devices fit every container's request of every vendor and writes
+     * HAMi's Filter annotations on the pod; writes nothing when no node fits.
      */
     FilterResult filter(String namespace, String podName) {
         Pod pod = client.pods().inNamespace(namespace).withName(podName).get();
@@ -120,7 +120,7 @@ final class LabScheduler {
                     + ", not " + SCHEDULER_NAME + " (the webhook did not mutate it)");
         }
         PodRequests requests = requests(pod);
-        boolean hamiCore = "hami-core".equals(Annotations.get(
+        boolean hamiCore = HamiSchedulerSimulator.VNPU_MODE_HAMI_CORE.equals(Annotations.get(
                 pod.getMetadata().getAnnotations(), HamiSchedulerSimulator.VNPU_MODE));
         List<String> refusals = new ArrayList<>();
         List<Node> nodes = new ArrayList<>(client.nodes().list().getItems());
