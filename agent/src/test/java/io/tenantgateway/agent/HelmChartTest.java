@@ -729,6 +729,32 @@ class HelmChartTest {
         assertThat(defaultPod.getSecurityContext().getRunAsUser()).isEqualTo(65532L);
     }
 
+    /**
+     * Simulated Hygon DCU and Ascend devices on the simulated-gpus mode ({@code devices.mock.devices}): the flag
+     * follows {@code --mock-gpus}, {@code devices.ascend.enabled} adds {@code --enable-ascend}, no permission changes,
+     * and the chart renders the same objects as {@code overlays/simulated-gpus} with {@code components/mock-devices};
+     * the devices alone satisfy {@code devices.source=mock}.
+     */
+    @Test
+    void mockDevicesFollowTheMockGpusAndMatchTheMockDevicesComponent() throws Exception {
+        Mode simulated = Mode.ci("simulated-gpus-values.yaml");
+        List<HasMetadata> objects = parse(template(simulated, NAMESPACE, Map.of("devices.mock.devices",
+                "Ascend910B4:2,DCU-K100:1", "devices.ascend.enabled", true)));
+        assertThat(container(objects).getArgs()).containsSubsequence("--device-source=mock", "--mock-gpus=A100-80GB",
+                "--mock-devices=Ascend910B4:2,DCU-K100:1", "--enable-ascend");
+        assertThat(granted(objects, STANDALONE_ACCOUNT)).isEqualTo(granted(parse(template(simulated)),
+                STANDALONE_ACCOUNT));
+
+        List<HasMetadata> devicesOnly = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true,
+                "devices.source", "mock", "devices.mock.devices", "DCU-K100")));
+        assertThat(container(devicesOnly).getArgs()).contains("--device-source=mock", "--mock-devices=DCU-K100")
+                .noneMatch(arg -> arg.startsWith("--mock-gpus"));
+
+        assumeTrue(RenderedManifests.kubectl(), "kubectl renders kustomize");
+        List<String> dirs = List.of("overlays/simulated-gpus", "components/mock-devices");
+        assertThat(kustomizeDifferences(dirs, null, objects)).as("chart vs kubectl kustomize %s", dirs).isEmpty();
+    }
+
     @Test
     void withoutTheWebhookItsObjectsFlagsAndPermissionsGo() throws IOException {
         List<HasMetadata> objects = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("webhook.enabled", false)));
@@ -808,7 +834,8 @@ class HelmChartTest {
         assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), "tenant", Map.of()))
                 .hasMessageContaining("mode=kamaji: namespace tenant (expected: kube-system");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.source", "mock")))
-                .hasMessageContaining("devices.source=mock: no GPUs (expected: devices.mock.gpus");
+                .hasMessageContaining("devices.source=mock: no GPUs (expected: devices.mock.gpus, e.g. A100-80GB, "
+                        + "devices.mock.devices, e.g. Ascend910B4:2,DCU-K100:1, or devices.mock.inventory)");
         assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), NAMESPACE, Map.of("devicePlugin.enabled",
                 true))).hasMessageContaining("devicePlugin.enabled: true with mode=kamaji");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true)))

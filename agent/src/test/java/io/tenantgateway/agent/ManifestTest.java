@@ -318,6 +318,32 @@ class ManifestTest {
     }
 
     /**
+     * {@code components/mock-devices} on {@code overlays/simulated-gpus}: simulated Hygon DCU and Ascend devices
+     * after the simulated GPUs ({@code --mock-devices}, and {@code --enable-ascend} for the webhook's Ascend
+     * backends), nothing else changed: the same objects and permissions as the overlay alone.
+     */
+    @Test
+    void theMockDevicesComponentAddsOnlyItsTwoFlagsToSimulatedGpus() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        Path root = Files.createDirectories(files.resolve("mock-devices"));
+        Files.writeString(root.resolve("kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+                + "kind: Kustomization\nresources:\n  - "
+                + root.relativize(MANIFESTS.resolve("overlays/simulated-gpus")) + "\ncomponents:\n  - "
+                + root.relativize(MANIFESTS.resolve("components/mock-devices")) + "\n");
+        List<HasMetadata> withDevices = parse(RenderedManifests.kustomize(root));
+        List<HasMetadata> simulated = parse(kustomize("overlays/simulated-gpus"));
+
+        List<String> args = only(withDevices, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0)
+                .getArgs();
+        List<String> simulatedArgs = only(simulated, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers()
+                .get(0).getArgs();
+        assertThat(args).containsExactlyElementsOf(Stream.concat(simulatedArgs.stream(),
+                Stream.of("--mock-devices=Ascend910B4:2,DCU-K100:1", "--enable-ascend")).toList());
+        assertThat(withDevices).hasSameSizeAs(simulated);
+        assertThat(granted(withDevices, BASE_ACCOUNT)).isEqualTo(granted(simulated, BASE_ACCOUNT));
+    }
+
+    /**
      * The device plugin component: kubelet's directory mounted where --device-plugin-dir points, HAMi-core's host
      * directories at their host paths (the allocator's host root is /), HAMi's vgpu-init.sh from HAMi's image.
      */
