@@ -51,6 +51,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -96,8 +97,8 @@ import io.tenantgateway.agent.health.LockMetrics;
  * process-wide lock gives, across vendors: two plugins never complete the same pod twice (the erase is also a
  * compare-and-swap on the pod's resourceVersion, so each call sees the other's erase). Blocks there on API calls and
  * on HAMi's waits between release attempts (kubelet waits for the answer anyway); never on an event loop. The
- * deferred bookkeeping
- * runs on its queue's worker and takes the same lock as Allocate, so it never interleaves with an allocation.
+ * deferred bookkeeping runs on its queue's worker and takes the same lock as Allocate, so it never interleaves with
+ * an allocation.
  *
  * <p>Lifecycle: {@link #start()} starts the bookkeeping queue (without it a failure the API did not take is only
  * logged); {@link #close()} stops it.
@@ -283,8 +284,9 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
      * the agent's plugins sees the last entry gone.
      */
     private void completeIfLast(Pod erased, boolean byLock, List<String> deviceIds) throws AllocationException {
-        Map<String, String> annotations = erased.getMetadata().getAnnotations();
-        if (NodeVendor.anyEntryLeft(annotations == null ? Map.of() : annotations)) {
+        Map<String, String> annotations = erased.getMetadata().getAnnotations() == null ? Map.of()
+                : erased.getMetadata().getAnnotations();
+        if (NodeVendor.anyEntryLeft(annotations)) {
             return; // the next container's call (of this plugin or another vendor's) takes the next entry
         }
         Pod done;
@@ -307,7 +309,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
      * the others' {@code hami.io/<word>-devices-allocated} by key; a value that does not decode is left out.
      */
     static Set<String> allocatedDevices(Map<String, String> annotations) {
-        Map<String, String> keys = new java.util.TreeMap<>();
+        Map<String, String> keys = new TreeMap<>();
         annotations.forEach((key, value) -> {
             if (value != null && !key.equals(Annotations.POD_DEVICES_ALLOCATED) && key.startsWith("hami.io/")
                     && key.endsWith("-devices-allocated")) {

@@ -273,6 +273,26 @@ class VendorDevicePluginsIT {
         assertThat(ownedElsewhere).isEmpty();
     }
 
+    /** Readiness covers every plugin: a vendor's plugin still waiting for kubelet keeps the check failing. */
+    @Test
+    void readinessWaitsForEveryVendorsPlugin() throws Exception {
+        kubelet.close();
+
+        startAgent(true);
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(readinessCheck().run().reason()).contains(
+                "waiting for kubelet: no " + plugins.resolve("kubelet.sock"),
+                "hygon.com/dcunum: serving on " + plugins.resolve("hygon.com_dcunum") + ", waiting for kubelet",
+                "huawei.com/Ascend910B4: serving on " + plugins.resolve("Ascend910B4.sock") + ", waiting for kubelet"));
+        assertThat(readinessCheck().run().ok()).isFalse();
+
+        kubelet = KubeletStandIn.start(plugins);
+        cleanup.add(kubelet);
+
+        awaitRegistered();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(readinessCheck().run()).isEqualTo(HealthCheck.Result.OK));
+    }
+
     @Test
     void hygonAnswersWithoutHostPathsAndCompletesThePod() throws Exception {
         startAgent(true);
