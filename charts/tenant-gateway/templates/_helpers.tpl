@@ -65,6 +65,7 @@ mode.
     "nodeNameDiscovery" $nodeName
     "quota" $hamiCheck
     "hamiWebhookCheck" $hamiCheck
+    "clusterDeviceState" $hamiCheck
     "deviceConfigMap" $deviceConfigMap
     "events" (or $lock $plugin $selfManaged $deviceConfigMap $hamiCheck)
     "tlsSecret" $tlsSecret
@@ -192,6 +193,9 @@ components/device-plugin appends them (before the overlays' --device-source).
 {{- with $v.devices.mock.gpus }}
 - --mock-gpus={{ . }}
 {{- end }}
+{{- with $v.devices.mock.devices }}
+- --mock-devices={{ . }}
+{{- end }}
 {{- if $v.devices.mock.inventory }}
 - --mock-inventory=/etc/tenant-gateway/mock/inventory.yaml
 {{- end }}
@@ -260,7 +264,7 @@ components/device-plugin appends them (before the overlays' --device-source).
 {{- if and (eq $v.hami.allocationMode "device-plugin") (not $v.devicePlugin.enabled) }}
 {{- fail "hami.allocationMode=device-plugin without devicePlugin.enabled (expected: observe, empty, or devicePlugin.enabled: true)" }}
 {{- end }}
-{{- if and (eq $v.devices.source "mock") (not $v.devices.mock.gpus) (not $v.devices.mock.inventory) }}
-{{- fail "devices.source=mock: no GPUs (expected: devices.mock.gpus, e.g. A100-80GB, or devices.mock.inventory)" }}
+{{- if and (eq $v.devices.source "mock") (not $v.devices.mock.gpus) (not $v.devices.mock.devices) (not $v.devices.mock.inventory) }}
+{{- fail "devices.source=mock: no GPUs (expected: devices.mock.gpus, e.g. A100-80GB, devices.mock.devices, e.g. Ascend910B4:2,DCU-K100:1, or devices.mock.inventory)" }}
 {{- end }}
 {{- end }}

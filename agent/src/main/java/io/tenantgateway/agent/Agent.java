@@ -16,6 +16,8 @@ import io.tenantgateway.agent.http.HttpLoop;
 import io.tenantgateway.agent.locks.AllocationController;
 import io.tenantgateway.agent.locks.LockControllerPart;
 import io.tenantgateway.agent.node.NodeIdentity;
+import io.tenantgateway.agent.node.NodeRegistrations;
+import io.tenantgateway.agent.node.OwnNode;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartManager;
 import io.tenantgateway.agent.webhook.WebhookCertificateController;
@@ -283,6 +285,23 @@ public final class Agent implements AutoCloseable {
 
     public Optional<DevicePlugin> devicePlugin() {
         return parts.find("device-plugin").flatMap(part -> ((DevicePluginPart) part).plugin());
+    }
+
+    /**
+     * This node's HAMi registrations, every vendor, decoded, for the status page and {@code /debug/devices}: from the
+     * lock controller's node informer while it runs, else read through the API on demand ({@link OwnNode}); off when
+     * no enabled part may read this Node. Never blocks.
+     */
+    public NodeRegistrations registrations() {
+        Optional<OwnNode> own = parts.ownNode();
+        if (own.isEmpty()) {
+            return NodeRegistrations.off(parts.hasApi() ? "no enabled part reads this Node (device registration, the"
+                    + " lock controller and the device plugin are off)" : "no Kubernetes API access (no enabled part"
+                    + " uses the API)");
+        }
+        Optional<AllocationController> allocation = allocation();
+        return allocation.isPresent() ? own.get().fromInformer(allocation.get().nodeFromCache(),
+                allocation.get().synced()) : own.get().fetched();
     }
 
     /** Readiness of every check, by name, for the status page. */

@@ -8,6 +8,7 @@ import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.locks.AllocationController;
 import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
@@ -72,6 +73,11 @@ final class AgentAdminStatus implements AgentStatus {
     public Optional<LockSnapshot> locks() {
         Optional<AllocationController> allocation = agent.allocation();
         return allocation.isPresent() ? Optional.of(allocation.get().snapshot()) : Optional.empty();
+    }
+
+    @Override
+    public NodeRegistrations registrations() {
+        return agent.registrations();
     }
 
     @Override

@@ -378,27 +378,14 @@ class HelmChartTest {
     }
 
     /**
-     * {@code kubectl kustomize} of {@code dirs} (a resource, then components, under manifests/; wrapped in a
-     * kustomization, as kustomize takes relative paths only), with {@code daemonSetPatch} (JSON patch) applied to the
+     * {@code kubectl kustomize} of {@code dirs} (a resource, then components, under manifests/;
+     * {@link RenderedManifests#kustomize(Path, List, String)}), with {@code daemonSetPatch} (JSON patch) applied to the
      * DaemonSet when not null, against {@code chartObjects}: one line per difference after the normalization.
      */
     private List<String> kustomizeDifferences(List<String> dirs, String daemonSetPatch, List<HasMetadata> chartObjects)
             throws IOException, InterruptedException {
-        Path root = Files.createDirectories(temp.resolve("kustomize"));
-        StringBuilder kustomization = new StringBuilder("apiVersion: kustomize.config.k8s.io/v1beta1\n"
-                + "kind: Kustomization\nresources:\n  - " + relative(root, dirs.get(0)) + "\n");
-        if (dirs.size() > 1) {
-            kustomization.append("components:\n");
-            dirs.subList(1, dirs.size()).forEach(d -> kustomization.append("  - ").append(relative(root, d))
-                    .append('\n'));
-        }
-        if (daemonSetPatch != null) {
-            kustomization.append("patches:\n  - target: {kind: DaemonSet, name: tenant-gateway}\n    patch: |-\n")
-                    .append(daemonSetPatch.indent(6));
-        }
-        Files.writeString(root.resolve("kustomization.yaml"), kustomization);
-
-        Map<String, Map<String, Object>> kustomize = normalizedKustomize(parse(RenderedManifests.kustomize(root)));
+        Map<String, Map<String, Object>> kustomize = normalizedKustomize(parse(RenderedManifests.kustomize(
+                temp.resolve("kustomize"), dirs, daemonSetPatch)));
         Map<String, Map<String, Object>> chart = normalizedChart(chartObjects);
         List<String> differences = new ArrayList<>();
         for (String key : union(kustomize.keySet(), chart.keySet())) {
@@ -411,10 +398,6 @@ class HelmChartTest {
             }
         }
         return differences;
-    }
-
-    private static String relative(Path root, String manifestsDir) {
-        return root.relativize(RenderedManifests.MANIFESTS.resolve(manifestsDir)).toString();
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {
@@ -746,6 +729,32 @@ class HelmChartTest {
         assertThat(defaultPod.getSecurityContext().getRunAsUser()).isEqualTo(65532L);
     }
 
+    /**
+     * Simulated Hygon DCU and Ascend devices on the simulated-gpus mode ({@code devices.mock.devices}): the flag
+     * follows {@code --mock-gpus}, {@code devices.ascend.enabled} adds {@code --enable-ascend}, no permission changes,
+     * and the chart renders the same objects as {@code overlays/simulated-gpus} with {@code components/mock-devices};
+     * the devices alone satisfy {@code devices.source=mock}.
+     */
+    @Test
+    void mockDevicesFollowTheMockGpusAndMatchTheMockDevicesComponent() throws Exception {
+        Mode simulated = Mode.ci("simulated-gpus-values.yaml");
+        List<HasMetadata> objects = parse(template(simulated, NAMESPACE, Map.of("devices.mock.devices",
+                "Ascend910B4:2,DCU-K100:1", "devices.ascend.enabled", true)));
+        assertThat(container(objects).getArgs()).containsSubsequence("--device-source=mock", "--mock-gpus=A100-80GB",
+                "--mock-devices=Ascend910B4:2,DCU-K100:1", "--enable-ascend");
+        assertThat(granted(objects, STANDALONE_ACCOUNT)).isEqualTo(granted(parse(template(simulated)),
+                STANDALONE_ACCOUNT));
+
+        List<HasMetadata> devicesOnly = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true,
+                "devices.source", "mock", "devices.mock.devices", "DCU-K100")));
+        assertThat(container(devicesOnly).getArgs()).contains("--device-source=mock", "--mock-devices=DCU-K100")
+                .noneMatch(arg -> arg.startsWith("--mock-gpus"));
+
+        assumeTrue(RenderedManifests.kubectl(), "kubectl renders kustomize");
+        List<String> dirs = List.of("overlays/simulated-gpus", "components/mock-devices");
+        assertThat(kustomizeDifferences(dirs, null, objects)).as("chart vs kubectl kustomize %s", dirs).isEmpty();
+    }
+
     @Test
     void withoutTheWebhookItsObjectsFlagsAndPermissionsGo() throws IOException {
         List<HasMetadata> objects = parse(template(Mode.DEFAULTS, NAMESPACE, Map.of("webhook.enabled", false)));
@@ -825,7 +834,8 @@ class HelmChartTest {
         assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), "tenant", Map.of()))
                 .hasMessageContaining("mode=kamaji: namespace tenant (expected: kube-system");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.source", "mock")))
-                .hasMessageContaining("devices.source=mock: no GPUs (expected: devices.mock.gpus");
+                .hasMessageContaining("devices.source=mock: no GPUs (expected: devices.mock.gpus, e.g. A100-80GB, "
+                        + "devices.mock.devices, e.g. Ascend910B4:2,DCU-K100:1, or devices.mock.inventory)");
         assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), NAMESPACE, Map.of("devicePlugin.enabled",
                 true))).hasMessageContaining("devicePlugin.enabled: true with mode=kamaji");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true)))

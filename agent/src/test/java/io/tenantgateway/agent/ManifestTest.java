@@ -318,6 +318,32 @@ class ManifestTest {
     }
 
     /**
+     * {@code components/mock-devices} on {@code overlays/simulated-gpus}: simulated Hygon DCU and Ascend devices
+     * after the simulated GPUs ({@code --mock-devices}, and {@code --enable-ascend} for the webhook's Ascend
+     * backends), nothing else changed: the same objects and permissions as the overlay alone.
+     */
+    @Test
+    void theMockDevicesComponentAddsOnlyItsTwoFlagsToSimulatedGpus() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        Path root = Files.createDirectories(files.resolve("mock-devices"));
+        Files.writeString(root.resolve("kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+                + "kind: Kustomization\nresources:\n  - "
+                + root.relativize(MANIFESTS.resolve("overlays/simulated-gpus")) + "\ncomponents:\n  - "
+                + root.relativize(MANIFESTS.resolve("components/mock-devices")) + "\n");
+        List<HasMetadata> withDevices = parse(RenderedManifests.kustomize(root));
+        List<HasMetadata> simulated = parse(kustomize("overlays/simulated-gpus"));
+
+        List<String> args = only(withDevices, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0)
+                .getArgs();
+        List<String> simulatedArgs = only(simulated, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers()
+                .get(0).getArgs();
+        assertThat(args).containsExactlyElementsOf(Stream.concat(simulatedArgs.stream(),
+                Stream.of("--mock-devices=Ascend910B4:2,DCU-K100:1", "--enable-ascend")).toList());
+        assertThat(withDevices).hasSameSizeAs(simulated);
+        assertThat(granted(withDevices, BASE_ACCOUNT)).isEqualTo(granted(simulated, BASE_ACCOUNT));
+    }
+
+    /**
      * The device plugin component: kubelet's directory mounted where --device-plugin-dir points, HAMi-core's host
      * directories at their host paths (the allocator's host root is /), HAMi's vgpu-init.sh from HAMi's image.
      */
@@ -356,6 +382,56 @@ class ManifestTest {
         List<String> args = new ArrayList<>(RenderedManifests.KAMAJI_AGENT_ARGS);
         args.addAll(extraArgs);
         return args;
+    }
+
+    /**
+     * HAMi's vendor switches as components, as the chart's {@code devices.ascend.enabled} and
+     * {@code devices.iluvatar.enabled}: each reaches the webhook's policy through the real CLI, alone or together, and
+     * changes nothing else (the same objects, the same RBAC as the base).
+     */
+    @Test
+    void vendorComponentsSwitchOnTheWebhooksAscendAndIluvatarBackendsAndNothingElse() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        List<HasMetadata> base = parse(kustomize("base"));
+        List<String> baseArgs = daemonSetArgs(base);
+        assertThat(policy(baseArgs, "base")).satisfies(p -> {
+            assertThat(p.enableAscend()).isFalse();
+            assertThat(p.enableIluvatar()).isFalse();
+        });
+        for (List<String> components : List.of(List.of("components/enable-ascend"),
+                List.of("components/enable-iluvatar"), List.of("components/enable-ascend", "components/enable-iluvatar"))) {
+            List<String> dirs = new ArrayList<>(List.of("base"));
+            dirs.addAll(components);
+            String name = String.join("+", dirs).replace('/', '-');
+            List<HasMetadata> objects = parse(RenderedManifests.kustomize(files.resolve(name), dirs, null));
+            List<String> args = daemonSetArgs(objects);
+            boolean ascend = components.contains("components/enable-ascend");
+            boolean iluvatar = components.contains("components/enable-iluvatar");
+
+            List<String> expected = new ArrayList<>(baseArgs);
+            if (ascend) {
+                expected.add("--enable-ascend");
+            }
+            if (iluvatar) {
+                expected.add("--enable-iluvatar");
+            }
+            assertThat(args).as(name).isEqualTo(expected);
+            assertThat(policy(args, name)).as(name).satisfies(p -> {
+                assertThat(p.enableAscend()).isEqualTo(ascend);
+                assertThat(p.enableIluvatar()).isEqualTo(iluvatar);
+            });
+            assertThat(objects).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+                    .containsExactlyElementsOf(base.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName())
+                            .toList());
+            assertThat(granted(objects, BASE_ACCOUNT)).as(name).isEqualTo(granted(base, BASE_ACCOUNT))
+                    .isEqualTo(declared(uses(args, false)));
+        }
+    }
+
+    /** The webhook's policy {@code run} with these arguments builds. */
+    private io.tenantgateway.webhook.policy.PolicyConfig policy(List<String> args, String name) throws IOException {
+        return AgentCommand.parse(RenderedManifests.withStandIns(files.resolve(name + "-files"), args, Map.of())
+                .toArray(String[]::new)).toConfig().webhook().orElseThrow().config().policy();
     }
 
     @Test

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Kamaji's DaemonSet sets no {@code NODE_NAME}: {@code run} with the lock controller reads the node name from its
  * own pod through the API (fabric8's CRUD mock server). Before the pod is there, readiness names the pending node
- * identity and the status page, {@code /debug/config} and the config log line say it is being discovered; once the
- * pod exists, all three show the discovered name. None of them ever shows the placeholder the flags were checked
+ * identity and the status page (its HAMi registrations too), {@code /debug/config} and the config log line say it
+ * is being discovered; once the pod exists, all three show the discovered name. None of them ever shows the placeholder the flags were checked
  * with ({@code node-name-pending}).
  */
 @Timeout(60)
@@ -70,6 +70,8 @@ class NodeIdentityIT extends AgentProcessTestBase {
                     .contains("[-]lock-controller-synced failed: node name unknown: ");
         });
         assertThat(LoopbackHttp.get(admin, "/debug/config").body()).contains("\"node-name\" : \"" + pending + "\"");
+        assertThat(LoopbackHttp.get(admin, "/ui").body()).contains("<h2>HAMi registrations</h2><p class=\"off\">node"
+                + " name not known yet (&lt;discovering from pod " + NAMESPACE + "/" + POD + "&gt;)</p>");
         assertThat(agent.lines("starting tenant-gateway")).singleElement().asString()
                 .contains("node-name=" + pending);
 
@@ -83,7 +85,9 @@ class NodeIdentityIT extends AgentProcessTestBase {
                     .doesNotContain("[-]");
             assertThat(readyz.statusCode()).isEqualTo(200);
         });
-        assertThat(LoopbackHttp.get(admin, "/ui").body()).contains("<b id=\"node\">" + NODE + "</b>");
+        assertThat(LoopbackHttp.get(admin, "/ui").body()).contains("<b id=\"node\">" + NODE + "</b>",
+                "node " + NODE + " as HAMi v2.10's scheduler reads it, from the lock controller&#39;s node informer",
+                "no HAMi registration on this node");
         assertThat(LoopbackHttp.get(admin, "/debug/config").body()).contains("\"node-name\" : \"" + NODE + "\"");
         assertThat(agent.lines("node name discovered from this pod's spec.nodeName: " + NODE)).hasSize(1);
         assertThat(agent.lines("tenant-gateway config with the discovered node name")).singleElement()

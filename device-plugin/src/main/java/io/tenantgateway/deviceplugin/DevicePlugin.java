@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A kubelet device plugin for one resource, as HAMi's NVIDIA plugin runs it: serves {@code v1beta1.DevicePlugin} on
- * {@code <dir>/nvidia-<resource>.sock}, registers with {@code <dir>/kubelet.sock}, lists the GPUs it is given as
- * {@code <UUID>-<i>} replicas (resent on every change), and hands Allocate to an {@link Allocator}.
+ * {@code <dir>/<socket>} ({@code nvidia-<resource>.sock} for NVIDIA, the vendor plugin's own name for a simulated
+ * Hygon or Ascend device: {@link DevicePluginConfig#socketName()}), registers with {@code <dir>/kubelet.sock}, lists
+ * the devices it is given as replicas (resent on every change), and hands Allocate to an {@link Allocator}.
  *
  * <ul>
  *   <li><b>Kubelet restarts</b>: kubelet deletes every plugin socket and creates {@code kubelet.sock} anew; a
@@ -223,6 +224,15 @@ public final class DevicePlugin extends Lifecycle {
         }
     }
 
+    /**
+     * The devices to list, as they are (a simulated vendor's replicas, {@code VendorAllocation#virtualDevices}): sent
+     * to kubelet when the list differs from the last one. Any thread.
+     */
+    public void updateVirtualDevices(List<VirtualDevice> next) {
+        requireNonNull(next, "next");
+        publish(List.copyOf(next), "discovered");
+    }
+
     /** The UUIDs of the GPUs listed to kubelet (empty before the first discovery). */
     public Set<String> gpuUuids() {
         List<VirtualDevice> current = devices;
@@ -386,11 +396,18 @@ public final class DevicePlugin extends Lifecycle {
         phase = Phase.STANDING_ASIDE;
         detail = reason;
         metrics.standingAside(true);
-        log.warn("device plugin does not start: {}. HAMi's or NVIDIA's device plugin already serves {} on this node,"
-                + " and two plugins must not both serve it (HAMi #2076). The agent also stops writing"
-                + " hami.io/node-nvidia-register. Fix: remove the other device plugin from this node (or run the agent"
-                + " here with --device-plugin=off --device-source=none), then restart the agent",
-                reason, config.resourceName());
+        if (config.socketName().equals(DevicePluginConfig.socketName(config.resourceName()))) {
+            log.warn("device plugin does not start: {}. HAMi's or NVIDIA's device plugin already serves {} on this"
+                    + " node, and two plugins must not both serve it (HAMi #2076). The agent also stops writing"
+                    + " hami.io/node-nvidia-register. Fix: remove the other device plugin from this node (or run the"
+                    + " agent here with --device-plugin=off --device-source=none), then restart the agent",
+                    reason, config.resourceName());
+        } else {
+            log.warn("device plugin does not start: {}. The vendor's own device plugin already serves {} on this"
+                    + " node, and two plugins must not both serve it; device registration is told to stand aside"
+                    + " too. Fix: remove that plugin from this node, or leave this vendor out of the agent's simulated"
+                    + " devices, then restart the agent", reason, config.resourceName());
+        }
         listener.standingAside(reason);
     }
 

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.retry.Backoff;
+import io.tenantgateway.hami.NodeVendor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +16,9 @@ import java.util.regex.Pattern;
  * @param directory kubelet's device plugin directory ({@code --device-plugin-dir}); {@code kubelet.sock} is in it,
  *     and the plugin's own socket goes there
  * @param resourceName the extended resource served (HAMi's {@code resourceCountName}, default {@code nvidia.com/gpu})
+ * @param socketName the plugin's socket file in the directory, the endpoint registered: the real plugin's name, so
+ *     that a real plugin serving it is found ({@link SocketProbe}) and stood aside for ({@code nvidia-gpu.sock},
+ *     {@code hygon.com_dcunum}, {@code Ascend910B4.sock})
  * @param preferredAllocation whether kubelet asks GetPreferredAllocation first (HAMi #1741; on by default)
  * @param numaTopology whether each device carries its GPU's NUMA node ({@code --device-plugin-numa-topology}, HAMi's
  *     {@code enableNumaTopology}; off by default as in HAMi, because an unknown NUMA node reads as 0)
@@ -23,8 +27,9 @@ import java.util.regex.Pattern;
  *     directory that appears later)
  * @param retry waits between failed serve or register attempts
  */
-public record DevicePluginConfig(Path directory, String resourceName, boolean preferredAllocation,
-        boolean numaTopology, Duration dialTimeout, Duration checkInterval, Backoff retry) {
+public record DevicePluginConfig(Path directory, String resourceName, String socketName,
+        boolean preferredAllocation, boolean numaTopology, Duration dialTimeout, Duration checkInterval,
+        Backoff retry) {
     public static final Path DEFAULT_DIRECTORY = Path.of("/var/lib/kubelet/device-plugins");
     public static final String DEFAULT_RESOURCE = "nvidia.com/gpu";
     /** kubelet's own socket in the directory. */
@@ -42,6 +47,7 @@ public record DevicePluginConfig(Path directory, String resourceName, boolean pr
     public DevicePluginConfig {
         requireNonNull(directory, "directory");
         requireNonNull(resourceName, "resourceName");
+        requireNonNull(socketName, "socketName");
         requireNonNull(dialTimeout, "dialTimeout");
         requireNonNull(checkInterval, "checkInterval");
         requireNonNull(retry, "retry");
@@ -63,10 +69,15 @@ public record DevicePluginConfig(Path directory, String resourceName, boolean pr
         if (retry.maxAttempts() != Backoff.UNLIMITED) {
             throw new IllegalArgumentException("retry: " + retry + " (expected: unlimited attempts)");
         }
-        int length = directory.resolve(socketName(resourceName)).toString().getBytes(StandardCharsets.UTF_8).length;
+        if (socketName.isEmpty() || socketName.contains("/") || socketName.startsWith(".")
+                || socketName.equals(KUBELET_SOCKET)) {
+            throw new IllegalArgumentException("socketName: " + socketName + " (expected: a file name in the"
+                    + " directory, not hidden and not " + KUBELET_SOCKET + ")");
+        }
+        int length = directory.resolve(socketName).toString().getBytes(StandardCharsets.UTF_8).length;
         if (length > MAX_SOCKET_PATH_BYTES) {
             throw new ConfigException("--device-plugin-dir", directory, "a directory whose socket path "
-                    + directory.resolve(socketName(resourceName)) + " fits a Unix socket: at most "
+                    + directory.resolve(socketName) + " fits a Unix socket: at most "
                     + MAX_SOCKET_PATH_BYTES + " bytes, got " + length);
         }
     }
@@ -77,38 +88,55 @@ public record DevicePluginConfig(Path directory, String resourceName, boolean pr
     }
 
     public static DevicePluginConfig of(Path directory, String resourceName) {
-        return new DevicePluginConfig(directory, resourceName, true, false, Duration.ofSeconds(5),
-                Duration.ofSeconds(5), Backoff.exponential(Duration.ofSeconds(1)).withCap(Duration.ofSeconds(30))
-                        .withJitter(0.2));
+        return new DevicePluginConfig(directory, resourceName, socketName(resourceName), true, false,
+                Duration.ofSeconds(5), Duration.ofSeconds(5), Backoff.exponential(Duration.ofSeconds(1))
+                        .withCap(Duration.ofSeconds(30)).withJitter(0.2));
+    }
+
+    /**
+     * A simulated vendor's plugin, as the real one registers: the vendor's resource and socket
+     * ({@link NodeVendor#socketName()}), no GetPreferredAllocation (Hygon's and Ascend's plugins offer none), no
+     * topology; the rest as {@link #of}.
+     */
+    public static DevicePluginConfig forVendor(Path directory, NodeVendor vendor) {
+        requireNonNull(vendor, "vendor");
+        return new DevicePluginConfig(directory, vendor.resourceName(), vendor.socketName(), false, false,
+                Duration.ofSeconds(5), Duration.ofSeconds(5), Backoff.exponential(Duration.ofSeconds(1))
+                        .withCap(Duration.ofSeconds(30)).withJitter(0.2));
+    }
+
+    /** This plugin's settings from {@code template} (the check interval, dial timeout and retry tests tune). */
+    public DevicePluginConfig withTimingOf(DevicePluginConfig template) {
+        return new DevicePluginConfig(directory, resourceName, socketName, preferredAllocation, numaTopology,
+                template.dialTimeout(), template.checkInterval(), template.retry());
     }
 
     public DevicePluginConfig withNumaTopology(boolean enabled) {
-        return new DevicePluginConfig(directory, resourceName, preferredAllocation, enabled, dialTimeout,
+        return new DevicePluginConfig(directory, resourceName, socketName, preferredAllocation, enabled, dialTimeout,
                 checkInterval, retry);
     }
 
     public DevicePluginConfig withPreferredAllocation(boolean enabled) {
-        return new DevicePluginConfig(directory, resourceName, enabled, numaTopology, dialTimeout, checkInterval,
-                retry);
+        return new DevicePluginConfig(directory, resourceName, socketName, enabled, numaTopology, dialTimeout,
+                checkInterval, retry);
     }
 
     public DevicePluginConfig withCheckInterval(Duration interval) {
-        return new DevicePluginConfig(directory, resourceName, preferredAllocation, numaTopology, dialTimeout,
-                interval, retry);
+        return new DevicePluginConfig(directory, resourceName, socketName, preferredAllocation, numaTopology,
+                dialTimeout, interval, retry);
     }
 
     public DevicePluginConfig withRetry(Backoff backoff) {
-        return new DevicePluginConfig(directory, resourceName, preferredAllocation, numaTopology, dialTimeout,
-                checkInterval, backoff);
+        return new DevicePluginConfig(directory, resourceName, socketName, preferredAllocation, numaTopology,
+                dialTimeout, checkInterval, backoff);
     }
 
-    /** HAMi's socket name: {@code nvidia-<part after "/">.sock} ({@code nvidia-gpu.sock}), so tools and docs match. */
+    /**
+     * HAMi's NVIDIA socket name for a resource: {@code nvidia-<part after "/">.sock} ({@code nvidia-gpu.sock}), so
+     * tools and docs match.
+     */
     public static String socketName(String resourceName) {
         return "nvidia-" + resourceName.substring(resourceName.indexOf('/') + 1) + ".sock";
-    }
-
-    public String socketName() {
-        return socketName(resourceName);
     }
 
     public Path socket() {

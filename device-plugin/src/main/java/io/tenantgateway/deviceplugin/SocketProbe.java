@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Who serves a device plugin socket: nobody (no file, or a stale file that refuses connections), this agent (its
  * answers carry the {@value #MARKER_HEADER} header), or another plugin — HAMi's or NVIDIA's, which use the same
- * socket name {@code nvidia-gpu.sock} for {@code nvidia.com/gpu}. The agent uses it before serving and {@code
+ * socket name {@code nvidia-gpu.sock} for {@code nvidia.com/gpu}, or a vendor's own plugin on the socket name the
+ * agent serves for a simulated vendor ({@code hygon.com_dcunum}, {@code Ascend910B4.sock}). The agent uses it before serving and {@code
  * doctor} to say why the plugin stands aside. Blocks up to the timeout: never call it on an event loop.
  */
 public final class SocketProbe {
@@ -76,8 +77,9 @@ public final class SocketProbe {
             if (version != null) {
                 return new Result(Kind.OURS, socket + " is served by tenant-gateway " + version);
             }
-            return new Result(Kind.FOREIGN, socket + " is served by another device plugin (HAMi's or NVIDIA's:"
-                    + " GetDevicePluginOptions answered pre_start_required=" + options.getPreStartRequired()
+            String who = String.valueOf(socket.getFileName()).startsWith("nvidia-") ? "HAMi's or NVIDIA's: " : "";
+            return new Result(Kind.FOREIGN, socket + " is served by another device plugin (" + who
+                    + "GetDevicePluginOptions answered pre_start_required=" + options.getPreStartRequired()
                     + ", get_preferred_allocation_available=" + options.getGetPreferredAllocationAvailable() + ")");
         } catch (StatusRuntimeException e) {
             return new Result(Kind.FOREIGN, socket + " accepts connections but does not answer as a device plugin ("

@@ -17,7 +17,9 @@ import io.tenantgateway.deviceplugin.testing.KubeletStandIn.ContainerRequest;
 import io.tenantgateway.deviceplugin.v1beta1.AllocateResponse;
 import io.tenantgateway.deviceplugin.v1beta1.Device;
 import io.tenantgateway.deviceplugin.v1beta1.RegisterRequest;
+import io.tenantgateway.deviceplugin.policy.VirtualDevice;
 import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.NodeVendor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -26,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -310,6 +313,84 @@ class DevicePluginIT {
         }
         assertThat(allocator.calls).hasSize(2);
         assertThat(allocator.maxInside.get()).isEqualTo(1);
+    }
+
+    // ---------------------------------------------------------------- simulated vendors
+
+    private static final NodeVendor ASCEND = NodeVendor.ascend("Ascend910B4");
+    private static final String NPU = "1A2B3C4D-00000000-11111111-22222222-33333333";
+
+    /** A simulated vendor's plugin, on a registry of its own (as the agent keeps them). */
+    private DevicePlugin vendorPlugin(NodeVendor vendor, List<String> aside) {
+        DevicePluginConfig config = DevicePluginConfig.forVendor(dir, vendor).withTimingOf(config());
+        DevicePlugin plugin = new DevicePlugin(config, allocator, new PrometheusRegistry(), aside::add, "9.9.9-test",
+                Clock.systemUTC());
+        cleanup.add(plugin);
+        return plugin;
+    }
+
+    @Test
+    void eachVendorServesItsOwnSocketNextToNvidiasAndListsItsReplicas() {
+        KubeletStandIn kubelet = kubelet();
+        DevicePlugin nvidia = plugin(config());
+        nvidia.updateDevices(List.of(gpu(GPU_A, 0, 2, true)));
+        DevicePlugin hygon = vendorPlugin(NodeVendor.HYGON, asideReasons);
+        hygon.updateVirtualDevices(List.of(new VirtualDevice("DCU-ABC123-fake-0", "DCU-ABC123", true,
+                OptionalInt.empty()), new VirtualDevice("DCU-ABC123-fake-1", "DCU-ABC123", true, OptionalInt.empty())));
+        DevicePlugin ascend = vendorPlugin(ASCEND, asideReasons);
+        ascend.updateVirtualDevices(List.of(new VirtualDevice(NPU + "-0", NPU, false, OptionalInt.empty())));
+        nvidia.start();
+        hygon.start();
+        ascend.start();
+
+        await().atMost(WAIT).until(() -> kubelet.registrations().size() == 3
+                && kubelet.plugin("huawei.com/Ascend910B4").map(p -> p.devices().size() == 1).orElse(false)
+                && kubelet.plugin("hygon.com/dcunum").map(p -> p.devices().size() == 2).orElse(false));
+        assertThat(kubelet.registrations()).extracting(RegisterRequest::getResourceName, RegisterRequest::getEndpoint,
+                r -> r.getOptions().getGetPreferredAllocationAvailable()).containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("nvidia.com/gpu", "nvidia-gpu.sock", true),
+                        org.assertj.core.groups.Tuple.tuple("hygon.com/dcunum", "hygon.com_dcunum", false),
+                        org.assertj.core.groups.Tuple.tuple("huawei.com/Ascend910B4", "Ascend910B4.sock", false));
+        assertThat(kubelet.plugin("hygon.com/dcunum").orElseThrow().healthyIds()).containsExactly(
+                "DCU-ABC123-fake-0", "DCU-ABC123-fake-1");
+        assertThat(kubelet.plugin("huawei.com/Ascend910B4").orElseThrow().devices()).extracting(Device::getID,
+                Device::getHealth).containsExactly(org.assertj.core.groups.Tuple.tuple(NPU + "-0", "Unhealthy"));
+        assertThat(dir.resolve("hygon.com_dcunum")).exists();
+        assertThat(dir.resolve("Ascend910B4.sock")).exists();
+        assertThat(hygon.gpuUuids()).containsExactly("DCU-ABC123");
+        assertThat(asideReasons).isEmpty();
+    }
+
+    /** A vendor's own plugin on its socket: only that vendor's simulated plugin stands aside. */
+    @Test
+    void aVendorsOwnPluginOnItsSocketSetsOnlyThatVendorAside() {
+        KubeletStandIn kubelet = kubelet();
+        ForeignDevicePlugin foreign = new ForeignDevicePlugin(dir.resolve("Ascend910B4.sock"));
+        cleanup.add(foreign);
+        List<String> ascendAside = new CopyOnWriteArrayList<>();
+        DevicePlugin ascend = vendorPlugin(ASCEND, ascendAside);
+        DevicePlugin hygon = vendorPlugin(NodeVendor.HYGON, asideReasons);
+
+        ascend.start();
+        hygon.start();
+
+        assertThat(ascend.snapshot().phase()).isEqualTo(Phase.STANDING_ASIDE);
+        assertThat(ascendAside).containsExactly(dir.resolve("Ascend910B4.sock") + " is served by another device"
+                + " plugin (GetDevicePluginOptions answered pre_start_required=false,"
+                + " get_preferred_allocation_available=true)");
+        await().atMost(WAIT).until(() -> hygon.snapshot().phase() == Phase.REGISTERED);
+        assertThat(kubelet.registrations()).extracting(RegisterRequest::getResourceName)
+                .containsExactly("hygon.com/dcunum");
+        assertThat(asideReasons).isEmpty();
+    }
+
+    @Test
+    void aVendorSocketNameMustBeAFileNameOfItsOwn() {
+        NodeVendor odd = new NodeVendor(NodeVendor.Kind.HYGON, "DCU", "hygon.com/dcunum", "m", "c", "r",
+                io.tenantgateway.hami.RegisterFormat.LEGACY_TEXT, "h", "t", "a", "kubelet.sock");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DevicePluginConfig.forVendor(dir, odd))
+                .hasMessage("socketName: kubelet.sock (expected: a file name in the directory, not hidden and not"
+                        + " kubelet.sock)");
     }
 
     private EventLoopGroup foreignGroup() {

@@ -35,8 +35,8 @@ final class GoJson {
     }
 
     enum GoType {
-        STRING("string"), BOOL("bool"), INT32("int32"), INT("int"), UINT("uint"), ANY_MAP("map[string]interface {}"),
-        STRING_MAP("map[string]string"), ANY("interface {}");
+        STRING("string"), BOOL("bool"), INT32("int32"), INT("int"), INT64("int64"), UINT("uint"),
+        ANY_MAP("map[string]interface {}"), STRING_MAP("map[string]string"), ANY("interface {}");
 
         final String goName;
 
@@ -158,19 +158,19 @@ final class GoJson {
                 }
                 return v.booleanValue();
             }
-            case INT32, INT, UINT -> {
+            case INT32, INT, INT64, UINT -> {
                 if (v.kind() != JsonValue.Kind.NUMBER) {
                     throw fieldError(kind(v), path, type);
                 }
                 BigInteger n = integral(v);
                 BigInteger min = switch (type) {
                     case INT32 -> BigInteger.valueOf(Integer.MIN_VALUE);
-                    case INT -> BigInteger.valueOf(Long.MIN_VALUE);
+                    case INT, INT64 -> BigInteger.valueOf(Long.MIN_VALUE);
                     default -> BigInteger.ZERO;
                 };
                 BigInteger max = switch (type) {
                     case INT32 -> BigInteger.valueOf(Integer.MAX_VALUE);
-                    case INT -> BigInteger.valueOf(Long.MAX_VALUE);
+                    case INT, INT64 -> BigInteger.valueOf(Long.MAX_VALUE);
                     default -> BigInteger.valueOf(Long.MAX_VALUE); // uint above this is not representable here
                 };
                 if (n == null || n.compareTo(min) < 0 || n.compareTo(max) > 0) {
@@ -280,7 +280,7 @@ final class GoJson {
         return switch (type) {
             case STRING -> "";
             case BOOL -> Boolean.FALSE;
-            case INT32, INT, UINT -> 0L;
+            case INT32, INT, INT64, UINT -> 0L;
             default -> null;
         };
     }

@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -56,7 +58,8 @@ import java.util.regex.Pattern;
  * devmem = largest profile GB × 1024, devcore 100, type and devicevendor {@code Enflame}, health true, custominfo
  * {@code minor} (the index when blank), {@code index}, {@code profiles}, {@code maxSlice}.
  *
- * <p>Not reproduced: the scheduler's forcing of devcore to 100 for Vastai and Biren after reading.
+ * <p>Vastai and Biren devices read with devcore 100, as the scheduler sets it after reading ("only for calscore
+ * use"), whatever the value says.
  *
  * <p>Pure: no I/O, no state; safe from any thread.
  */
@@ -85,6 +88,8 @@ public final class RegisterCodec {
             new Field("capacity", GoType.ANY, false)));
     private static final Pattern DRS_PROFILE = Pattern.compile("(\\d+)g\\.(\\d+)gb");
     private static final String DRS_KEY = "enflame.com/gcu-drs-capacity";
+    /** The most devices {@link #fromCapacity} derives for one vendor. */
+    public static final int MAX_DERIVED_DEVICES = 1024;
 
     private RegisterCodec() {
     }
@@ -142,6 +147,10 @@ public final class RegisterCodec {
         }
         if (devices.isEmpty()) {
             return Result.failed(vendor.empty(node));
+        }
+        if (vendor.wholeCoreOnRead()) {
+            devices = devices.stream().map(d -> new RegisteredDevice(d.id(), d.index(), d.count(), d.devmem(), 100,
+                    d.type(), d.numa(), d.mode(), d.health(), d.devicevendor(), d.custominfo())).toList();
         }
         return Result.ok(devices);
     }
@@ -472,13 +481,53 @@ public final class RegisterCodec {
         }
     }
 
+    // ---- a node's registrations ----
+
+    /**
+     * Every registration a node carries, as {@code release}'s scheduler reads it: each register annotation among
+     * {@code annotations} (in their order), then the devices derived from {@code capacity} ({@link #fromCapacity}).
+     * Keys: the annotation key, or the capacity vendor's count resource.
+     */
+    public static Map<String, Result> decodeNode(Map<String, String> annotations, Map<String, String> capacity,
+                                                 HamiRelease release, String node) {
+        Map<String, Result> out = new LinkedHashMap<>();
+        decodeNode(annotations, capacity, release, node, out::put);
+        return out;
+    }
+
+    /**
+     * {@link #decodeNode(Map, Map, HamiRelease, String)}, each result handed to {@code each} as soon as it is decoded:
+     * a caller that keeps only a bounded summary never holds more than one value's devices.
+     */
+    public static void decodeNode(Map<String, String> annotations, Map<String, String> capacity, HamiRelease release,
+                                  String node, BiConsumer<String, Result> each) {
+        requireNonNull(each, "each");
+        annotations.forEach((key, value) -> {
+            if (RegisterVendor.forKey(key).isPresent()) {
+                each.accept(key, decode(key, value, release, node));
+            }
+        });
+        fromCapacity(capacity, release, node).forEach(each);
+    }
+
+    /**
+     * The backend a registration key belongs to: the {@link RegisterVendor} of a register annotation key, the
+     * {@link CapacityVendor} of a count resource, else empty.
+     */
+    public static Optional<String> vendorOf(String key) {
+        return RegisterVendor.forKey(key).map(RegisterVendor::vendor).or(() -> CapacityVendor.TABLE.stream()
+                .filter(v -> v.countResource().equals(key)).findFirst().map(CapacityVendor::vendor));
+    }
+
     // ---- capacity-derived devices ----
 
     /**
      * The devices {@code release}'s scheduler derives from node capacity, per vendor whose count resource the node
      * has (key: {@link CapacityVendor#countResource()}). Capacity values must be plain integers (extended resources
      * are); another value gives an error result naming it. Ids are {@code <node>-<countResource>-<i>}: HAMi
-     * synthesises them per vendor, they are not part of any annotation.
+     * synthesises them per vendor, they are not part of any annotation. A capacity that gives more than
+     * {@value #MAX_DERIVED_DEVICES} devices gives an error result instead (no node has that many; the devices are
+     * built one object each).
      */
     public static Map<String, Result> fromCapacity(Map<String, String> capacity, HamiRelease release, String node) {
         Map<String, Result> out = new LinkedHashMap<>();
@@ -504,8 +553,14 @@ public final class RegisterCodec {
                 }
                 memoryPerDevice = memory.value() * vendor.memoryFactorMiB() * vendor.unitsPerDevice() / count.value();
             }
-            List<RegisteredDevice> devices = new ArrayList<>();
             long n = count.value() / vendor.unitsPerDevice();
+            if (n > MAX_DERIVED_DEVICES) {
+                out.put(vendor.countResource(), Result.failed("too many devices in capacity " + vendor.countResource()
+                        + ": " + GoStrconv.quote(countText) + " gives " + n + " (expected: at most "
+                        + MAX_DERIVED_DEVICES + ")"));
+                continue;
+            }
+            List<RegisteredDevice> devices = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 devices.add(RegisteredDevice.of(node + "-" + vendor.countResource() + "-" + i, i, 1,
                         (int) memoryPerDevice, 100, vendor.vendor(), 0, "", true));

@@ -16,9 +16,11 @@ import java.util.Optional;
  * @param format         how the value is written
  * @param missingMessage the scheduler's error when the node lacks the key ({@code <key>} is replaced)
  * @param emptyMessage   the scheduler's error when the value lists no device
+ * @param wholeCoreOnRead whether the scheduler sets every device's devcore to 100 after reading (Vastai, Biren:
+ *                       "only for calscore use")
  */
 public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, RegisterFormat format,
-                             String missingMessage, String emptyMessage) {
+                             String missingMessage, String emptyMessage, boolean wholeCoreOnRead) {
 
     private static final String ANNOS_NOT_FOUND = "annos not found <key>";
     private static final String NO_GPU = "no gpu found on node";
@@ -34,16 +36,16 @@ public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, 
             fixed("Hygon", "hami.io/node-dcu-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND, NO_GPU),
             fixed("Kunlun vXPU", "hami.io/node-register-xpu", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_DEVICE),
             fixed("AMD", "hami.io/node-amd-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
-            fixed("Vastai", "hami.io/node-va-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
-            fixed("Biren", "hami.io/node-biren-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Vastai", "hami.io/node-va-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU).readingWholeCores(),
+            fixed("Biren", "hami.io/node-biren-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU).readingWholeCores(),
             fixed("Metax sGPU", "metax-tech.com/node-gpu-devices", RegisterFormat.METAX_SGPU, ANNOS_NOT_FOUND,
                     "no sdevice found on node"),
             fixed("Enflame DRS", "enflame.com/gcu-drs-capacity", RegisterFormat.ENFLAME_DRS,
                     "annotation not found <key>", "no drs devices found on node <node>"),
             new RegisterVendor("Ascend", "hami.io/node-register-", "", RegisterFormat.JSON, ANNOS_NOT_FOUND,
-                    NO_DEVICE),
+                    NO_DEVICE, false),
             new RegisterVendor("Iluvatar", "hami.io/node-", "-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND,
-                    NO_GPU));
+                    NO_GPU, false));
 
     public RegisterVendor {
         requireNonNull(vendor, "vendor");
@@ -56,7 +58,11 @@ public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, 
 
     private static RegisterVendor fixed(String vendor, String key, RegisterFormat format, String missing,
                                         String empty) {
-        return new RegisterVendor(vendor, key, "", format, missing, empty);
+        return new RegisterVendor(vendor, key, "", format, missing, empty, false);
+    }
+
+    private RegisterVendor readingWholeCores() {
+        return new RegisterVendor(vendor, keyPrefix, keySuffix, format, missingMessage, emptyMessage, true);
     }
 
     /** Whether this row is one key ({@code false}: a pattern with the chip's common word in the middle). */

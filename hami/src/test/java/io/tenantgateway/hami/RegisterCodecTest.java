@@ -54,6 +54,18 @@ class RegisterCodecTest {
     }
 
     @Test
+    void vastaiAndBirenDevicesReadWithWholeCoresAsTheSchedulerSetsThem() {
+        String value = "[{\"id\":\"VA-1\",\"count\":4,\"devmem\":16384,\"devcore\":30,\"type\":\"VA\","
+                + "\"health\":true}]";
+        assertThat(decode("hami.io/node-va-register", value, HamiRelease.V2_10).devices().get(0).devcore())
+                .isEqualTo(100);
+        assertThat(decode("hami.io/node-biren-register", value, HamiRelease.V2_10).devices().get(0).devcore())
+                .isEqualTo(100);
+        assertThat(decode("hami.io/node-register-xpu", value, HamiRelease.V2_10).devices().get(0).devcore())
+                .as("others keep theirs").isEqualTo(30);
+    }
+
+    @Test
     void otherKeysAreNotRegisterKeys() {
         assertThat(RegisterVendor.forKey("hami.io/node-handshake")).isEmpty();
         assertThat(RegisterVendor.forKey("hami.io/node--register")).isEmpty();
@@ -207,6 +219,35 @@ class RegisterCodecTest {
         assertThat(RegisterCodec.fromCapacity(Map.of("mthreads.com/sgpu-core", "32", "mthreads.com/sgpu-memory",
                 "64"), HamiRelease.V2_9, "n").get("mthreads.com/sgpu-core").devices())
                 .extracting(RegisteredDevice::devmem).containsExactly(16384, 16384); // 64 × 512 × 16 ÷ 32
+    }
+
+    @Test
+    void capacityBeyondTheDerivedDeviceBoundIsAnErrorNotAMillionObjects() {
+        assertThat(RegisterCodec.fromCapacity(Map.of("aws.amazon.com/neuron", "1024"), HamiRelease.V2_10, "n")
+                .get("aws.amazon.com/neuron").devices()).hasSize(RegisterCodec.MAX_DERIVED_DEVICES);
+        assertThat(RegisterCodec.fromCapacity(Map.of("cambricon.com/mlu.smlu.vcore", "300000000000"),
+                HamiRelease.V2_10, "n").get("cambricon.com/mlu.smlu.vcore").error())
+                .isEqualTo("too many devices in capacity cambricon.com/mlu.smlu.vcore: \"300000000000\" gives"
+                        + " 3000000000 (expected: at most 1024)");
+    }
+
+    @Test
+    void aNodesRegistrationsAreItsRegisterAnnotationsInOrderThenItsCapacity() {
+        Map<String, String> annotations = new java.util.LinkedHashMap<>();
+        annotations.put(HYGON, HYGON_EXAMPLE);
+        annotations.put("hami.io/node-handshake", "Reported 2026-01-01 00:00:00");
+        annotations.put(ASCEND, "x");
+        Map<String, Result> decoded = RegisterCodec.decodeNode(annotations, Map.of("aws.amazon.com/neuron", "2",
+                "cpu", "8"), HamiRelease.V2_10, "node-a");
+
+        assertThat(decoded).containsOnlyKeys(HYGON, ASCEND, "aws.amazon.com/neuron");
+        assertThat(List.copyOf(decoded.keySet())).containsExactly(HYGON, ASCEND, "aws.amazon.com/neuron");
+        assertThat(decoded.get(HYGON)).isEqualTo(decode(HYGON, HYGON_EXAMPLE, HamiRelease.V2_10));
+        assertThat(decoded.get(ASCEND).error()).isEqualTo("invalid character 'x' looking for beginning of value");
+        assertThat(decoded.get("aws.amazon.com/neuron").devices()).hasSize(2);
+        assertThat(RegisterCodec.vendorOf(ASCEND)).hasValue("Ascend");
+        assertThat(RegisterCodec.vendorOf("aws.amazon.com/neuron")).hasValue("AWS Neuron");
+        assertThat(RegisterCodec.vendorOf("cpu")).isEmpty();
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.tenantgateway.common.net.AddressInUseException;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.vertx.VertxTls;
 import io.tenantgateway.webhook.policy.AdmissionPolicy;
+import io.tenantgateway.webhook.policy.ClusterDeviceState;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.webhook.policy.NvidiaConfig;
 import io.tenantgateway.webhook.proxy.ReverseProxyHandler;
@@ -166,7 +167,8 @@ public final class WebhookServer implements AutoCloseable {
      */
     public void updateDeviceConfig(DeviceConfig devices) {
         requireNonNull(devices, "devices");
-        AdmissionPolicy previous = policy.getAndSet(new AdmissionPolicy(config.policy(), devices, quota));
+        AdmissionPolicy previous = policy.getAndUpdate(current -> new AdmissionPolicy(config.policy(), devices,
+                current.clusterState(), quota));
         if (!previous.devices().equals(devices)) {
             NvidiaConfig nvidia = devices.nvidia();
             log.info("webhook device config now in use: nvidia.resourceCountName={} nvidia.resourceMemoryName={}"
@@ -180,6 +182,22 @@ public final class WebhookServer implements AutoCloseable {
     /** The device configuration decisions use now. */
     public DeviceConfig deviceConfig() {
         return policy.get().devices();
+    }
+
+    /**
+     * Makes every decision that starts from now on use {@code state} (the scheduler-side state the AWS Neuron and
+     * Enflame backends read, learnt from the cluster's Nodes): the policy is rebuilt with the device configuration
+     * in use and swapped atomically, as in {@link #updateDeviceConfig}. Callable from any thread.
+     */
+    public void updateClusterState(ClusterDeviceState state) {
+        requireNonNull(state, "state");
+        policy.updateAndGet(current -> current.clusterState().equals(state) ? current
+                : new AdmissionPolicy(config.policy(), current.devices(), state, quota));
+    }
+
+    /** The scheduler-side state decisions use now ({@link ClusterDeviceState#DEFAULTS} until told otherwise). */
+    public ClusterDeviceState clusterState() {
+        return policy.get().clusterState();
     }
 
     private void logStarted() {

@@ -6,6 +6,7 @@ import io.tenantgateway.agent.http.HttpEndpoint;
 import io.tenantgateway.agent.http.HttpLoop;
 import io.tenantgateway.agent.http.Request;
 import io.tenantgateway.agent.http.Response;
+import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.certs.vertx.ServerLimits;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.RecentAdmissions;
@@ -159,8 +160,7 @@ public final class AdminServer implements AutoCloseable {
             case "/debug/readiness" -> readiness();
             case "/debug/tunnels" -> agent.tunnel().map(t -> (Object) DebugViews.tunnels(t,
                     proxyServer(), agent.tunnelConfig().agentId())).orElse(off("tunnel"));
-            case "/debug/devices" -> agent.devices().map(d -> (Object) DebugViews.devices(d,
-                    agent.devicePlugin().orElse(null))).orElse(off("device registration"));
+            case "/debug/devices" -> devices();
             case "/debug/locks" -> agent.locks().map(a -> (Object) DebugViews.locks(a))
                     .orElse(off("lock controller"));
             case "/debug/admissions" -> admissions(request);
@@ -171,6 +171,20 @@ public final class AdminServer implements AutoCloseable {
             return;
         }
         json(response, body);
+    }
+
+    /**
+     * Device registration and the device plugin, with this node's HAMi registrations (every vendor) also where
+     * device registration is off but a part reads the Node (the lock controller beside HAMi's device plugins).
+     */
+    private Map<String, Object> devices() {
+        NodeRegistrations registrations = agent.registrations();
+        Map<String, Object> body = agent.devices().map(d -> DebugViews.devices(d, agent.devicePlugin().orElse(null)))
+                .orElseGet(() -> off("device registration"));
+        if (registrations.state() != NodeRegistrations.State.OFF) {
+            body.put("registrations", DebugViews.registrations(registrations));
+        }
+        return body;
     }
 
     /** Plain code, no lambda over {@code RecentAdmissions}: without the webhook the class is never loaded. */
@@ -233,6 +247,7 @@ public final class AdminServer implements AutoCloseable {
                 agent.tunnel(),
                 agent.devices(),
                 agent.locks(),
+                agent.registrations(),
                 recent == null ? Optional.empty() : Optional.of(recent.snapshot()),
                 recent == null ? 0L : recent.total());
         response.header("content-type", "text/html; charset=utf-8")

@@ -3,6 +3,7 @@ package io.tenantgateway.agent.admin;
 import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.webhook.RecentAdmissions;
@@ -41,6 +42,9 @@ public interface AgentStatus {
     default Optional<io.tenantgateway.deviceplugin.DevicePluginSnapshot> devicePlugin() {
         return Optional.empty();
     }
+
+    /** This node's HAMi registrations, every vendor, decoded (never blocks). */
+    NodeRegistrations registrations();
 
     /** The webhook's recent admissions (thread-safe, bounded). */
     Optional<RecentAdmissions> admissions();

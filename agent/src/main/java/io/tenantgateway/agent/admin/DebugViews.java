@@ -3,7 +3,9 @@ package io.tenantgateway.agent.admin;
 import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
 import io.tenantgateway.agent.locks.LockAction;
 import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.RegisteredDevice;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.tunnel.client.ServerConnectionSnapshot;
 import io.tenantgateway.tunnel.client.TunnelSnapshot;
@@ -101,6 +103,53 @@ final class DebugViews {
         item.put("numa", device.numa());
         item.put("mode", device.mode());
         item.put("healthy", device.healthy());
+        return item;
+    }
+
+    /**
+     * This node's HAMi registrations: {@code state} (off, pending, failed, read), {@code node}, {@code detail},
+     * {@code readAt}, {@code source}, {@code registrations[]} ({@code key}, {@code vendor}, {@code fromCapacity},
+     * {@code deviceCount}, {@code devices[]} with the register keys, or {@code error}), {@code notShown}.
+     */
+    static Map<String, Object> registrations(NodeRegistrations registrations) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("state", registrations.state().name().toLowerCase(java.util.Locale.ROOT));
+        root.put("node", registrations.node());
+        root.put("detail", registrations.detail());
+        root.put("readAt", text(registrations.readAt()));
+        root.put("source", registrations.source());
+        root.put("registrations", registrations.registrations().stream().map(DebugViews::registration).toList());
+        root.put("notShown", registrations.notShown());
+        return root;
+    }
+
+    private static Map<String, Object> registration(NodeRegistrations.Registration registration) {
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put("key", registration.key());
+        item.put("vendor", registration.vendor());
+        item.put("fromCapacity", registration.fromCapacity());
+        item.put("deviceCount", registration.deviceCount());
+        if (!registration.ok()) {
+            item.put("error", registration.error());
+            return item;
+        }
+        item.put("devices", registration.devices().stream().map(DebugViews::registered).toList());
+        return item;
+    }
+
+    private static Map<String, Object> registered(RegisteredDevice device) {
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put("id", device.id());
+        item.put("index", device.index());
+        item.put("count", device.count());
+        item.put("devmem", device.devmem());
+        item.put("devcore", device.devcore());
+        item.put("type", device.type());
+        item.put("numa", device.numa());
+        item.put("mode", device.mode());
+        item.put("health", device.health());
+        item.put("devicevendor", device.devicevendor());
+        item.put("custominfo", device.custominfo());
         return item;
     }
 

@@ -7,7 +7,9 @@ import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.locks.LockAction;
 import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.hami.GpuDevice;
+import io.tenantgateway.hami.RegisteredDevice;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.tunnel.client.ServerConnectionSnapshot;
 import io.tenantgateway.tunnel.client.TunnelSnapshot;
@@ -43,6 +45,7 @@ final class StatusPage {
             header{padding:12px 16px;background:var(--bg);border-bottom:1px solid var(--line)}
             h1{font-size:1.2rem;margin:0 0 4px}
             h2{font-size:1.05rem;margin:20px 0 8px}
+            h3{font-size:.95rem;margin:14px 0 6px}
             main{padding:0 16px 24px;max-width:1100px}
             .meta{color:var(--muted);font-size:.85rem;margin:0;overflow-wrap:anywhere}
             .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:.8rem;font-weight:600;color:#fff}
@@ -54,6 +57,7 @@ final class StatusPage {
             th{background:var(--bg);font-weight:600}
             td.num{text-align:right;font-variant-numeric:tabular-nums}
             code{font-size:.85rem;overflow-wrap:anywhere}
+            code.error{color:var(--bad)}
             dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:4px 0 8px;font-size:.9rem}
             dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
             .tiles{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px;margin:12px 0 0}
@@ -87,19 +91,21 @@ final class StatusPage {
      * @param tunnel the tunnel snapshot (empty before the tunnel started)
      * @param devices device registration, when enabled
      * @param locks the lock controller, when enabled
+     * @param registrations this node's HAMi registrations, every vendor
      * @param admissions recent admissions, newest first, when the webhook is enabled
      * @param admissionsTotal admissions since start
      */
     record Model(Instant now, String version, String agentId, String nodeName, String proxyServer,
             Map<String, HealthCheck.Result> readiness, Optional<AgentSnapshot> tunnel,
             Optional<DeviceRegistrationSnapshot> devices, Optional<LockSnapshot> locks,
-            Optional<List<AdmissionRecord>> admissions, long admissionsTotal) {
+            NodeRegistrations registrations, Optional<List<AdmissionRecord>> admissions, long admissionsTotal) {
         Model {
             requireNonNull(now, "now");
             requireNonNull(readiness, "readiness");
             requireNonNull(tunnel, "tunnel");
             requireNonNull(devices, "devices");
             requireNonNull(locks, "locks");
+            requireNonNull(registrations, "registrations");
             requireNonNull(admissions, "admissions");
         }
     }
@@ -134,6 +140,7 @@ final class StatusPage {
         servers(html, model);
         tunnels(html, model);
         devices(html, model);
+        registrations(html, model.registrations());
         locks(html, model);
         admissions(html, model);
 
@@ -168,9 +175,21 @@ final class StatusPage {
                         "open"))
                 .append(tile("gpus", model.devices().map(d -> Integer.toString(d.devices().size())).orElse("off"),
                         model.devices().map(d -> d.ready() ? "registered" : "NOT registered").orElse("devices")))
+                .append(registrationsTile(model.registrations()))
                 .append(tile("admissions", model.admissions().isPresent() ? Long.toString(model.admissionsTotal())
                         : "off", "since start"))
                 .append("</div>");
+    }
+
+    private static String registrationsTile(NodeRegistrations registrations) {
+        return switch (registrations.state()) {
+            case OFF -> tile("registrations", "off", "HAMi");
+            case PENDING -> tile("registrations", "-", "not read yet");
+            case FAILED -> tile("registrations", "?", "node NOT read");
+            case READ -> tile("registrations", Integer.toString(registrations.registrations().size()
+                    + registrations.notShown()), registrations.failing() == 0 ? "HAMi, all decode"
+                    : registrations.failing() + " do NOT decode");
+        };
     }
 
     private static String tile(String name, String value, String caption) {
@@ -256,6 +275,65 @@ final class StatusPage {
                     .append("<td data-label=\"id\"><code>").append(text(device.id())).append("</code></td></tr>");
         }
         html.append("</tbody></table></section>");
+    }
+
+    /** Every vendor's registration of this node, decoded as HAMi's scheduler reads it, or the reader's error. */
+    private static void registrations(StringBuilder html, NodeRegistrations registrations) {
+        html.append("<section id=\"registrations\"><h2>HAMi registrations</h2>");
+        switch (registrations.state()) {
+            case OFF, PENDING -> {
+                html.append("<p class=\"off\">").append(text(registrations.detail())).append("</p></section>");
+                return;
+            }
+            case FAILED -> {
+                html.append("<p class=\"meta\">from the ").append(text(registrations.source())).append(" at ")
+                        .append(text(TIME.format(registrations.readAt()))).append(" UTC</p><p><span class=\"badge"
+                                + " bad\">not read</span> ").append(text(registrations.detail())).append("</p></section>");
+                return;
+            }
+            default -> {
+            }
+        }
+        html.append("<p class=\"meta\">node ").append(text(registrations.node()))
+                .append(" as HAMi v2.10's scheduler reads it, from the ").append(text(registrations.source()))
+                .append(" at ").append(text(TIME.format(registrations.readAt()))).append(" UTC</p>");
+        if (registrations.registrations().isEmpty()) {
+            html.append("<p class=\"off\">no HAMi registration on this node</p></section>");
+            return;
+        }
+        for (NodeRegistrations.Registration registration : registrations.registrations()) {
+            html.append("<div class=\"registration\" id=\"registration-").append(text(registration.key()))
+                    .append("\"><h3>").append(text(registration.vendor().isEmpty() ? "?" : registration.vendor()))
+                    .append(" <code>").append(text(registration.key())).append("</code>")
+                    .append(registration.fromCapacity() ? " (from capacity)" : "").append(" <span class=\"badge ")
+                    .append(registration.ok() ? "ok\">" + registration.deviceCount() + " device(s)" : "bad\">error")
+                    .append("</span></h3>");
+            if (!registration.ok()) {
+                html.append("<p><code class=\"error\">").append(text(registration.error())).append("</code></p></div>");
+                continue;
+            }
+            head(html, "id", "index", "count", "devmem", "devcore", "type", "health");
+            for (RegisteredDevice device : registration.devices()) {
+                html.append("<tr><td data-label=\"id\"><code>").append(text(device.id())).append("</code></td>")
+                        .append(numeric("index", Long.toString(device.index())))
+                        .append(numeric("count", Integer.toString(device.count())))
+                        .append(numeric("devmem", device.devmem() + " MiB"))
+                        .append(numeric("devcore", Integer.toString(device.devcore())))
+                        .append(cell("type", device.type()))
+                        .append(cell("health", device.health() ? "healthy" : "UNHEALTHY")).append("</tr>");
+            }
+            html.append("</tbody></table>");
+            if (registration.deviceCount() > registration.devices().size()) {
+                html.append("<p class=\"meta\">the first ").append(registration.devices().size()).append(" of ")
+                        .append(registration.deviceCount()).append(" devices</p>");
+            }
+            html.append("</div>");
+        }
+        if (registrations.notShown() > 0) {
+            html.append("<p class=\"meta\">").append(registrations.notShown()).append(" more registration(s) not"
+                    + " shown (tenant-gateway annotations decode reads them all)</p>");
+        }
+        html.append("</section>");
     }
 
     private static void locks(StringBuilder html, Model model) {

@@ -25,12 +25,16 @@ import io.tenantgateway.deviceplugin.policy.PendingPodPolicy;
 import io.tenantgateway.deviceplugin.policy.PodChoice;
 import io.tenantgateway.deviceplugin.policy.PodView;
 import io.tenantgateway.deviceplugin.policy.PreferredAllocationPolicy;
+import io.tenantgateway.deviceplugin.policy.VendorAllocation;
+import io.tenantgateway.deviceplugin.policy.VirtualDevice;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.HamiCore;
 import io.tenantgateway.hami.MalformedNodeLockException;
 import io.tenantgateway.hami.NodeLock;
+import io.tenantgateway.hami.NodeVendor;
+import io.tenantgateway.hami.RegisteredDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,6 +51,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -58,20 +63,25 @@ import org.slf4j.LoggerFactory;
 import io.tenantgateway.agent.health.LockMetrics;
 
 /**
- * HAMi's Allocate against the API (shared/spec/device-plugin.md §2), for this agent's device plugin: kubelet calls
- * it once per container.
+ * HAMi's Allocate against the API (shared/spec/device-plugin.md §2), for one of this agent's device plugins — NVIDIA's,
+ * or a simulated Hygon or Ascend plugin (device-plugin/VENDOR-PLUGINS.md): kubelet calls it once per container.
  *
  * <ol>
  *   <li>Find the pod: the one the node lock names (HAMi PR #3095; a malformed lock or a missing pod is an error, no
  *       fallback), else HAMi's search for the pending pod on this node; none: {@code no binding pod found on node
  *       <node>}, nothing written.</li>
- *   <li>Decide with {@link AllocatePolicy}: the next entry of {@code hami.io/vgpu-devices-to-allocate}, its
- *       container, HAMi-core's environment and mounts.</li>
- *   <li>Recreate the container's cache directory on the host (mode 0777) and {@code /tmp/vgpulock}.</li>
+ *   <li>Decide with {@link AllocatePolicy}: the next entry of the vendor's {@code hami.io/<word>-devices-to-allocate},
+ *       its container, the vendor's answer ({@link VendorAllocation}: HAMi-core's environment and mounts for
+ *       NVIDIA).</li>
+ *   <li>NVIDIA: recreate the container's cache directory on the host (mode 0777) and {@code /tmp/vgpulock}.</li>
  *   <li>Erase the entry: a merge patch carrying the pod's resourceVersion (a conflict re-reads and decides again).</li>
- *   <li>Read what the API answered: no entry left means the pod is allocated: {@code bind-phase=success}, a
+ *   <li>Read what the API answered: no entry left in <em>any</em> vendor's to-allocate key
+ *       ({@link NodeVendor#anyEntryLeft}) means the pod is allocated: {@code bind-phase=success}, a
  *       {@code GPUAllocated} Event, and the node lock released — only when it names this pod, by a merge patch with
- *       the node's resourceVersion, HAMi's 5 tries.</li>
+ *       the node's resourceVersion, HAMi's 5 tries. A pod asking for NVIDIA and Ascend devices completes once, in
+ *       the call that erases the last entry, whichever plugin serves it. (HAMi's plugins look at their own key
+ *       only, and Ascend's at none: the first one done completes the pod and releases the lock while another
+ *       vendor's containers still wait.)</li>
  *   <li>Any error once the pod is known: {@code bind-phase=failed}, a Warning {@code GPUAllocationFailed} Event, the
  *       lock released with the same owner check, the error back to kubelet. A pod already allocated is never
  *       failed by a late call.</li>
@@ -82,10 +92,13 @@ import io.tenantgateway.agent.health.LockMetrics;
  * record per pod, retried with {@link AllocatorConfig#failureRetry()} until the API answers, then written as above
  * (or dropped when the pod is gone, re-bound or decided otherwise, or the lock is no longer its own).
  *
- * <p>Threading: called on the device plugin's single call thread, one call at a time — which is the "one
- * allocation at a time per node" HAMi's process-wide lock gives. Blocks there on API calls and on HAMi's waits
- * between release attempts (kubelet waits for the answer anyway); never on an event loop. The deferred bookkeeping
- * runs on its queue's worker and takes the same lock as Allocate, so it never interleaves with an allocation.
+ * <p>Threading: called on the device plugin's single call thread, and every allocator of the agent (one per vendor
+ * plugin) shares one decisions lock, so one call at a time per node — the "one allocation at a time per node" HAMi's
+ * process-wide lock gives, across vendors: two plugins never complete the same pod twice (the erase is also a
+ * compare-and-swap on the pod's resourceVersion, so each call sees the other's erase). Blocks there on API calls and
+ * on HAMi's waits between release attempts (kubelet waits for the answer anyway); never on an event loop. The
+ * deferred bookkeeping runs on its queue's worker and takes the same lock as Allocate, so it never interleaves with
+ * an allocation.
  *
  * <p>Lifecycle: {@link #start()} starts the bookkeeping queue (without it a failure the API did not take is only
  * logged); {@link #close()} stops it.
@@ -98,7 +111,8 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
 
     private final KubernetesClient client;
     private final AllocatorConfig config;
-    private final Supplier<Set<String>> nodeGpus;
+    private final NodeVendor vendor;
+    private final Supplier<Map<String, Long>> nodeDevices;
     private final LockMetrics metrics;
     private final Clock clock;
     private final String node;
@@ -108,28 +122,65 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
     private final EventRecorder events;
     private final Random random = new Random();
     private final FailureBookkeeping bookkeeping;
-    /** One decision at a time: an Allocate call or one attempt of the deferred bookkeeping. */
-    private final ReentrantLock decisions = new ReentrantLock();
+    /** One decision at a time: an Allocate call or one attempt of the deferred bookkeeping, of any vendor. */
+    private final ReentrantLock decisions;
     private String lastDirectoryProblem;
 
     /**
+     * NVIDIA's allocator, alone (its own decisions lock).
+     *
      * @param nodeGpus the UUIDs of the GPUs the device plugin lists (an entry naming another GPU fails)
      * @param metrics shared with the lock controller; registered by the owner
      */
     public HamiAllocator(KubernetesClient client, AllocatorConfig config, Supplier<Set<String>> nodeGpus,
             LockMetrics metrics, Clock clock) {
+        this(client, config, NodeVendor.NVIDIA, byUuid(requireNonNull(nodeGpus, "nodeGpus")), new ReentrantLock(),
+                metrics, clock);
+    }
+
+    /**
+     * One vendor's allocator.
+     *
+     * @param nodeDevices the devices the vendor's plugin lists: ID → position in its register annotation (an entry
+     *     naming another device fails)
+     * @param decisions the agent's one decisions lock, shared by every vendor's allocator
+     * @param metrics shared with the lock controller; registered by the owner
+     */
+    public HamiAllocator(KubernetesClient client, AllocatorConfig config, NodeVendor vendor,
+            Supplier<Map<String, Long>> nodeDevices, ReentrantLock decisions, LockMetrics metrics, Clock clock) {
         this.client = requireNonNull(client, "client");
         this.config = requireNonNull(config, "config");
-        this.nodeGpus = requireNonNull(nodeGpus, "nodeGpus");
+        this.vendor = requireNonNull(vendor, "vendor");
+        this.nodeDevices = requireNonNull(nodeDevices, "nodeDevices");
+        this.decisions = requireNonNull(decisions, "decisions");
         this.metrics = requireNonNull(metrics, "metrics");
         this.clock = requireNonNull(clock, "clock");
         this.node = config.nodeName();
         this.pending = new PendingPodPolicy(node);
-        this.policy = new AllocatePolicy(config.hamiCore(), node);
+        this.policy = new AllocatePolicy(VendorAllocation.of(vendor, config.hamiCore()), config.hamiCore(), node);
         this.lockPolicy = new LockPolicy(LockPolicy.DEFAULT_NODE_LOCK_TIMEOUT, true);
         this.events = new EventRecorder(client, node, clock);
         this.bookkeeping = new FailureBookkeeping(node, this::attempt, config.failureRetry(),
                 config.pendingFailureLimit(), metrics, clock);
+    }
+
+    /** A plugin that knows its devices by UUID only (NVIDIA's): each at an unknown position. */
+    static Supplier<Map<String, Long>> byUuid(Supplier<Set<String>> uuids) {
+        return () -> {
+            Map<String, Long> devices = new LinkedHashMap<>();
+            uuids.get().forEach(uuid -> devices.put(uuid, -1L));
+            return devices;
+        };
+    }
+
+    /** What the vendor's plugin lists to kubelet for {@code devices} ({@link VendorAllocation#virtualDevices}). */
+    public List<VirtualDevice> virtualDevices(List<RegisteredDevice> devices) {
+        return policy.vendor().virtualDevices(devices);
+    }
+
+    /** The vendor whose plugin this allocator answers for. */
+    public NodeVendor vendor() {
+        return vendor;
     }
 
     /** Starts the queue that writes failure bookkeeping the API did not take at once. Idempotent. */
@@ -190,8 +241,9 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
         Pod pod = found.pod();
         for (int attempt = 1; ; attempt++) {
             PodView view = view(pod);
-            AllocateDecision decision = policy.decide(view, deviceIds, nodeGpus.get(), libraryFile(),
-                    UUID.randomUUID().toString());
+            boolean hamiCore = policy.vendor().hamiCoreHost();
+            AllocateDecision decision = policy.decide(view, deviceIds, nodeDevices.get(),
+                    hamiCore ? libraryFile() : "", hamiCore ? UUID.randomUUID().toString() : "");
             if (decision instanceof AllocateDecision.Refuse refuse) {
                 if (refuse.failPod()) {
                     fail(pod, found.byLock(), deviceIds, refuse.describe());
@@ -202,10 +254,12 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
                 throw new AllocationException(refuse.message());
             }
             AllocateDecision.Allocate allocate = (AllocateDecision.Allocate) decision;
-            prepareHostDirectories(view, allocate.containerName());
+            if (hamiCore) {
+                prepareHostDirectories(view, allocate.containerName());
+            }
             Pod erased;
             try {
-                erased = patch(pod, Map.of(Annotations.POD_DEVICES_TO_ALLOCATE, allocate.remaining()));
+                erased = patch(pod, Map.of(policy.vendor().toAllocateKey(), allocate.remaining()));
             } catch (KubernetesClientException e) {
                 if (e.getCode() == 409 && config.retry().hasNext(attempt)) {
                     log.debug("conflict erasing the entry of pod={}, re-reading (attempt {})", view.key(), attempt);
@@ -216,21 +270,25 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
                 fail(pod, found.byLock(), deviceIds, why);
                 throw new AllocationException(why, e);
             }
-            log.info("Allocate pod={} container={} entry={} node={} kubelet={} devices={} to-allocate=\"{}\"",
-                    view.key(), allocate.containerName(), allocate.entryIndex(), node, deviceIds,
-                    uuids(allocate.devices()), allocate.remaining());
+            log.info("Allocate pod={} container={} entry={} node={} kubelet={} devices={} to-allocate=\"{}\""
+                    + " resource={}", view.key(), allocate.containerName(), allocate.entryIndex(), node, deviceIds,
+                    uuids(allocate.devices()), allocate.remaining(), vendor.resourceName());
             completeIfLast(erased, found.byLock(), deviceIds);
             return allocate.allocation();
         }
     }
 
-    /** Step 7 on what the API answered: when no entry is left, success, Event, lock release. */
+    /**
+     * Step 7 on what the API answered: when no entry is left in any vendor's key, success, Event, lock release. The
+     * erase was a compare-and-swap and every allocator holds the same decisions lock, so exactly one call of all
+     * the agent's plugins sees the last entry gone.
+     */
     private void completeIfLast(Pod erased, boolean byLock, List<String> deviceIds) throws AllocationException {
-        String value = Annotations.get(erased.getMetadata().getAnnotations(), Annotations.POD_DEVICES_TO_ALLOCATE);
-        if (value == null || DeviceAllocationCodec.nextEntry(DeviceAllocationCodec.decode(value)) >= 0) {
-            return; // the next container's call takes the next entry
+        Map<String, String> annotations = erased.getMetadata().getAnnotations() == null ? Map.of()
+                : erased.getMetadata().getAnnotations();
+        if (NodeVendor.anyEntryLeft(annotations)) {
+            return; // the next container's call (of this plugin or another vendor's) takes the next entry
         }
-        String allocated = Annotations.get(erased.getMetadata().getAnnotations(), Annotations.POD_DEVICES_ALLOCATED);
         Pod done;
         try {
             done = patch(erased, Map.of(Annotations.POD_BIND_PHASE, Annotations.BIND_PHASE_SUCCESS));
@@ -239,13 +297,40 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
             fail(erased, byLock, deviceIds, why);
             throw new AllocationException(why, e);
         }
-        String message = "allocated devices " + (allocated == null ? "[]"
-                : uuids(DeviceAllocationCodec.decode(allocated).stream().flatMap(List::stream).toList()))
-                + " on node " + node;
+        String message = "allocated devices " + allocatedDevices(annotations) + " on node " + node;
         metrics.allocation(LockMetrics.Allocation.SUCCESS);
         log.info("allocation completed pod={} node={}: {}", key(done), node, message);
         events.record(done, EventRecorder.NORMAL, REASON_ALLOCATED, message);
         releaseLock(done, ReleaseReason.ALLOCATED); // what is left, the lock controller's reaper releases
+    }
+
+    /**
+     * Every device the scheduler placed, of every vendor: NVIDIA's {@code hami.io/vgpu-devices-allocated} first, then
+     * the others' {@code hami.io/<word>-devices-allocated} by key; a value that does not decode is left out.
+     */
+    static Set<String> allocatedDevices(Map<String, String> annotations) {
+        Map<String, String> keys = new TreeMap<>();
+        annotations.forEach((key, value) -> {
+            if (value != null && !key.equals(Annotations.POD_DEVICES_ALLOCATED) && key.startsWith("hami.io/")
+                    && key.endsWith("-devices-allocated")) {
+                keys.put(key, value);
+            }
+        });
+        List<String> values = new ArrayList<>();
+        String nvidia = Annotations.get(annotations, Annotations.POD_DEVICES_ALLOCATED);
+        if (nvidia != null) {
+            values.add(nvidia);
+        }
+        values.addAll(keys.values());
+        Set<String> devices = new LinkedHashSet<>();
+        for (String value : values) {
+            try {
+                devices.addAll(uuids(DeviceAllocationCodec.decode(value).stream().flatMap(List::stream).toList()));
+            } catch (IllegalArgumentException e) {
+                // the scheduler's record, unreadable: the Event names what is readable
+            }
+        }
+        return devices;
     }
 
     /**
@@ -560,7 +645,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
             log.debug("no preferred allocation node={}: {}", node, e.getMessage());
             return Optional.empty();
         }
-        String value = Annotations.get(pod.getMetadata().getAnnotations(), Annotations.POD_DEVICES_TO_ALLOCATE);
+        String value = Annotations.get(pod.getMetadata().getAnnotations(), policy.vendor().toAllocateKey());
         if (value == null) {
             return Optional.empty();
         }

@@ -7,6 +7,8 @@ import io.tenantgateway.agent.hami.DeviceConfigFile;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -27,7 +29,8 @@ public final class DeviceFlags {
     String mockGpus;
 
     @Option(names = "--mock-devices", order = 4, paramLabel = "PRESET[:N],…",
-            description = "Simulated NVIDIA, Hygon and Ascend devices, e.g. Ascend910B4:2,DCU-K100,A100-80GB.")
+            description = "Simulated NVIDIA, Hygon and Ascend devices (after --mock-gpus's), e.g."
+                    + " Ascend910B4:2,DCU-K100.")
     String mockDevices;
 
     @Option(names = "--nvidia-smi-path", defaultValue = "/usr/bin/nvidia-smi", order = 4,
@@ -101,9 +104,16 @@ public final class DeviceFlags {
         if (mockInventory != null && mockGpus != null) {
             throw new ConfigException("--mock-inventory and --mock-gpus", "both given", "one of them");
         }
-        if (mockDevices != null && (mockGpus != null || mockInventory != null)) {
-            throw new ConfigException(mockGpus != null ? "--mock-devices and --mock-gpus"
-                    : "--mock-devices and --mock-inventory", "both given", "one of them");
+        if (mockInventory != null && mockDevices != null) {
+            throw new ConfigException("--mock-inventory and --mock-devices", "both given", "one of them");
+        }
+        if (mockGpus != null && mockDevices != null) {
+            // They add up (the chart's devices.mock.gpus and devices.mock.devices): --mock-gpus's GPUs come first.
+            MockInventory gpus = MockInventory.parseShorthand(mockGpus);
+            MockInventory devices = MockInventory.parseDevices(mockDevices);
+            List<MockInventory.Entry> entries = new ArrayList<>(gpus.entries());
+            entries.addAll(devices.entries());
+            return new MockInventory(entries, devices.vendorEntries(), devices.hamiVnpuCore());
         }
         if (mockGpus != null) {
             return MockInventory.parseShorthand(mockGpus);

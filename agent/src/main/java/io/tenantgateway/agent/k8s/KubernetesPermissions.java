@@ -37,6 +37,11 @@ public final class KubernetesPermissions {
         DEVICE_CONFIG_MAP("webhook device config"),
         /** The webhook, whenever the agent has an API client: report HAMi's own webhook installed next to ours. */
         HAMI_WEBHOOK_CHECK("HAMi webhook check"),
+        /**
+         * The webhook, whenever the agent has an API client: AWS Neuron cores per device and the Enflame v2.9 factor
+         * from Node capacities, cluster-wide.
+         */
+        WEBHOOK_CLUSTER_DEVICE_STATE("webhook cluster device state"),
         /** {@code --webhook-tls-secret}: the serving certificate from a Secret. */
         WEBHOOK_TLS_SECRET("webhook TLS Secret"),
         /** {@code --webhook-tls-self-managed}: create that Secret when missing, renew its certificates. */
@@ -96,9 +101,11 @@ public final class KubernetesPermissions {
     public static final List<Permission> ALL = List.of(
             permission("", "nodes", "get", EnumSet.of(Use.DEVICE_REGISTRATION, Use.LOCK_CONTROLLER,
                     Use.DEVICE_PLUGIN), "read this node's annotations and lock"),
-            permission("", "nodes", "list", EnumSet.of(Use.LOCK_CONTROLLER),
-                    "informer on this node (field selector by name)"),
-            permission("", "nodes", "watch", EnumSet.of(Use.LOCK_CONTROLLER), "informer on this node"),
+            permission("", "nodes", "list", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_CLUSTER_DEVICE_STATE),
+                    "informer on this node (field selector by name); webhook: every Node's Neuron and Enflame"
+                            + " capacity (paged)"),
+            permission("", "nodes", "watch", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_CLUSTER_DEVICE_STATE),
+                    "informer on this node; webhook: Neuron and Enflame capacity changes"),
             permission("", "nodes", "patch", EnumSet.of(Use.DEVICE_REGISTRATION, Use.LOCK_CONTROLLER,
                     Use.DEVICE_PLUGIN),
                     "register annotation, handshake, release hami.io/mutex.lock (own node only: ValidatingAdmissionPolicy"

@@ -32,6 +32,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -180,6 +181,15 @@ public final class AllocationController extends Lifecycle {
             actions = List.copyOf(recentActions);
         }
         return new LockSnapshot(node, config.mode(), synced(), lockValue, lockVerdict, reapPasses.get(), actions);
+    }
+
+    /**
+     * This node as the node informer last saw it, for the status page; never calls the API. Empty before the
+     * informer's first list, and while the Node does not exist. Thread-safe.
+     */
+    public Optional<Node> nodeFromCache() {
+        SharedIndexInformer<Node> informer = nodeInformer;
+        return informer == null ? Optional.empty() : Optional.ofNullable(informer.getStore().getByKey(node));
     }
 
     // ---------------------------------------------------------------- queue and retries

@@ -125,17 +125,14 @@ public final class AnnotationsCommand {
                 throw ConfigException.of("stdin", "not a Node object (expected: kubectl get node NAME -o json)");
             }
             String nodeName = node != null ? node : root.path("metadata").path("name").asText("node");
-            JsonNode annotations = root.path("metadata").path("annotations");
-            for (Map.Entry<String, JsonNode> a : annotations.properties()) {
-                if (RegisterVendor.forKey(a.getKey()).isPresent()) {
-                    results.put(a.getKey(), RegisterCodec.decode(a.getKey(), a.getValue().asText(), release,
-                            nodeName));
-                }
-            }
-            Map<String, String> capacity = new LinkedHashMap<>();
-            root.path("status").path("capacity").properties()
-                    .forEach(e -> capacity.put(e.getKey(), e.getValue().asText()));
-            results.putAll(RegisterCodec.fromCapacity(capacity, release, nodeName));
+            results.putAll(RegisterCodec.decodeNode(texts(root.path("metadata").path("annotations")),
+                    texts(root.path("status").path("capacity")), release, nodeName));
+        }
+
+        private static Map<String, String> texts(JsonNode object) {
+            Map<String, String> texts = new LinkedHashMap<>();
+            object.properties().forEach(e -> texts.put(e.getKey(), e.getValue().asText()));
+            return texts;
         }
 
         static String toJson(Map<String, Result> results) {

@@ -3,9 +3,7 @@ package io.tenantgateway.agent.ops;
 import io.fabric8.kubernetes.api.model.Node;
 import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.hami.RegisterCodec;
-import io.tenantgateway.hami.RegisterVendor;
 import io.tenantgateway.hami.RegisteredDevice;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import io.tenantgateway.agent.Parts;
 import io.tenantgateway.agent.part.Part;
@@ -33,6 +31,7 @@ import io.tenantgateway.hami.HamiWebhookConfiguration;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.agent.devices.DeviceDiscoveryException;
 import io.tenantgateway.agent.k8s.KubernetesClients;
+import io.tenantgateway.agent.node.OwnNode;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Permission;
 import io.tenantgateway.deviceplugin.DevicePluginConfig;
 import io.tenantgateway.deviceplugin.SocketProbe;
@@ -600,20 +599,8 @@ final class Doctor implements AutoCloseable {
             return DoctorCheck.warn("registrations", "node " + nodeName + " not found", "check --node-name (or"
                     + " NODE_NAME): it must be this node's name as kubectl get nodes shows it");
         }
-        Map<String, RegisterCodec.Result> decoded = new LinkedHashMap<>();
-        Map<String, String> annotations = node.getMetadata().getAnnotations() == null ? Map.of()
-                : node.getMetadata().getAnnotations();
-        annotations.forEach((key, value) -> {
-            if (RegisterVendor.forKey(key).isPresent()) {
-                decoded.put(key, RegisterCodec.decode(key, value, HamiRelease.V2_10, nodeName));
-            }
-        });
-        Map<String, String> capacity = new LinkedHashMap<>();
-        if (node.getStatus() != null && node.getStatus().getCapacity() != null) {
-            node.getStatus().getCapacity().forEach((resource, quantity) -> capacity.put(resource,
-                    quantity.toString()));
-        }
-        decoded.putAll(RegisterCodec.fromCapacity(capacity, HamiRelease.V2_10, nodeName));
+        Map<String, RegisterCodec.Result> decoded = RegisterCodec.decodeNode(OwnNode.annotations(node),
+                OwnNode.capacity(node), HamiRelease.V2_10, nodeName);
         if (decoded.isEmpty()) {
             return DoctorCheck.pass("registrations", "node " + nodeName + " carries no HAMi registration");
         }

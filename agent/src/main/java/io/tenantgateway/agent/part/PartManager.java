@@ -6,14 +6,18 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.DeferredCheck;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
+import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.node.NodeIdentity;
+import io.tenantgateway.agent.node.OwnNode;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -39,8 +43,10 @@ public final class PartManager implements AutoCloseable {
     private final Map<Part, Map<String, DeferredCheck>> checks = new java.util.IdentityHashMap<>();
     private final List<Map.Entry<Part, PartContext>> started = new ArrayList<>();
     private final Object lock = new Object();
+    private final boolean readsNode;
     private DeferredCheck nodeCheck;
     private boolean closed;
+    private OwnNode ownNode;
 
     /**
      * @param parts the enabled parts, in start order ({@link Parts#enabled})
@@ -61,6 +67,9 @@ public final class PartManager implements AutoCloseable {
         this.parts = List.copyOf(parts);
         boolean hasApi = apiAccess || node.discovered() || this.parts.stream().anyMatch(part -> part.plan().needsApi());
         this.services = new PartServices(registry, clock, node, version, agentId, kubeconfig, hasApi, draining);
+        Set<Use> uses = EnumSet.noneOf(Use.class);
+        this.parts.forEach(part -> uses.addAll(part.plan().uses(hasApi)));
+        this.readsNode = KubernetesPermissions.keys(KubernetesPermissions.needed(uses)).contains("core/nodes:get");
     }
 
     /**
@@ -217,6 +226,31 @@ public final class PartManager implements AutoCloseable {
     public Optional<Part> find(String name) {
         synchronized (lock) {
             return started.stream().map(Map.Entry::getKey).filter(part -> part.plan().name().equals(name)).findFirst();
+        }
+    }
+
+    /** Whether the agent talks to the API at all (some part needs it, or the node name is read from the pod). */
+    public boolean hasApi() {
+        return services.hasApi();
+    }
+
+    /**
+     * A read-only view of this node for the status page ({@link OwnNode}): present when an enabled part may get this
+     * Node (device registration, the lock controller, the device plugin), made on first call with the parts' API
+     * client and background threads; empty otherwise, and once closed.
+     */
+    public Optional<OwnNode> ownNode() {
+        if (!readsNode) {
+            return Optional.empty();
+        }
+        synchronized (lock) {
+            if (closed) {
+                return Optional.empty();
+            }
+            if (ownNode == null) {
+                ownNode = new OwnNode(services.kubernetes(), services.node(), services.scheduler(), services.clock());
+            }
+            return Optional.of(ownNode);
         }
     }
 

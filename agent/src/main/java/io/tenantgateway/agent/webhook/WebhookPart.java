@@ -47,6 +47,7 @@ public final class WebhookPart implements Part {
     private volatile WebhookCertificateController certificates;
     private volatile WebhookConfigurationManager configManager;
     private volatile DeviceConfigWatch deviceConfigWatch;
+    private volatile ClusterDeviceStateWatch clusterDeviceState;
     private PartContext context;
 
     public WebhookPart(WebhookSettings config, Optional<ManagedWebhookConfiguration> managed) {
@@ -57,8 +58,9 @@ public final class WebhookPart implements Part {
     @Override
     public Plan plan() {
         Plan plan = Plan.of("webhook").check(SERVING_CHECK)
-                // The quota lookup and the check for HAMi's own webhook run whenever the agent has an API client.
-                .withApi(QUOTA_CHECK, Use.WEBHOOK_QUOTA, Use.HAMI_WEBHOOK_CHECK);
+                // The quota lookup, the check for HAMi's own webhook and the Node capacities (cluster device state)
+                // run whenever the agent has an API client.
+                .withApi(QUOTA_CHECK, Use.WEBHOOK_QUOTA, Use.HAMI_WEBHOOK_CHECK, Use.WEBHOOK_CLUSTER_DEVICE_STATE);
         if (managed.isPresent()) {
             plan = plan.check(CA_BUNDLE_CHECK).uses(Use.MANAGED_WEBHOOK_CONFIG);
         }
@@ -102,6 +104,7 @@ public final class WebhookPart implements Part {
         })));
         DeviceConfig deviceConfig = config.deviceConfig().map(DeviceConfig::load).orElse(DeviceConfig.defaults());
         startDeviceConfigSources();
+        startClusterDeviceState(deviceConfig);
         if (config.config().clientAuth() != ClientAuthMode.NONE) {
             log.info("webhook requires client certificates from {}", config.clientCa().orElseThrow());
         }
@@ -201,6 +204,30 @@ public final class WebhookPart implements Part {
         }
     }
 
+    /**
+     * With API access: the scheduler-side state the AWS Neuron and Enflame backends read, learnt from Node capacities
+     * in the background (no readiness check: HAMi's defaults apply until the first list). Without: the defaults.
+     */
+    private void startClusterDeviceState(DeviceConfig deviceConfig) {
+        if (!context.hasApi()) {
+            log.info("webhook cluster device state: HAMi's defaults (AWS Neuron cores per device 2, Enflame v2.9"
+                    + " shared-GCU factor 0): no Kubernetes access to read Node capacities");
+            return;
+        }
+        ClusterDeviceStateWatch watch = new ClusterDeviceStateWatch(context.kubernetes(), deviceConfig,
+                context.registry());
+        clusterDeviceState = watch;
+        context.own(watch); // also when it never starts (closing twice is harmless)
+        DeviceConfigWatch devices = deviceConfigWatch;
+        if (devices != null) {
+            devices.subscribe(watch::deviceConfig); // the Neuron names follow HAMi's ConfigMap
+        }
+        context.inBackground("webhook-cluster-device-state", "webhook cluster device state (Node capacities)", () -> {
+            watch.start();
+            return watch;
+        }, w -> HealthCheck.Result.OK);
+    }
+
     private HealthCheck.Result readiness(WebhookServer current) {
         return context.draining() ? HealthCheck.Result.failed("draining")
                 : current.isListening() ? HealthCheck.Result.OK : HealthCheck.Result.failed("not listening");
@@ -233,6 +260,10 @@ public final class WebhookPart implements Part {
             DeviceConfigWatch watch = deviceConfigWatch;
             if (watch != null) {
                 watch.subscribe(created::updateDeviceConfig); // the current config now, every change after
+            }
+            ClusterDeviceStateWatch state = clusterDeviceState;
+            if (state != null) {
+                state.subscribe(created::updateClusterState); // likewise for the state learnt from Nodes
             }
             managed.ifPresent(m -> {
                 TlsMaterial ca = serving;

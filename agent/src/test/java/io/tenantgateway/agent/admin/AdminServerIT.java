@@ -46,7 +46,9 @@ import tools.jackson.databind.json.JsonMapper;
  * The admin server of a running agent (the {@code run} wiring: tunnel through our Java konnectivity-server, HAMi
  * webhook, two mock L4 GPUs, lock controller, fabric8's mock API server): the {@code /debug/*} JSON is complete, and
  * the {@code /ui} status page renders the agent's servers, tunnels, devices and admissions in a real headless
- * Chromium, with a phone-sized screenshot written to the build directory.
+ * Chromium, with a phone-sized screenshot written to the build directory. The node also carries a Hygon legacy-text
+ * registration and an Ascend one HAMi cannot read, next to the NVIDIA one the agent writes: the page and
+ * {@code /debug/devices} show every vendor's devices, and the reader's exact error.
  */
 @Timeout(120)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -60,6 +62,10 @@ class AdminServerIT {
 
     private final HttpClient http = HttpClient.newHttpClient();
     private final JsonMapper json = JsonMapper.builder().build();
+    private static final String HYGON = "hami.io/node-dcu-register";
+    private static final String ASCEND = "hami.io/node-register-Ascend910B4";
+    private static final String ASCEND_ERROR = "json: cannot unmarshal string into Go struct field DeviceInfo.count"
+            + " of type int32";
     private TunnelTestbed testbed;
     private Agent agent;
     private TunnelTestbed.Tunnel tunnel;
@@ -68,7 +74,9 @@ class AdminServerIT {
     @BeforeAll
     void start() throws Exception {
         testbed = new TunnelTestbed(dir);
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-worker-1").endMetadata().build())
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-worker-1")
+                .addToAnnotations(HYGON, "DCU-b,4,65520,100,DCU-K100,0,true,0,hami-core:")
+                .addToAnnotations(ASCEND, "[{\"id\":\"Ascend910B4-0\",\"count\":\"4\"}]").endMetadata().build())
                 .create();
         Path kubeconfig = MockApiKubeconfig.write(dir, client);
         List<String> args = testbed.webhookArgs(0);
@@ -157,6 +165,48 @@ class AdminServerIT {
     }
 
     @Test
+    void everyVendorsRegistrationOfThisNodeOnTheStatusPageAndInDebugDevices() throws Exception {
+        // The lock controller's informer has the NVIDIA registration the agent wrote.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(section(get("/ui?refresh=0").body(),
+                "registrations")).contains("NVIDIA <code>hami.io/node-nvidia-register</code>"));
+        String page = section(get("/ui?refresh=0").body(), "registrations");
+
+        assertThat(page).contains("node gpu-worker-1 as HAMi v2.10's scheduler reads it, from the lock controller&#39;s"
+                + " node informer at ");
+        assertThat(page).contains("NVIDIA <code>hami.io/node-nvidia-register</code> <span class=\"badge ok\">2"
+                + " device(s)</span>", "<td class=\"num\" data-label=\"devmem\">23034 MiB</td>",
+                "<td data-label=\"type\">NVIDIA L4</td><td data-label=\"health\">healthy</td>");
+        assertThat(page).contains("Hygon <code>hami.io/node-dcu-register</code> <span class=\"badge ok\">1"
+                + " device(s)</span>", "<td data-label=\"id\"><code>DCU-b</code></td>",
+                "<td class=\"num\" data-label=\"devmem\">65520 MiB</td>", "<td data-label=\"type\">DCU-K100</td>");
+        assertThat(page).contains("Ascend <code>" + ASCEND + "</code> <span class=\"badge bad\">error</span></h3>"
+                + "<p><code class=\"error\">" + ASCEND_ERROR + "</code></p>");
+
+        JsonNode registrations = getJson("/debug/devices").get("registrations");
+        assertThat(registrations.get("state").asString()).isEqualTo("read");
+        assertThat(registrations.get("node").asString()).isEqualTo("gpu-worker-1");
+        assertThat(registrations.get("source").asString()).isEqualTo("lock controller's node informer");
+        assertThat(registrations.get("registrations")).extracting(r -> r.get("vendor").asString() + " "
+                + r.get("key").asString() + " " + r.get("deviceCount").asInt())
+                .containsExactlyInAnyOrder("NVIDIA hami.io/node-nvidia-register 2", "Hygon " + HYGON + " 1",
+                        "Ascend " + ASCEND + " 0");
+        for (JsonNode registration : registrations.get("registrations")) {
+            switch (registration.get("vendor").asString()) {
+                case "NVIDIA" -> assertThat(registration.get("devices")).hasSize(2).allSatisfy(d -> {
+                    assertThat(d.get("type").asString()).isEqualTo("NVIDIA L4");
+                    assertThat(d.get("devmem").asInt()).isEqualTo(23034);
+                    assertThat(d.get("health").asBoolean()).isTrue();
+                });
+                case "Hygon" -> assertThat(registration.get("devices").get(0).get("id").asString()).isEqualTo("DCU-b");
+                default -> {
+                    assertThat(registration.get("error").asString()).isEqualTo(ASCEND_ERROR);
+                    assertThat(registration.has("devices")).isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
     void admissionsShowDecisionsWithoutPodSpecs() throws Exception {
         JsonNode admissions = getJson("/debug/admissions");
         assertThat(admissions.get("total").asLong()).isEqualTo(1);
@@ -222,6 +272,8 @@ class AdminServerIT {
         assertThat(section(dom, "admissions")).contains("default/tenant-gateway-probe", ">allowed</span>");
         assertThat(section(dom, "readiness")).contains("devices-registered", "lock-controller-synced");
         assertThat(section(dom, "locks")).contains("free");
+        assertThat(section(dom, "registrations")).contains("<code>hami.io/node-nvidia-register</code>",
+                "<code>DCU-b</code>", "<code class=\"error\">" + ASCEND_ERROR + "</code>");
 
         Path screenshot = buildDir().resolve("ui-screenshot.png");
         Files.deleteIfExists(screenshot);

@@ -51,13 +51,17 @@ class DeviceFlagsTest {
     }
 
     @Test
-    void oneInventoryFlagAtATime() {
-        assertThatThrownBy(() -> config("--device-source=mock", "--mock-gpus=A100-80GB",
-                "--mock-devices=Ascend910B4")).isInstanceOf(ConfigException.class)
-                .hasMessage("--mock-devices and --mock-gpus: both given (expected: one of them)");
+    void mockGpusAndMockDevicesAddUpGpusFirst() {
+        // As the chart passes devices.mock.gpus and devices.mock.devices (components/mock-devices too).
+        assertThat(config("--device-source=mock", "--mock-gpus=A100-80GB", "--mock-devices=Ascend910B4:2,L4-24GB")
+                .mockInventory()).isEqualTo(MockInventory.parseDevices("A100-80GB,Ascend910B4:2,L4-24GB"));
+    }
+
+    @Test
+    void anInventoryFileStandsAlone() {
         assertThatThrownBy(() -> config("--device-source=mock", "--mock-inventory=/nonexistent.yaml",
                 "--mock-devices=Ascend910B4")).isInstanceOf(ConfigException.class)
-                .hasMessage("--mock-devices and --mock-inventory: both given (expected: one of them)");
+                .hasMessage("--mock-inventory and --mock-devices: both given (expected: one of them)");
         assertThatThrownBy(() -> config("--device-source=mock")).isInstanceOf(ConfigException.class)
                 .hasMessage("--device-source: mock without an inventory (expected: --mock-gpus such as A100-80GB or"
                         + " L4-24GB:2, --mock-devices such as Ascend910B4:2,DCU-K100, or --mock-inventory FILE)");

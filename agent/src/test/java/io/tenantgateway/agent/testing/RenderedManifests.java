@@ -166,6 +166,33 @@ public final class RenderedManifests {
         return JarProcess.onPath("kubectl");
     }
 
+    /**
+     * {@code kubectl kustomize} of {@code dirs} under manifests/ (a resource, then components), wrapped in a
+     * kustomization written to {@code root} (kustomize takes relative paths only), with {@code daemonSetPatch} (JSON
+     * patch) applied to the DaemonSet when not null.
+     */
+    public static String kustomize(Path root, List<String> dirs, String daemonSetPatch)
+            throws IOException, InterruptedException {
+        Files.createDirectories(root);
+        StringBuilder kustomization = new StringBuilder("apiVersion: kustomize.config.k8s.io/v1beta1\n"
+                + "kind: Kustomization\nresources:\n  - " + relative(root, dirs.get(0)) + "\n");
+        if (dirs.size() > 1) {
+            kustomization.append("components:\n");
+            dirs.subList(1, dirs.size()).forEach(d -> kustomization.append("  - ").append(relative(root, d))
+                    .append('\n'));
+        }
+        if (daemonSetPatch != null) {
+            kustomization.append("patches:\n  - target: {kind: DaemonSet, name: tenant-gateway}\n    patch: |-\n")
+                    .append(daemonSetPatch.indent(6));
+        }
+        Files.writeString(root.resolve("kustomization.yaml"), kustomization);
+        return kustomize(root);
+    }
+
+    private static String relative(Path root, String manifestsDir) {
+        return root.toAbsolutePath().relativize(MANIFESTS.resolve(manifestsDir).toAbsolutePath()).toString();
+    }
+
     /** {@code kubectl kustomize DIR}. */
     public static String kustomize(Path dir) throws IOException, InterruptedException {
         Process process = new ProcessBuilder("kubectl", "kustomize", dir.toString()).redirectErrorStream(true).start();

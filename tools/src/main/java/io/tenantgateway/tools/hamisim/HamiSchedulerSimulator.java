@@ -15,11 +15,16 @@ import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.MalformedNodeLockException;
 import io.tenantgateway.hami.NodeLock;
+import io.tenantgateway.hami.NodeVendor;
+import io.tenantgateway.webhook.policy.AscendChip;
+import io.tenantgateway.webhook.policy.AscendVendor;
+import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.common.time.GoDuration;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +36,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A SIMULATOR of the HAMi scheduler extender's API writes for Filter and Bind, for tests and the
  * embedded lab: the same keys, values, patch types and node-lock protocol as HAMi v2.9/v2.10
- * (shared/spec/hami.md), without any placement logic — the caller says which node and devices.
+ * (shared/spec/hami.md; NVIDIA, Hygon DCU and Ascend: device-plugin/VENDOR-PLUGINS.md §1.7, §5.4), without any
+ * placement logic — the caller says which node and, per vendor, which devices.
  *
  * <p>Bind, as HAMi does it: take the node lock ({@code <RFC3339>,<ns>,<pod>} by a JSON merge patch
  * carrying the node's resourceVersion, retried with HAMi's backoff after re-reading; a lock older
@@ -39,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * {@code "node <n> has been locked within 5m0s: node lock contention"}), then write
  * {@code bind-phase=allocating} and {@code bind-time}, then bind. A failed bind releases the
  * pod's own lock (owner-checked). Releases are merge patches setting the key to null.
+ *
+ * <p>One lock per pod, whatever it asks for. HAMi's Bind calls every vendor's {@code LockNode} in turn, all on the
+ * same {@code hami.io/mutex.lock}, which made pods asking for two vendors contend with themselves (HAMi #2255); and
+ * Hygon and Ascend lock only when a regular container asks for them, so a pod whose only device container is an
+ * init container bound without the lock (#2640, #2795). Here Bind takes the lock once for any pod it binds, and the
+ * device plugin releases it after the last entry of every vendor's key, as for any other pod.
  *
  * <p>Calls block the caller (like HAMi's synchronous extender): never call them on an event loop.
  */
@@ -55,19 +67,37 @@ public final class HamiSchedulerSimulator {
     }
 
     private static final Logger log = LoggerFactory.getLogger(HamiSchedulerSimulator.class);
+    /** Ascend's Filter time stamp (unix seconds), next to {@code hami.io/vgpu-time}. */
+    public static final String PREDICATE_TIME = "predicate-time";
+    /** {@code huawei.com/<CW>}: what Ascend's device plugin reads to answer Allocate. */
+    public static final String ASCEND_RUNTIME_INFO_PREFIX = "huawei.com/";
+    /** The pod annotation that selects Ascend's soft split ({@code hami-core}) over templates. */
+    public static final String VNPU_MODE = AscendVendor.VNPU_MODE_ANNOTATION;
+    /** {@link #VNPU_MODE}'s value for the soft split. */
+    public static final String VNPU_MODE_HAMI_CORE = "hami-core";
 
     private final KubernetesClient client;
     private final Clock clock;
     private final Duration nodeLockTimeout;
     private final BindMethod bindMethod;
     private final Backoff backoff;
+    private final List<AscendChip> ascendChips;
 
     /**
+     * A simulator with HAMi's chart's Ascend chips ({@link DeviceConfig#defaults()}).
+     *
      * @param nodeLockTimeout the scheduler's lock expiry (HAMi default 5 minutes)
      * @param backoff retries of lock writes (HAMi: {@link Backoff#HAMI_DEFAULT})
      */
     public HamiSchedulerSimulator(KubernetesClient client, Clock clock, Duration nodeLockTimeout,
             BindMethod bindMethod, Backoff backoff) {
+        this(client, clock, nodeLockTimeout, bindMethod, backoff, DeviceConfig.defaults().vnpus());
+    }
+
+    /** @param ascendChips the device configuration's {@code vnpus}: each chip's templates name {@code temp} */
+    public HamiSchedulerSimulator(KubernetesClient client, Clock clock, Duration nodeLockTimeout,
+            BindMethod bindMethod, Backoff backoff, List<AscendChip> ascendChips) {
+        this.ascendChips = List.copyOf(requireNonNull(ascendChips, "ascendChips"));
         this.client = requireNonNull(client, "client");
         this.clock = requireNonNull(clock, "clock");
         this.nodeLockTimeout = requireNonNull(nodeLockTimeout, "nodeLockTimeout");
@@ -76,25 +106,121 @@ public final class HamiSchedulerSimulator {
     }
 
     /**
-     * Filter's writes for the chosen node: annotations {@code hami.io/vgpu-node},
+     * Filter's writes for the chosen node, NVIDIA only: annotations {@code hami.io/vgpu-node},
      * {@code hami.io/vgpu-time}, {@code …-to-allocate} and {@code …-allocated} (same string), and
      * the {@code hami.io/vgpu-node} label; a JSON merge patch without resourceVersion, as HAMi sends.
      *
      * @param devices one entry per container, init containers first
      */
     public void filter(String namespace, String podName, String nodeName, List<List<ContainerDevice>> devices) {
-        String encoded = DeviceAllocationCodec.encode(devices);
-        Map<String, String> annotations = new LinkedHashMap<>();
-        annotations.put(Annotations.POD_VGPU_NODE, nodeName);
-        annotations.put(Annotations.POD_VGPU_TIME, Long.toString(clock.instant().getEpochSecond()));
-        annotations.put(Annotations.POD_DEVICES_TO_ALLOCATE, encoded);
-        annotations.put(Annotations.POD_DEVICES_ALLOCATED, encoded);
-        client.pods().inNamespace(namespace).withName(podName).patch(PatchContext.of(PatchType.JSON_MERGE),
-                MergePatch.metadata(null, annotations, Map.of(Annotations.POD_VGPU_NODE, nodeName)));
-        log.info("simulated filter pod={}/{} node={} devices={}", namespace, podName, nodeName, encoded);
+        filter(namespace, podName, nodeName, Map.of(NodeVendor.NVIDIA, devices));
     }
 
-    /** Bind: lock the node, mark the pod allocating, bind; see the class comment. Never throws for a refusal. */
+    /**
+     * Filter's writes for the chosen node, every vendor the pod asks for, in one JSON merge patch without
+     * resourceVersion (HAMi's {@code PatchPodAnnotations}): {@code hami.io/vgpu-node} (annotation and label) and
+     * {@code hami.io/vgpu-time}, then per vendor, in {@code byVendor}'s order, its {@code …-devices-to-allocate} and
+     * {@code …-devices-allocated} (the same string: {@code <uuid>,<word>,<memreq>,<cores>:} per device, {@code ;} per
+     * container, empty entries kept); for an Ascend chip also {@code predicate-time} (unix seconds) and
+     * {@code huawei.com/<CW>}, a JSON list {@code [{"UUID","temp","memory","core"}]} of every device across the
+     * containers, each key omitted when empty or 0, {@code temp} being the chip's template for the device's memory
+     * ({@link AscendTemplates#trim}; none for a whole card, nor in {@code hami-core} mode, read from the pod's
+     * {@code huawei.com/vnpu-mode}). Hygon writes nothing vendor-specific.
+     *
+     * <p>Not reproduced: v2.10 gives every device type the NODE has one (empty) entry per container, so on a node with
+     * Ascend chips an NVIDIA-only pod also gets that chip's keys with empty entries and {@code huawei.com/<CW>:
+     * null}; here a vendor gets keys only when it is in {@code byVendor}.
+     *
+     * @param byVendor per vendor the pod asks for, one entry per container (init containers first; the same number
+     *     for every vendor)
+     * @throws IllegalArgumentException when the entry counts differ, or an Ascend chip is not in the device
+     *     configuration's {@code vnpus}
+     */
+    public void filter(String namespace, String podName, String nodeName,
+            Map<NodeVendor, List<List<ContainerDevice>>> byVendor) {
+        requireNonNull(byVendor, "byVendor");
+        if (byVendor.values().stream().map(List::size).distinct().count() > 1) {
+            throw new IllegalArgumentException("byVendor: " + byVendor.keySet().stream().map(v -> v.displayName()
+                    + " " + byVendor.get(v).size()).toList()
+                    + " entries (expected: one per container for every vendor)");
+        }
+        Map<NodeVendor, AscendChip> chips = new LinkedHashMap<>();
+        for (NodeVendor vendor : byVendor.keySet()) {
+            if (vendor.kind() == NodeVendor.Kind.ASCEND) {
+                chips.put(vendor, AscendTemplates.chip(ascendChips, vendor.commonWord()).orElseThrow(() ->
+                        new IllegalArgumentException("byVendor: " + vendor.commonWord() + " (expected: an Ascend chip "
+                                + "of the device configuration: " + ascendChips.stream().map(AscendChip::commonWord)
+                                .toList() + ")")));
+            }
+        }
+        long now = clock.instant().getEpochSecond();
+        Map<String, String> annotations = new LinkedHashMap<>();
+        annotations.put(Annotations.POD_VGPU_NODE, nodeName);
+        annotations.put(Annotations.POD_VGPU_TIME, Long.toString(now));
+        String vnpuMode = null;
+        for (Map.Entry<NodeVendor, List<List<ContainerDevice>>> vendor : byVendor.entrySet()) {
+            String encoded = DeviceAllocationCodec.encode(vendor.getValue());
+            annotations.put(vendor.getKey().toAllocateKey(), encoded);
+            annotations.put(vendor.getKey().allocatedKey(), encoded);
+            if (vendor.getKey().kind() == NodeVendor.Kind.ASCEND) {
+                if (vnpuMode == null) {
+                    vnpuMode = vnpuMode(namespace, podName);
+                }
+                annotations.put(PREDICATE_TIME, Long.toString(now));
+                annotations.put(ASCEND_RUNTIME_INFO_PREFIX + vendor.getKey().commonWord(), ascendRuntimeInfo(
+                        chips.get(vendor.getKey()), vendor.getValue(), VNPU_MODE_HAMI_CORE.equals(vnpuMode)));
+            }
+        }
+        client.pods().inNamespace(namespace).withName(podName).patch(PatchContext.of(PatchType.JSON_MERGE),
+                MergePatch.metadata(null, annotations, Map.of(Annotations.POD_VGPU_NODE, nodeName)));
+        log.info("simulated filter pod={}/{} node={} devices={}", namespace, podName, nodeName,
+                byVendor.size() == 1 && byVendor.containsKey(NodeVendor.NVIDIA)
+                        ? annotations.get(Annotations.POD_DEVICES_TO_ALLOCATE) : describe(byVendor));
+    }
+
+    /** HAMi's {@code RuntimeInfo} list: one object per device, every container's, in entry order. */
+    private static String ascendRuntimeInfo(AscendChip chip, List<List<ContainerDevice>> entries, boolean hamiCore) {
+        List<Map<String, Object>> infos = new ArrayList<>();
+        for (List<ContainerDevice> entry : entries) {
+            for (ContainerDevice device : entry) {
+                Map<String, Object> info = new LinkedHashMap<>();
+                info.put("UUID", device.uuid());
+                String temp = hamiCore ? "" : AscendTemplates.trim(chip, device.memoryMiB()).template();
+                if (!temp.isEmpty()) {
+                    info.put("temp", temp);
+                }
+                if (device.memoryMiB() != 0) {
+                    info.put("memory", device.memoryMiB());
+                }
+                if (device.cores() != 0) {
+                    info.put("core", device.cores());
+                }
+                infos.add(info);
+            }
+        }
+        // Go marshals a nil slice as null: a chip's key with only empty entries.
+        return infos.isEmpty() ? "null" : MergePatch.json(infos);
+    }
+
+    private String vnpuMode(String namespace, String podName) {
+        Pod pod = client.pods().inNamespace(namespace).withName(podName).get();
+        if (pod == null) {
+            throw new KubernetesClientException("pods \"" + podName + "\" not found");
+        }
+        return Annotations.get(pod.getMetadata().getAnnotations(), VNPU_MODE);
+    }
+
+    private static String describe(Map<NodeVendor, List<List<ContainerDevice>>> byVendor) {
+        StringBuilder out = new StringBuilder();
+        byVendor.forEach((vendor, entries) -> out.append(out.isEmpty() ? "" : " ").append(vendor.displayName())
+                .append('=').append(DeviceAllocationCodec.encode(entries)));
+        return out.toString();
+    }
+
+    /**
+     * Bind: lock the node (once, however many vendors and whichever containers the pod's devices are for), mark the
+     * pod allocating, bind; see the class comment. Never throws for a refusal.
+     */
     public BindResult bind(String namespace, String podName, String nodeName) {
         Pod pod = client.pods().inNamespace(namespace).withName(podName).get();
         if (pod == null) {

@@ -11,15 +11,23 @@ import io.tenantgateway.tools.hamisim.BindResult;
 import io.tenantgateway.tools.hamisim.HamiSchedulerSimulator;
 import io.tenantgateway.tools.lab.FirstFitPlacement.GpuRequest;
 import io.tenantgateway.tools.lab.FirstFitPlacement.Usage;
+import io.tenantgateway.tools.lab.VendorFirstFitPlacement.DeviceRequest;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiDeviceCodec;
+import io.tenantgateway.hami.HamiRelease;
+import io.tenantgateway.hami.NodeVendor;
+import io.tenantgateway.hami.RegisterCodec;
+import io.tenantgateway.hami.RegisteredDevice;
+import io.tenantgateway.webhook.policy.AscendChip;
+import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.common.retry.Backoff;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -29,41 +37,77 @@ import java.util.Optional;
 
 /**
  * The lab's stand-in for {@code hami-scheduler}: a SIMULATOR. Placement is {@link FirstFitPlacement} over the
- * devices each node registered in {@code hami.io/node-nvidia-register}, counting what pods already placed on the
- * node hold ({@code hami.io/vgpu-devices-allocated}); the API writes of Filter and Bind — pod annotations, the
- * node lock with compare-and-swap, the binding — are {@link HamiSchedulerSimulator}'s, which does them exactly as
- * HAMi does.
+ * NVIDIA devices each node registered in {@code hami.io/node-nvidia-register}, and {@link VendorFirstFitPlacement}
+ * over its Hygon DCUs ({@code hami.io/node-dcu-register}) and each Ascend chip's devices
+ * ({@code hami.io/node-register-<CW>}), counting what pods already placed on the node hold (every vendor's
+ * {@code hami.io/…-devices-allocated}); the API writes of Filter and Bind — pod annotations, the node lock with
+ * compare-and-swap (once per pod, whatever it asks for), the binding — are {@link HamiSchedulerSimulator}'s, which
+ * does them exactly as HAMi does. Which resources name which vendor comes from the device configuration (HAMi's
+ * chart's by default): Hygon's {@code hygon:} block, Ascend's {@code vnpus}.
  *
  * <p>Blocking (API calls on the caller's thread), like HAMi's synchronous extender; one tenant each.
  */
 final class LabScheduler {
     static final String SCHEDULER_NAME = "hami-scheduler";
 
+    /** HAMi's chart: {@code hami-vnpu-core} absent on the node means no hami-core support. */
+    static final boolean DEFAULT_HAMI_VNPU_CORE = false;
+    /** The node annotation Ascend's device plugin writes: whether the node runs vNPUs in hami-core mode. */
+    static final String NODE_HAMI_VNPU_CORE = "hami-vnpu-core";
+
     private final KubernetesClient client;
     private final HamiSchedulerSimulator simulator;
+    private final DeviceConfig deviceConfig;
 
     LabScheduler(KubernetesClient client, Clock clock) {
+        this(client, clock, DeviceConfig.defaults());
+    }
+
+    LabScheduler(KubernetesClient client, Clock clock, DeviceConfig deviceConfig) {
         this.client = requireNonNull(client, "client");
+        this.deviceConfig = requireNonNull(deviceConfig, "deviceConfig");
         // Against fabric8's CRUD server a Binding is stored but never updates the pod, so bind by patching
         // spec.nodeName (what the API server does with a Binding).
         this.simulator = new HamiSchedulerSimulator(client, clock, AllocationConfig.DEFAULT_NODE_LOCK_TIMEOUT,
-                HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, Backoff.HAMI_NODE_LOCK);
+                HamiSchedulerSimulator.BindMethod.PATCH_NODE_NAME, Backoff.HAMI_NODE_LOCK, deviceConfig.vnpus());
     }
 
-    /** Filter's outcome: the node and devices chosen (and written to the pod), or why no node fits. */
-    record FilterResult(Optional<String> node, List<List<ContainerDevice>> devices, String refusal) {
+    /**
+     * Filter's outcome: the node and, per vendor the pod asks for, the devices chosen (and written to the pod), or
+     * why no node fits.
+     */
+    record FilterResult(Optional<String> node, Map<NodeVendor, List<List<ContainerDevice>>> byVendor,
+            String refusal) {
+        FilterResult {
+            byVendor = Collections.unmodifiableMap(new LinkedHashMap<>(byVendor));
+        }
+
         static FilterResult refused(String reason) {
-            return new FilterResult(Optional.empty(), List.of(), reason);
+            return new FilterResult(Optional.empty(), Map.of(), reason);
         }
 
         boolean fits() {
             return node.isPresent();
         }
+
+        /** The NVIDIA entries, one per container; none when the pod was not placed or asks for no NVIDIA GPU. */
+        List<List<ContainerDevice>> devices() {
+            return byVendor.getOrDefault(NodeVendor.NVIDIA, List.of());
+        }
+    }
+
+    /** Every container's request (init containers first), per vendor; a vendor is here only if some container asks. */
+    record PodRequests(List<Optional<GpuRequest>> nvidia, List<Optional<DeviceRequest>> hygon,
+            Map<AscendChip, List<Optional<DeviceRequest>>> ascend) {
+        /** NVIDIA's list when no container asks for any vendor: the simulator's writes as before vendors existed. */
+        boolean none() {
+            return nvidia.stream().allMatch(Optional::isEmpty) && hygon.isEmpty() && ascend.isEmpty();
+        }
     }
 
     /**
-     * Filter: picks the first node (by name) whose GPUs fit every container and writes HAMi's Filter annotations
-     * on the pod; writes nothing when no node fits.
+     * Filter: picks the first node (by name) whose devices fit every container's request of every vendor and writes
+     * HAMi's Filter annotations on the pod; writes nothing when no node fits.
      */
     FilterResult filter(String namespace, String podName) {
         Pod pod = client.pods().inNamespace(namespace).withName(podName).get();
@@ -75,21 +119,58 @@ final class LabScheduler {
             return FilterResult.refused("pod " + namespace + "/" + podName + " has schedulerName " + schedulerName
                     + ", not " + SCHEDULER_NAME + " (the webhook did not mutate it)");
         }
-        List<Optional<GpuRequest>> requests = requests(pod);
+        PodRequests requests = requests(pod);
+        boolean hamiCore = HamiSchedulerSimulator.VNPU_MODE_HAMI_CORE.equals(Annotations.get(
+                pod.getMetadata().getAnnotations(), HamiSchedulerSimulator.VNPU_MODE));
         List<String> refusals = new ArrayList<>();
         List<Node> nodes = new ArrayList<>(client.nodes().list().getItems());
         nodes.sort(Comparator.comparing(n -> n.getMetadata().getName()));
         for (Node node : nodes) {
             String nodeName = node.getMetadata().getName();
-            List<GpuDevice> devices = registeredDevices(node);
-            FirstFitPlacement.Placement placement = FirstFitPlacement.place(devices, usage(nodeName), requests);
-            if (placement instanceof FirstFitPlacement.Fit fit) {
-                simulator.filter(namespace, podName, nodeName, fit.devices());
-                return new FilterResult(Optional.of(nodeName), fit.devices(), "");
+            Map<String, Usage> usage = usage(nodeName);
+            Map<NodeVendor, List<List<ContainerDevice>>> byVendor = new LinkedHashMap<>();
+            String refusal = null;
+            if (requests.none() || requests.nvidia().stream().anyMatch(Optional::isPresent)) {
+                refusal = add(byVendor, NodeVendor.NVIDIA,
+                        FirstFitPlacement.place(registeredDevices(node), usage, requests.nvidia()));
             }
-            refusals.add(nodeName + ": " + ((FirstFitPlacement.Refused) placement).reason());
+            if (refusal == null && !requests.hygon().isEmpty()) {
+                refusal = add(byVendor, NodeVendor.HYGON, VendorFirstFitPlacement.place(NodeVendor.HYGON,
+                        registeredDevices(node, NodeVendor.HYGON), usage, requests.hygon(), false));
+            }
+            for (Map.Entry<AscendChip, List<Optional<DeviceRequest>>> chip : requests.ascend().entrySet()) {
+                if (refusal != null) {
+                    break;
+                }
+                NodeVendor vendor = NodeVendor.ascend(chip.getKey().commonWord());
+                boolean nodeHamiCore = Optional.ofNullable(Annotations.get(node.getMetadata().getAnnotations(),
+                        NODE_HAMI_VNPU_CORE)).map("true"::equals).orElse(DEFAULT_HAMI_VNPU_CORE);
+                if (hamiCore && !nodeHamiCore) {
+                    refusal = "no " + vendor.displayName() + " device fits: the pod asks for hami-core mode, the node"
+                            + " does not run it (" + NODE_HAMI_VNPU_CORE + ": " + Annotations.get(
+                            node.getMetadata().getAnnotations(), NODE_HAMI_VNPU_CORE) + ")";
+                    break;
+                }
+                refusal = add(byVendor, vendor, VendorFirstFitPlacement.place(vendor,
+                        registeredDevices(node, vendor), usage, chip.getValue(), hamiCore));
+            }
+            if (refusal == null) {
+                simulator.filter(namespace, podName, nodeName, byVendor);
+                return new FilterResult(Optional.of(nodeName), byVendor, "");
+            }
+            refusals.add(nodeName + ": " + refusal);
         }
         return FilterResult.refused(refusals.isEmpty() ? "no nodes" : String.join(" | ", refusals));
+    }
+
+    /** Adds a fit's entries under {@code vendor}; returns the refusal otherwise. */
+    private static String add(Map<NodeVendor, List<List<ContainerDevice>>> byVendor, NodeVendor vendor,
+            FirstFitPlacement.Placement placement) {
+        if (placement instanceof FirstFitPlacement.Fit fit) {
+            byVendor.put(vendor, fit.devices());
+            return null;
+        }
+        return ((FirstFitPlacement.Refused) placement).reason();
     }
 
     /** Bind, as HAMi does it: node lock (CAS), bind-phase {@code allocating}, binding. */
@@ -108,33 +189,67 @@ final class LabScheduler {
         return devices;
     }
 
-    /** What the live pods placed on {@code nodeName} hold, per device UUID (HAMi's scheduler accounting). */
+    /**
+     * The devices {@code node} registered for {@code vendor} (Hygon's legacy text, an Ascend chip's JSON), decoded as
+     * HAMi v2.10's scheduler decodes them, in register order; none when the node registered nothing for it or the
+     * value does not decode (HAMi skips such a node's devices of that vendor too).
+     */
+    static List<RegisteredDevice> registeredDevices(Node node, NodeVendor vendor) {
+        String register = Annotations.get(node.getMetadata().getAnnotations(), vendor.registerKey());
+        if (register == null) {
+            return List.of();
+        }
+        RegisterCodec.Result result = RegisterCodec.decode(vendor.registerKey(), register, HamiRelease.V2_10,
+                node.getMetadata().getName());
+        return result.isOk() ? result.devices() : List.of();
+    }
+
+    /**
+     * What the live pods placed on {@code nodeName} hold, per device id (HAMi's scheduler accounting), from every
+     * vendor's {@code hami.io/<word>-devices-allocated} ({@code hami.io/vgpu-devices-allocated} for NVIDIA).
+     */
     Map<String, Usage> usage(String nodeName) {
         Map<String, Usage> usage = new HashMap<>();
         for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
             Map<String, String> annotations = pod.getMetadata().getAnnotations();
             String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-            String allocated = Annotations.get(annotations, Annotations.POD_DEVICES_ALLOCATED);
-            if (!nodeName.equals(Annotations.get(annotations, Annotations.POD_VGPU_NODE)) || allocated == null
+            if (annotations == null || !nodeName.equals(Annotations.get(annotations, Annotations.POD_VGPU_NODE))
                     || "Succeeded".equals(phase) || "Failed".equals(phase)
                     || pod.getMetadata().getDeletionTimestamp() != null) {
                 continue;
             }
-            for (List<ContainerDevice> entry : DeviceAllocationCodec.decode(allocated)) {
-                for (ContainerDevice device : entry) {
-                    usage.merge(device.uuid(), Usage.NONE.plus(device.memoryMiB(), device.cores()),
-                            (a, b) -> new Usage(a.memoryMiB() + b.memoryMiB(), a.cores() + b.cores(),
-                                    a.pods() + b.pods()));
+            for (Map.Entry<String, String> annotation : annotations.entrySet()) {
+                if (!isAllocatedKey(annotation.getKey()) || annotation.getValue() == null) {
+                    continue;
+                }
+                for (List<ContainerDevice> entry : DeviceAllocationCodec.decode(annotation.getValue())) {
+                    for (ContainerDevice device : entry) {
+                        usage.merge(device.uuid(), Usage.NONE.plus(device.memoryMiB(), device.cores()),
+                                (a, b) -> new Usage(a.memoryMiB() + b.memoryMiB(), a.cores() + b.cores(),
+                                        a.pods() + b.pods()));
+                    }
                 }
             }
         }
         return usage;
     }
 
-    private static List<Optional<GpuRequest>> requests(Pod pod) {
+    /** {@code hami.io/<word>-devices-allocated}, any vendor's. */
+    static boolean isAllocatedKey(String key) {
+        String prefix = "hami.io/";
+        String suffix = "-devices-allocated";
+        return key.startsWith(prefix) && key.endsWith(suffix) && key.length() > prefix.length() + suffix.length()
+                && key.indexOf('/', prefix.length()) < 0;
+    }
+
+    private PodRequests requests(Pod pod) {
         List<Container> containers = new ArrayList<>(pod.getSpec().getInitContainers());
         containers.addAll(pod.getSpec().getContainers());
-        List<Optional<GpuRequest>> requests = new ArrayList<>();
+        int memoryFactor = hygonMemoryFactor();
+        List<Optional<GpuRequest>> nvidia = new ArrayList<>();
+        List<Optional<DeviceRequest>> hygon = new ArrayList<>();
+        Map<AscendChip, List<Optional<DeviceRequest>>> ascend = new LinkedHashMap<>();
+        deviceConfig.vnpus().forEach(chip -> ascend.put(chip, new ArrayList<>()));
         for (Container container : containers) {
             Map<String, String> limits = new LinkedHashMap<>();
             if (container.getResources() != null && container.getResources().getLimits() != null) {
@@ -142,8 +257,21 @@ final class LabScheduler {
                     limits.put(limit.getKey(), limit.getValue().toString());
                 }
             }
-            requests.add(GpuRequest.fromLimits(container.getName(), limits));
+            nvidia.add(GpuRequest.fromLimits(container.getName(), limits));
+            hygon.add(DeviceRequest.hygon(container.getName(), limits, memoryFactor));
+            ascend.forEach((chip, list) -> list.add(DeviceRequest.ascend(container.getName(), limits, chip)));
         }
-        return requests;
+        ascend.values().removeIf(list -> list.stream().allMatch(Optional::isEmpty));
+        return new PodRequests(nvidia, hygon.stream().allMatch(Optional::isEmpty) ? List.of() : hygon, ascend);
+    }
+
+    /** The {@code hygon:} block's memoryFactor (HAMi's chart: 1). */
+    private int hygonMemoryFactor() {
+        String factor = deviceConfig.block("hygon").values().get("memoryFactor");
+        try {
+            return factor == null ? 1 : Math.max(1, Integer.parseInt(factor));
+        } catch (NumberFormatException e) {
+            return 1;
+        }
     }
 }

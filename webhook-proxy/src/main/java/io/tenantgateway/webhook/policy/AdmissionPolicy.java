@@ -49,20 +49,34 @@ public final class AdmissionPolicy {
 
     private final PolicyConfig config;
     private final DeviceConfig devices;
+    private final ClusterDeviceState clusterState;
     private final List<Vendor> vendors;
     private final QuotaLookup quota;
 
     public AdmissionPolicy(PolicyConfig config, List<Vendor> vendors, QuotaLookup quota) {
-        this(config, null, vendors, quota);
+        this(config, null, ClusterDeviceState.DEFAULTS, vendors, quota);
     }
 
+    /** The vendors of {@code devices} with HAMi's scheduler state before any node registered. */
     public AdmissionPolicy(PolicyConfig config, DeviceConfig devices, QuotaLookup quota) {
-        this(config, requireNonNull(devices, "devices"), devices.vendors(config), quota);
+        this(config, devices, ClusterDeviceState.DEFAULTS, quota);
     }
 
-    private AdmissionPolicy(PolicyConfig config, DeviceConfig devices, List<Vendor> vendors, QuotaLookup quota) {
+    /**
+     * The vendors of {@code devices} with the scheduler-side state {@code clusterState}. The state can change at run
+     * time: the owner builds a new policy then (as for a new device configuration).
+     */
+    public AdmissionPolicy(PolicyConfig config, DeviceConfig devices, ClusterDeviceState clusterState,
+            QuotaLookup quota) {
+        this(config, requireNonNull(devices, "devices"), requireNonNull(clusterState, "clusterState"),
+                devices.vendors(config, clusterState), quota);
+    }
+
+    private AdmissionPolicy(PolicyConfig config, DeviceConfig devices, ClusterDeviceState clusterState,
+            List<Vendor> vendors, QuotaLookup quota) {
         this.config = requireNonNull(config, "config");
         this.devices = devices;
+        this.clusterState = clusterState;
         this.vendors = List.copyOf(requireNonNull(vendors, "vendors"));
         this.quota = requireNonNull(quota, "quota");
         if (this.vendors.isEmpty()) {
@@ -77,6 +91,11 @@ public final class AdmissionPolicy {
     /** The device configuration the vendors were built from ({@code null} when built from vendors directly). */
     public DeviceConfig devices() {
         return devices;
+    }
+
+    /** The scheduler-side state the vendors were built with ({@link ClusterDeviceState#DEFAULTS} when not given). */
+    public ClusterDeviceState clusterState() {
+        return clusterState;
     }
 
     /**

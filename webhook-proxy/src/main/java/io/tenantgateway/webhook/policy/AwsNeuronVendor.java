@@ -4,13 +4,12 @@ import java.util.Optional;
 
 /**
  * HAMi v2.10's AWS Neuron backend (spec §3.8): validates device or core counts, no mutation. Cores per device come
- * from the first Neuron node the scheduler registered (capped at 2; 2 before any); this webhook has no scheduler
- * state and uses 2 unless told otherwise.
+ * from the first Neuron node the scheduler registered (capped at 2; 2 before any); here from
+ * {@link ClusterDeviceState#neuronCoresPerDevice()}.
  */
 public final class AwsNeuronVendor implements Vendor {
     static final long MAX_DEVICES = 2147483647L;
     static final long MAX_CORES = 4294967294L;
-    public static final long DEFAULT_CORES_PER_DEVICE = 2;
 
     private final String countName;
     private final String coreName;

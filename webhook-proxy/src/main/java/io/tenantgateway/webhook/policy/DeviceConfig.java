@@ -75,7 +75,12 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
 
     /** The vendor backends of this configuration under a policy, in the webhook's fixed order ({@link VendorCatalog}). */
     public List<Vendor> vendors(PolicyConfig policy) {
-        return VendorCatalog.vendors(this, policy);
+        return vendors(policy, ClusterDeviceState.DEFAULTS);
+    }
+
+    /** As {@link #vendors(PolicyConfig)}, with the scheduler-side state the AWS Neuron and Enflame backends read. */
+    public List<Vendor> vendors(PolicyConfig policy, ClusterDeviceState state) {
+        return VendorCatalog.vendors(this, policy, requireNonNull(state, "state"));
     }
 
     /**

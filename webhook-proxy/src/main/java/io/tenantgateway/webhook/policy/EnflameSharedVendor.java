@@ -8,7 +8,7 @@ import java.util.Optional;
  * HAMi's Enflame shared-GCU backend (spec §3.7). v2.10: DRS slices ({@code drs-gcu}) or memory/core shares,
  * validated and mirrored between limits and requests. v2.9: {@code vgcu} with a percentage rounded to the slices
  * of the last Enflame node the scheduler registered ({@code sharedGcuFactor}; 0 before any, which leaves
- * single-device requests unchanged; this webhook has no scheduler state and uses 0 unless told otherwise).
+ * single-device requests unchanged; here from {@link ClusterDeviceState#enflameSharedFactor()}).
  */
 public final class EnflameSharedVendor implements Vendor {
     public static final String SHARED_GCU = "enflame.com/shared-gcu";
@@ -97,19 +97,33 @@ public final class EnflameSharedVendor implements Vendor {
         }
         long percentage = Math.max(1, container.limit(percentageName).map(Quantity::value).orElse(100L));
         double slice = 100.0 / sharedGcuFactor;
-        for (long i = 0; i < sharedGcuFactor; i++) {
-            if (slice * i < percentage && percentage <= slice * (i + 1)) {
-                if (!container.hasRequestsMap()) {
-                    throw VendorException.nilMapPanic();
-                }
-                String rounded = Quantity.format((long) (slice * (i + 1)));
-                container.putLimit(percentageName, rounded);
-                container.putRequest(percentageName, rounded);
-                container.putLimit(SHARED_GCU, Quantity.format(i + 1));
-                break;
+        long i = sliceIndex(percentage, slice, sharedGcuFactor);
+        if (i >= 0) {
+            if (!container.hasRequestsMap()) {
+                throw VendorException.nilMapPanic();
             }
+            String rounded = Quantity.format((long) (slice * (i + 1)));
+            container.putLimit(percentageName, rounded);
+            container.putRequest(percentageName, rounded);
+            container.putLimit(SHARED_GCU, Quantity.format(i + 1));
         }
         return true;
+    }
+
+    /**
+     * HAMi's loop {@code for i := 0; i < factor; i++ { if slice*i < p && p <= slice*(i+1) ... break }}: the first
+     * (and only: the intervals do not overlap) {@code i}, or -1. Found from {@code p / slice} and checked with
+     * HAMi's own comparisons on its neighbours, so a factor learnt from a Node's capacity costs no loop over every
+     * slice.
+     */
+    static long sliceIndex(long percentage, double slice, long factor) {
+        long guess = (long) Math.ceil(percentage / slice) - 1;
+        for (long i = Math.max(0, guess - 1); i <= guess + 1 && i < factor; i++) {
+            if (slice * i < percentage && percentage <= slice * (i + 1)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

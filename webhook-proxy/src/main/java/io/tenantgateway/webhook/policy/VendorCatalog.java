@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The vendor backends HAMi registers, built from a {@link DeviceConfig} under a {@link PolicyConfig}.
+ * The vendor backends HAMi registers, built from a {@link DeviceConfig} under a {@link PolicyConfig}, with the
+ * scheduler-side state two of them read ({@link ClusterDeviceState}).
  *
  * <p>HAMi iterates a Go map, so its order is random per request; this webhook uses one fixed order, HAMi's
  * registration order: NVIDIA, Cambricon ({@code MLU}), Hygon ({@code DCU}), Enflame whole-card ({@code GCU}),
@@ -65,19 +66,19 @@ final class VendorCatalog {
     private VendorCatalog() {
     }
 
-    static List<Vendor> vendors(DeviceConfig devices, PolicyConfig policy) {
+    static List<Vendor> vendors(DeviceConfig devices, PolicyConfig policy, ClusterDeviceState state) {
         HamiCompat compat = policy.compat();
         List<Vendor> vendors = new ArrayList<>();
         vendors.add(new NvidiaVendor(devices.nvidia()));
         detect(vendors, devices, compat, CAMBRICON, HYGON, ENFLAME_GCU);
-        vendors.add(new EnflameSharedVendor(devices.block("enflame"), compat, 0));
+        vendors.add(new EnflameSharedVendor(devices.block("enflame"), compat, state.enflameSharedFactor()));
         vendors.add(new MthreadsVendor(devices.block("mthreads"), compat));
         detect(vendors, devices, compat, METAX_GPU);
         vendors.add(new MetaxSgpuVendor(devices.block("metax")));
         detect(vendors, devices, compat, KUNLUN_XPU);
         vendors.add(new KunlunVxpuVendor(devices.block("kunlun"), compat));
         if (compat == HamiCompat.V2_10) {
-            vendors.add(new AwsNeuronVendor(devices.block("awsneuron"), AwsNeuronVendor.DEFAULT_CORES_PER_DEVICE));
+            vendors.add(new AwsNeuronVendor(devices.block("awsneuron"), state.neuronCoresPerDevice()));
             vendors.add(new AmdVendor(devices.block("amd")));
         }
         detect(vendors, devices, compat, AWS_NEURON_V29, AMD_V29, VASTAI, BIREN);

@@ -553,26 +553,29 @@ class VendorRulesTest {
         return underQuota(V210, DeviceConfig.defaults(), resource, limit, 0, resources);
     }
 
+    /** The pod fits a quota of {@code limit} on {@code resource} and exceeds one of {@code limit - 1}. */
+    final void assertQuotaIsExactly(String resource, long limit, String resources) {
+        assertFound(underQuota(resource, limit, resources));
+        assertDenied(underQuota(resource, limit - 1, resources), EXCEEDED);
+    }
+
     @Test
     void quotaHygonCountsMemoryTimesItsConfiguredFactorAnd100CoresWithoutACoreLimit() {
         String twoBy500 = "{'limits':{'hygon.com/dcunum':'2','hygon.com/dcumem':'500'}}";
-        assertFound(underQuota("hygon.com/dcumem", 1000, twoBy500));
-        assertDenied(underQuota("hygon.com/dcumem", 999, twoBy500), EXCEEDED);
+        assertQuotaIsExactly("hygon.com/dcumem", 1000, twoBy500);
         DeviceConfig factor2 = DeviceConfig.parse("hygon:\n  resourceCountName: hygon.com/dcunum\n"
                 + "  resourceMemoryName: hygon.com/dcumem\n  resourceCoreName: hygon.com/dcucores\n"
                 + "  memoryFactor: 2\n", "t");
         // 500 x 2 MiB per device x 2 devices = 2000 MiB, against the quota x 2
         assertFound(underQuota(V210, factor2, "hygon.com/dcumem", 1000, 0, twoBy500));
         assertDenied(underQuota(V210, factor2, "hygon.com/dcumem", 999, 0, twoBy500), EXCEEDED);
-        assertDenied(underQuota("hygon.com/dcucores", 199, "{'limits':{'hygon.com/dcunum':'2'}}"), EXCEEDED);
-        assertFound(underQuota("hygon.com/dcucores", 200, "{'limits':{'hygon.com/dcunum':'2'}}"));
+        assertQuotaIsExactly("hygon.com/dcucores", 200, "{'limits':{'hygon.com/dcunum':'2'}}");
     }
 
     @Test
     void quotaCambriconCountsVmemoryIn256MiBUnitsAnd100CoresWithoutACoreLimit() {
         String four = "{'limits':{'cambricon.com/vmlu':'1','cambricon.com/mlu.smlu.vmemory':'4'}}";
-        assertFound(underQuota("cambricon.com/mlu.smlu.vmemory", 4, four));
-        assertDenied(underQuota("cambricon.com/mlu.smlu.vmemory", 3, four), EXCEEDED);
+        assertQuotaIsExactly("cambricon.com/mlu.smlu.vmemory", 4, four);
         assertDenied(underQuota("cambricon.com/mlu.smlu.vcore", 99, "{'limits':{'cambricon.com/vmlu':'1'}}"),
                 EXCEEDED);
     }
@@ -581,13 +584,10 @@ class VendorRulesTest {
     void quotaMthreadsCountsTheContainersTotalsIn512MiBUnits() {
         // count 2: the webhook sets sgpu-memory 192 and sgpu-core 32 for the container (96 and 16 per device)
         String two = "{'limits':{'mthreads.com/vgpu':'2'}}";
-        assertFound(underQuota("mthreads.com/sgpu-memory", 192, two));
-        assertDenied(underQuota("mthreads.com/sgpu-memory", 191, two), EXCEEDED);
-        assertFound(underQuota("mthreads.com/sgpu-core", 32, two));
-        assertDenied(underQuota("mthreads.com/sgpu-core", 31, two), EXCEEDED);
+        assertQuotaIsExactly("mthreads.com/sgpu-memory", 192, two);
+        assertQuotaIsExactly("mthreads.com/sgpu-core", 32, two);
         String eight = "{'limits':{'mthreads.com/vgpu':'1','mthreads.com/sgpu-memory':'8'}}";
-        assertFound(underQuota("mthreads.com/sgpu-memory", 8, eight));
-        assertDenied(underQuota("mthreads.com/sgpu-memory", 7, eight), EXCEEDED);
+        assertQuotaIsExactly("mthreads.com/sgpu-memory", 8, eight);
         // what pods hold (MiB, from the lookup) adds to the request: 4096 + 8 x 512 against 16 x 512
         assertFound(underQuota(V210, DeviceConfig.defaults(), "mthreads.com/sgpu-memory", 16, 4096, eight));
         assertDenied(underQuota(V210, DeviceConfig.defaults(), "mthreads.com/sgpu-memory", 16, 4097, eight), EXCEEDED);
@@ -596,21 +596,17 @@ class VendorRulesTest {
     @Test
     void quotaIluvatarCountsVmemPerDeviceIn256MiBUnits() {
         String twoBy4 = "{'limits':{'iluvatar.ai/MR-V100-vgpu':'2','iluvatar.ai/MR-V100.vMem':'4'}}";
-        assertFound(underQuota("iluvatar.ai/MR-V100.vMem", 8, twoBy4));
-        assertDenied(underQuota("iluvatar.ai/MR-V100.vMem", 7, twoBy4), EXCEEDED);
+        assertQuotaIsExactly("iluvatar.ai/MR-V100.vMem", 8, twoBy4);
         // count 2: the webhook sets vCore 200 for the container, counted per device: 400
-        assertDenied(underQuota("iluvatar.ai/MR-V100.vCore", 399, twoBy4), EXCEEDED);
-        assertFound(underQuota("iluvatar.ai/MR-V100.vCore", 400, twoBy4));
+        assertQuotaIsExactly("iluvatar.ai/MR-V100.vCore", 400, twoBy4);
     }
 
     @Test
     void quotaMetaxSgpuReadsABareVmemoryAsGibAndOneWithAUnitAsBytes() {
         String bare = "{'limits':{'metax-tech.com/sgpu':'1','metax-tech.com/vmemory':'4'}}";
-        assertFound(underQuota("metax-tech.com/vmemory", 4, bare));
-        assertDenied(underQuota("metax-tech.com/vmemory", 3, bare), EXCEEDED);
+        assertQuotaIsExactly("metax-tech.com/vmemory", 4, bare);
         String gi = "{'limits':{'metax-tech.com/sgpu':'2','metax-tech.com/vmemory':'4Gi'}}";
-        assertFound(underQuota("metax-tech.com/vmemory", 8, gi));
-        assertDenied(underQuota("metax-tech.com/vmemory", 7, gi), EXCEEDED);
+        assertQuotaIsExactly("metax-tech.com/vmemory", 8, gi);
         assertDenied(underQuota("metax-tech.com/vcore", 99, "{'limits':{'metax-tech.com/sgpu':'1'}}"), EXCEEDED);
         // limits only: a count under requests is not HAMi's pod, and not counted
         assertNotFound(underQuota("metax-tech.com/vcore", 99, "{'requests':{'metax-tech.com/sgpu':'1'}}"),
@@ -619,25 +615,21 @@ class VendorRulesTest {
 
     @Test
     void quotaEnflameDrsSlicesCountAsMemoryAndSharesAsGiven() {
-        assertDenied(underQuota("enflame.com/gcu-memory", 2, "{'limits':{'enflame.com/drs-gcu':'3'}}"), EXCEEDED);
-        assertFound(underQuota("enflame.com/gcu-memory", 3, "{'limits':{'enflame.com/drs-gcu':'3'}}"));
+        assertQuotaIsExactly("enflame.com/gcu-memory", 3, "{'limits':{'enflame.com/drs-gcu':'3'}}");
         String shares = "{'limits':{'enflame.com/gcu-memory':'10','enflame.com/gcu-core':'50'}}";
-        assertDenied(underQuota("enflame.com/gcu-core", 49, shares), EXCEEDED);
-        assertFound(underQuota("enflame.com/gcu-core", 50, shares));
+        assertQuotaIsExactly("enflame.com/gcu-core", 50, shares);
     }
 
     @Test
     void quotaAmdCountsMemoryPerDeviceAnd100CoresWithoutACoreLimit() {
         String two = "{'limits':{'amd.com/gpu':'2','amd.com/gpumem':'1000'}}";
-        assertFound(underQuota("amd.com/gpumem", 2000, two));
-        assertDenied(underQuota("amd.com/gpumem", 1999, two), EXCEEDED);
+        assertQuotaIsExactly("amd.com/gpumem", 2000, two);
         assertDenied(underQuota("amd.com/gpucores", 199, two), EXCEEDED);
     }
 
     @Test
     void quotaAwsNeuronCountsTheCoresOfWholeDevicesOrAsAsked() {
-        assertDenied(underQuota("aws.amazon.com/neuroncore", 3, "{'limits':{'aws.amazon.com/neuron':'2'}}"), EXCEEDED);
-        assertFound(underQuota("aws.amazon.com/neuroncore", 4, "{'limits':{'aws.amazon.com/neuron':'2'}}"));
+        assertQuotaIsExactly("aws.amazon.com/neuroncore", 4, "{'limits':{'aws.amazon.com/neuron':'2'}}");
         assertFound(underQuota("aws.amazon.com/neuroncore", 1, "{'limits':{'aws.amazon.com/neuroncore':'1'}}"));
         assertDenied(underQuota("aws.amazon.com/neuroncore", 3, "{'limits':{'aws.amazon.com/neuroncore':'4'}}"),
                 EXCEEDED);
