@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.JarProcess;
@@ -102,6 +103,21 @@ class ManifestTest {
             assertThat(v.getName()).isEqualTo("hamiAnnotations");
             assertThat(v.getExpression()).isEqualTo("['" + String.join("', '", Annotations.NODE_NVIDIA_REGISTER,
                     Annotations.NODE_HANDSHAKE, Annotations.NODE_LOCK) + "']");
+        });
+        // ... and for simulated vendors, Hygon's keys and Ascend's per-chip keys (prefixes up to the chip name).
+        NodeVendor ascend = NodeVendor.ascend("Ascend");
+        assertThat(policy.getSpec().getVariables()).anySatisfy(v -> {
+            assertThat(v.getName()).isEqualTo("vendorAnnotations");
+            assertThat(v.getExpression()).isEqualTo("['" + String.join("', '", NodeVendor.HYGON.registerKey(),
+                    NodeVendor.HYGON.handshakeKey(), "hami-vnpu-core") + "']");
+        }).anySatisfy(v -> {
+            assertThat(v.getName()).isEqualTo("vendorAnnotationPrefixes");
+            assertThat(v.getExpression()).isEqualTo("['" + ascend.registerKey() + "', '" + ascend.handshakeKey()
+                    + "']");
+        }).anySatisfy(v -> {
+            assertThat(v.getName()).isEqualTo("vendorResources");
+            assertThat(v.getExpression()).isEqualTo("['" + String.join("', '", NodeVendor.HYGON.resourceName(),
+                    NodeVendor.HYGON.memoryResource(), NodeVendor.HYGON.coreResource()) + "']");
         });
     }
 

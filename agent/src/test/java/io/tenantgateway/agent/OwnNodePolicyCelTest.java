@@ -473,6 +473,39 @@ class OwnNodePolicyCelTest {
     }
 
     @Test
+    void simulatedVendorsRegistrationsAreAllowedAndLookalikesAreNot() throws IOException {
+        CompiledPolicy policy = basePolicy();
+        for (var change : List.of(Map.entry("hami.io/node-dcu-register", "DCU-A,4,65536,100,DCU-K100,0,true,0,hami:"),
+                Map.entry("hami.io/node-handshake-dcu", "Reported 2026-12-01 08:00:05.1 +0000 UTC m=+5.1"),
+                Map.entry("hami.io/node-register-Ascend910B4", "[{\"id\":\"A\"}]"),
+                Map.entry("hami.io/node-handshake-Ascend910B4", "Reported_2026.12.01 08:00:06"),
+                Map.entry("hami-vnpu-core", "false"))) {
+            assertThat(admit(policy, annotationPatch(AGENT, List.of("worker-1"), "worker-1", change.getKey(),
+                    change.getValue())).denials()).as(change.getKey()).isEmpty();
+        }
+        for (String foreign : List.of("hami.io/node-register-xpu", "hami.io/node-Ascend910B4-register",
+                "hami.io/vgpu-devices-to-allocate")) {
+            assertThat(admit(policy, annotationPatch(AGENT, List.of("worker-1"), "worker-1", foreign, "x"))
+                    .denials()).as(foreign).singleElement().asString().endsWith("on its Node, not " + foreign);
+        }
+    }
+
+    @Test
+    void mockCapacityAllowsSimulatedVendorsResources() throws Exception {
+        CompiledPolicy policy = rendered("overlays/simulated-gpus");
+        Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
+        Map<String, Object> devices = new LinkedHashMap<>(CAPACITY);
+        devices.putAll(Map.of("hygon.com/dcunum", "4", "hygon.com/dcumem", "65536", "hygon.com/dcucores", "100",
+                "huawei.com/Ascend910B4", "8", "huawei.com/Ascend910B4-memory", "65536",
+                "huawei.com/Ascend910B4-core", "40"));
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before,
+                node("worker-1", ANNOTATIONS, LABELS, devices))).denials()).isEmpty();
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before,
+                node("worker-1", ANNOTATIONS, LABELS, with(devices, "huawei.com/npu", "1")))).denials())
+                .singleElement().asString().endsWith(", not huawei.com/npu, huawei.com/npu");
+    }
+
+    @Test
     void mockCapacityAllowsOnlyGpuResourcesOnTheOwnNode() throws Exception {
         CompiledPolicy policy = rendered("overlays/simulated-gpus");
         Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
