@@ -30,6 +30,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,9 +106,18 @@ class DevicePluginRunIT {
                 Annotations.NODE_NVIDIA_REGISTER);
     }
 
+    /** {@code [0.123s][info][class,load] io.tenantgateway.… source: …}. */
+    private static final Pattern LOADED = Pattern.compile("\\[class,load\\s*\\] (\\S+) source: ");
+    /** What a pure-NVIDIA node must never load: the simulated vendors' classes (issue 27). */
+    private static final Pattern OTHER_VENDORS = Pattern.compile("(?i)hygon|ascend|VendorPreset");
+
     @Test
     void registersWithKubeletAndCompletesAnAllocationInAllocate() throws Exception {
-        AgentProcess agent = run();
+        // Started as the image starts it, with the JVM's class-load log: a pure-NVIDIA node loads no vendor class.
+        Path classLog = dir.resolve("class-load.log");
+        AgentProcess agent = AgentProcess.launch(args(), Map.of("JAVA_OPTS",
+                "-Xlog:class+load=info:file=" + classLog));
+        cleanup.add(agent);
 
         await().atMost(Duration.ofSeconds(60)).until(() -> kubelet.plugin("nvidia.com/gpu")
                 .map(p -> p.healthyIds().size() == 20).orElse(false));
@@ -147,6 +158,21 @@ class DevicePluginRunIT {
                 Annotations.NODE_LOCK)).isNull();
         assertThat(agent.lines("device plugin registered with kubelet")).isNotEmpty();
         assertThat(agent.lines("allocation completed pod=team-a/p1")).isNotEmpty();
+
+        agent.signal("TERM");
+        assertThat(agent.awaitExit(Duration.ofSeconds(60))).isZero();
+        List<String> loaded = new ArrayList<>();
+        for (String line : Files.readAllLines(classLog)) {
+            Matcher matcher = LOADED.matcher(line);
+            if (matcher.find()) {
+                loaded.add(matcher.group(1));
+            }
+        }
+        assertThat(loaded).as("the log is the real one").contains(
+                "io.tenantgateway.deviceplugin.policy.NvidiaAllocation",
+                "io.tenantgateway.agent.deviceplugin.HamiAllocator", "io.tenantgateway.agent.devices.DeviceRegistrar");
+        assertThat(loaded.stream().filter(name -> name.startsWith("io.tenantgateway.")
+                && OTHER_VENDORS.matcher(name).find())).as("vendor classes loaded by a pure-NVIDIA node").isEmpty();
     }
 
     @Test

@@ -4,7 +4,7 @@ import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.deviceplugin.DevicePluginConfig;
 import io.tenantgateway.deviceplugin.policy.HamiCoreSettings;
 import io.tenantgateway.agent.hami.DeviceConfigFile;
-import io.tenantgateway.webhook.policy.DeviceConfig;
+import io.tenantgateway.webhook.policy.NvidiaConfig;
 import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.Option;
@@ -56,11 +56,11 @@ public final class DevicePluginFlags {
      */
     public DevicePluginSettings settings(String nodeName, DeviceConfigFile deviceConfigFile,
             boolean podFieldSelector) {
-        DeviceConfig deviceConfig = deviceConfigFile.config();
+        NvidiaConfig nvidia = deviceConfigFile.nvidia();
         DevicePluginConfig plugin;
         try {
             plugin = DevicePluginConfig.of(devicePluginDir.toAbsolutePath().normalize(),
-                    deviceConfig.nvidia().resourceCountName()).withNumaTopology(devicePluginNumaTopology);
+                    nvidia.resourceCountName()).withNumaTopology(devicePluginNumaTopology);
         } catch (IllegalArgumentException e) {
             // DevicePluginConfig names --device-plugin-dir itself; a bad resource name came from the device config.
             String dir = "--device-plugin-dir: ";
@@ -70,7 +70,7 @@ public final class DevicePluginFlags {
         }
         AllocatorConfig allocator = AllocatorConfig.defaults(nodeName)
                 .withHamiCore(HamiCoreSettings.DEFAULTS.withDeviceMemoryScaling(
-                        deviceConfig.nvidia().deviceMemoryScaling()))
+                        nvidia.deviceMemoryScaling()))
                 .withHostRoot(devicePluginHostRoot.toAbsolutePath().normalize())
                 .withPodFieldSelector(podFieldSelector);
         return new DevicePluginSettings(plugin, allocator);

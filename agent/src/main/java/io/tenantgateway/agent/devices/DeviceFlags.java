@@ -4,7 +4,7 @@ import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.config.ConfigFiles;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.agent.hami.DeviceConfigFile;
-import io.tenantgateway.webhook.policy.DeviceConfig;
+import io.tenantgateway.webhook.policy.NvidiaConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,16 +77,16 @@ public final class DeviceFlags {
         }
         String node = nodeName.orElseThrow(() -> new ConfigException("--device-source", deviceSource
                 + " without a node name", "--node-name or env NODE_NAME"));
-        DeviceConfig deviceConfig = deviceConfigFile.config();
-        long split = deviceSplitCount != null ? deviceSplitCount : deviceConfig.nvidia().deviceSplitCount();
+        NvidiaConfig nvidia = deviceConfigFile.nvidia();
+        long split = deviceSplitCount != null ? deviceSplitCount : nvidia.deviceSplitCount();
         if (split < 1 || split > Integer.MAX_VALUE) {
             throw deviceSplitCount != null ? new ConfigException("--device-split-count", split, "> 0")
                     : new ConfigException("--device-config", "nvidia.deviceSplitCount: " + split, "> 0");
         }
         DeviceRegistrationConfig.Builder builder = DeviceRegistrationConfig.builder(node)
                 .splitCount((int) split)
-                .memoryScaling(deviceConfig.nvidia().deviceMemoryScaling())
-                .coreScaling(deviceConfig.nvidia().deviceCoreScaling())
+                .memoryScaling(nvidia.deviceMemoryScaling())
+                .coreScaling(nvidia.deviceCoreScaling())
                 .handshakeInterval(GoDuration.parse("--handshake-interval", handshakeInterval))
                 .deregisterOnExit(deregisterOnExit);
         if (source == DeviceRegistrationConfig.Source.MOCK) {

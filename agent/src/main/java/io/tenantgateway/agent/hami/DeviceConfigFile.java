@@ -3,6 +3,7 @@ package io.tenantgateway.agent.hami;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.webhook.policy.DeviceConfig;
+import io.tenantgateway.webhook.policy.NvidiaConfig;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -18,6 +19,7 @@ import java.util.Optional;
 public final class DeviceConfigFile {
     private final Optional<Path> path;
     private DeviceConfig parsed;
+    private NvidiaConfig nvidia;
 
     private DeviceConfigFile(Optional<Path> path) {
         this.path = requireNonNull(path, "path");
@@ -38,5 +40,20 @@ public final class DeviceConfigFile {
             parsed = path.map(DeviceConfig::load).orElseGet(DeviceConfig::defaults);
         }
         return parsed;
+    }
+
+    /**
+     * Only the {@code nvidia:} block (HAMi's defaults without a file), read on the first call: what device
+     * registration and the device plugin read. The other vendors' blocks are not built, so a pure-NVIDIA node loads
+     * none of their classes.
+     */
+    public synchronized NvidiaConfig nvidia() {
+        if (parsed != null) {
+            return parsed.nvidia();
+        }
+        if (nvidia == null) {
+            nvidia = path.map(DeviceConfig::loadNvidia).orElseGet(NvidiaConfig::defaults);
+        }
+        return nvidia;
     }
 }

@@ -90,25 +90,46 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
      *     the file and the key)
      */
     public static DeviceConfig load(Path file) {
-        requireNonNull(file, "file");
-        String yaml;
+        return parse(read(file), file.toString());
+    }
+
+    /**
+     * Only the {@code nvidia:} block of a {@code device-config.yaml} file (or a ConfigMap manifest holding one), for
+     * the node-side parts that read nothing else: a pure-NVIDIA node then builds none of the other vendors' config
+     * (no Ascend or Iluvatar chip classes loaded; DevicePluginRunIT).
+     *
+     * @throws ConfigException as {@link #load}, for the file and its nvidia block
+     */
+    public static NvidiaConfig loadNvidia(Path file) {
+        String source = file.toString();
+        Document document = document(read(file), source);
+        if (document.root() == null) {
+            return NvidiaConfig.defaults();
+        }
         try {
-            yaml = Files.readString(file, StandardCharsets.UTF_8);
+            return parseNvidia(new Block(document.root().get(NVIDIA_BLOCK), document.source() + ": nvidia"));
+        } catch (IllegalArgumentException e) {
+            throw e.getMessage().startsWith(document.source()) ? e : ConfigException.of(document.source(),
+                    e.getMessage(), e);
+        }
+    }
+
+    private static String read(Path file) {
+        requireNonNull(file, "file");
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             throw new ConfigException("--device-config", file + " does not exist", "HAMi's device-config.yaml", e);
         } catch (IOException e) {
             throw ConfigException.of("--device-config", "cannot read " + file + ": " + e.getMessage(), e);
         }
-        return parse(yaml, file.toString());
     }
 
-    /**
-     * Parses YAML text.
-     *
-     * @param source named in error messages (a file name, {@code ConfigMap kube-system/hami-scheduler-device})
-     * @throws ConfigException naming {@code source}, the key, the value and what was expected
-     */
-    public static DeviceConfig parse(String yaml, String source) {
+    /** The document's root mapping ({@code null}: empty) and the name its errors give, a ConfigMap unwrapped. */
+    private record Document(JsonNode root, String source) {
+    }
+
+    private static Document document(String yaml, String source) {
         requireNonNull(yaml, "yaml");
         JsonNode root = readYaml(yaml, source);
         if (root.isObject() && "ConfigMap".equals(root.path("kind").asString(""))) {
@@ -121,12 +142,28 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
             root = readYaml(embedded.stringValue(), source);
         }
         if (root.isMissingNode() || root.isNull()) {
-            return defaults();
+            return new Document(null, source);
         }
         if (!root.isObject()) {
             throw new ConfigException(source, "top level is " + JsonTypes.describe(root),
                     "a mapping with an nvidia: block");
         }
+        return new Document(root, source);
+    }
+
+    /**
+     * Parses YAML text.
+     *
+     * @param source named in error messages (a file name, {@code ConfigMap kube-system/hami-scheduler-device})
+     * @throws ConfigException naming {@code source}, the key, the value and what was expected
+     */
+    public static DeviceConfig parse(String yaml, String source) {
+        Document document = document(yaml, source);
+        if (document.root() == null) {
+            return defaults();
+        }
+        JsonNode root = document.root();
+        source = document.source();
         try {
             Map<String, VendorBlock> blocks = new LinkedHashMap<>();
             for (Map.Entry<String, Map<String, String>> known : CHART_BLOCKS.entrySet()) {

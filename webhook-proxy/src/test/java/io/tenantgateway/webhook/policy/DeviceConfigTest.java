@@ -149,4 +149,21 @@ class DeviceConfigTest {
                 .hasMessage("--device-config: " + dir.resolve("nope.yaml") + " does not exist (expected: HAMi's"
                         + " device-config.yaml)");
     }
+
+    @Test
+    void loadNvidiaReadsOnlyTheNvidiaBlockOfAFileOrConfigMap(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("device-config.yaml"), "nvidia:\n  deviceSplitCount: 7\n"
+                + "vnpus: not-a-list\n", StandardCharsets.UTF_8);
+        assertThat(DeviceConfig.loadNvidia(file).deviceSplitCount()).isEqualTo(7);
+        assertThatThrownBy(() -> DeviceConfig.load(file)).as("the whole file still checks every block")
+                .hasMessageContaining("vnpus");
+        Path configMap = Files.writeString(dir.resolve("cm.yaml"), "kind: ConfigMap\ndata:\n  device-config.yaml: |\n"
+                + "    nvidia:\n      deviceSplitCount: 3\n", StandardCharsets.UTF_8);
+        assertThat(DeviceConfig.loadNvidia(configMap).deviceSplitCount()).isEqualTo(3);
+        Path bad = Files.writeString(dir.resolve("bad.yaml"), "nvidia:\n  deviceSplitCount: many\n",
+                StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> DeviceConfig.loadNvidia(bad)).hasMessageStartingWith(bad.toString());
+        assertThat(DeviceConfig.loadNvidia(Files.writeString(dir.resolve("empty.yaml"), "")).deviceSplitCount())
+                .isEqualTo(NvidiaConfig.defaults().deviceSplitCount());
+    }
 }
