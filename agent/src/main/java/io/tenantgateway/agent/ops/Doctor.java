@@ -30,6 +30,8 @@ import io.tenantgateway.agent.webhook.HamiWebhookCoexistence;
 import io.tenantgateway.hami.HamiWebhookConfiguration;
 import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.agent.devices.DeviceDiscoveryException;
+import io.tenantgateway.agent.devices.DeviceRegistrar;
+import io.tenantgateway.agent.devices.SimulatedVendor;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.node.OwnNode;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Permission;
@@ -651,9 +653,18 @@ final class Doctor implements AutoCloseable {
             };
             return DoctorCheck.fail("devices", source.kind() + ": " + e.getMessage(), fix);
         }
-        List<String> lines = found.stream().map(d -> "[" + d.index() + "] " + d.type() + " " + d.devmemMiB()
-                + " MiB, split " + d.count() + (d.healthy() ? "" : ", UNHEALTHY") + " (" + d.id() + ")").toList();
-        return new DoctorCheck("devices", Outcome.PASS, source.kind() + ": " + found.size() + " GPU(s)", "", lines);
+        List<String> lines = new ArrayList<>(found.stream().map(d -> "[" + d.index() + "] " + d.type() + " "
+                + d.devmemMiB() + " MiB, split " + d.count() + (d.healthy() ? "" : ", UNHEALTHY") + " (" + d.id()
+                + ")").toList());
+        StringBuilder summary = new StringBuilder(source.kind() + ": " + found.size() + " GPU(s)");
+        // Simulated Hygon and Ascend devices (--mock-devices), as their plugins register them.
+        for (SimulatedVendor vendor : DeviceRegistrar.simulatedVendors(config.devices().get())) {
+            summary.append(", ").append(vendor.vendor().displayName()).append(": ").append(vendor.devices().size());
+            vendor.devices().forEach(d -> lines.add(vendor.vendor().displayName() + " [" + d.index() + "] " + d.type()
+                    + " " + d.devmem() + " MiB, split " + d.count() + (d.health() ? "" : ", UNHEALTHY") + " ("
+                    + d.id() + ") in " + vendor.vendor().registerKey()));
+        }
+        return new DoctorCheck("devices", Outcome.PASS, summary.toString(), "", lines);
     }
 
     // ---- device plugin ----

@@ -164,7 +164,7 @@ class DoctorIT {
         return new ArrayList<>(List.of("doctor", "--ca-cert=" + caCert, "--proxy-server-host=127.0.0.1",
                 "--proxy-server-port=" + port, "--service-account-token-path=" + tokenFile, "--agent-id=worker-1",
                 "--node-name=worker-1", "--kubeconfig=" + kubeconfig, "--device-source=mock",
-                "--mock-gpus=A100-80GB", "--webhook-tls-cert=" + files.serverCert(),
+                "--mock-gpus=A100-80GB", "--mock-devices=Ascend910B4:1", "--webhook-tls-cert=" + files.serverCert(),
                 "--webhook-tls-key=" + files.serverKey(), "-v=4", "--check-timeout=5s"));
     }
 
@@ -201,7 +201,9 @@ class DoctorIT {
                         + " tenant-gateway-hami-webhook serves HAMi's webhook \\([0-9]+ checked\\)")
                 .containsPattern("PASS  device-config +ConfigMap kube-system/hami-scheduler-device:"
                         + " nvidia.resourceCountName=nvidia.com/gpu")
-                .containsPattern("PASS  devices +mock: 1 GPU\\(s\\)")
+                .containsPattern("PASS  devices +mock: 1 GPU\\(s\\), Ascend910B4: 1")
+                .containsPattern("Ascend910B4 \\[0\\] Ascend910B4 32768 MiB, split 4 \\([0-9A-F-]+\\) in"
+                        + " hami.io/node-register-Ascend910B4")
                 .containsPattern("PASS  registrations +2 registration\\(s\\) on node worker-1, as HAMi v2.10 reads"
                         + " them")
                 .contains("hami.io/node-dcu-register: 1 device(s)", "[0] DCU-K100 65520 MiB, 100 cores, split 4 (DCU-b)",
