@@ -2,7 +2,10 @@ package io.tenantgateway.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantgateway.agent.devices.MockInventory;
+import io.tenantgateway.agent.devices.SimulatedVendor;
 import io.tenantgateway.agent.testing.JarProcess;
+import io.tenantgateway.hami.RegisteredDevice;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code tenant-gateway annotations} in the built jar (two JVM launches): decode a Node as {@code kubectl get node -o
@@ -70,6 +75,46 @@ class AnnotationsIT {
                       "type": "Enflame GCU", "health": true}]}
                 }
                 """));
+    }
+
+    @Test
+    void decodesWhatASimulatedHygonAndAscendNodeRegistersAsHamisSchedulerReadsIt() throws Exception {
+        List<SimulatedVendor> vendors = SimulatedVendor.of("worker-b2",
+                MockInventory.parseDevices("Ascend910B4:2,DCU-K100:1"));
+        ObjectNode node = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Node");
+        ObjectNode annotations = node.putObject("metadata").put("name", "worker-b2").putObject("annotations");
+        vendors.forEach(v -> annotations.put(v.vendor().registerKey(), v.register()));
+
+        Result result = run(JSON.writeValueAsString(node), "annotations", "decode", "-");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonNode decoded = JSON.readTree(result.out());
+        assertThat(decoded.propertyNames()).containsExactlyInAnyOrder("hami.io/node-dcu-register",
+                "hami.io/node-register-Ascend910B4");
+        for (SimulatedVendor vendor : vendors) {
+            JsonNode devices = decoded.path(vendor.vendor().registerKey()).path("devices");
+            assertThat(devices.size()).as(vendor.vendor().registerKey()).isEqualTo(vendor.devices().size());
+            for (int i = 0; i < devices.size(); i++) {
+                RegisteredDevice expected = vendor.devices().get(i);
+                JsonNode device = devices.get(i);
+                assertThat(device.path("id").asString()).isEqualTo(expected.id());
+                assertThat(device.path("index").asLong()).isEqualTo(expected.index());
+                assertThat(device.path("count").asInt()).isEqualTo(expected.count());
+                assertThat(device.path("devmem").asInt()).isEqualTo(expected.devmem());
+                assertThat(device.path("devcore").asInt()).isEqualTo(expected.devcore());
+                assertThat(device.path("type").asString()).isEqualTo(expected.type());
+                assertThat(device.path("health").asBoolean()).isTrue();
+            }
+        }
+        // As the plugins write them: Hygon's 9-field text (mode "hami"), Ascend's chips with their NetworkID.
+        assertThat(decoded.path("hami.io/node-dcu-register").path("devices").get(0).path("mode").asString())
+                .isEqualTo("hami");
+        assertThat(decoded.path("hami.io/node-dcu-register").path("devices").get(0).path("type").asString())
+                .isEqualTo("DCU-K100");
+        assertThat(decoded.path("hami.io/node-register-Ascend910B4").path("devices").get(1).path("custominfo")
+                .path("NetworkID").asInt()).isZero();
+        assertThat(decoded.path("hami.io/node-register-Ascend910B4").path("devices").get(0).path("devmem").asInt())
+                .isEqualTo(32768);
     }
 
     @Test
