@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.AscendRuntimeInfo;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.MalformedNodeLockException;
@@ -69,7 +70,7 @@ public final class HamiSchedulerSimulator {
     private static final Logger log = LoggerFactory.getLogger(HamiSchedulerSimulator.class);
     /** Ascend's Filter time stamp (unix seconds), next to {@code hami.io/vgpu-time}. */
     public static final String PREDICATE_TIME = "predicate-time";
-    /** {@code huawei.com/<CW>}: what Ascend's device plugin reads to answer Allocate. */
+    /** {@code huawei.com/<CW>}: what Ascend's device plugin reads to answer Allocate ({@link AscendRuntimeInfo}). */
     public static final String ASCEND_RUNTIME_INFO_PREFIX = "huawei.com/";
     /** The pod annotation that selects Ascend's soft split ({@code hami-core}) over templates. */
     public static final String VNPU_MODE = AscendVendor.VNPU_MODE_ANNOTATION;
@@ -167,7 +168,7 @@ public final class HamiSchedulerSimulator {
                     vnpuMode = vnpuMode(namespace, podName);
                 }
                 annotations.put(PREDICATE_TIME, Long.toString(now));
-                annotations.put(ASCEND_RUNTIME_INFO_PREFIX + vendor.getKey().commonWord(), ascendRuntimeInfo(
+                annotations.put(AscendRuntimeInfo.annotationKey(vendor.getKey().commonWord()), ascendRuntimeInfo(
                         chips.get(vendor.getKey()), vendor.getValue(), VNPU_MODE_HAMI_CORE.equals(vnpuMode)));
             }
         }
@@ -178,28 +179,20 @@ public final class HamiSchedulerSimulator {
                         ? annotations.get(Annotations.POD_DEVICES_TO_ALLOCATE) : describe(byVendor));
     }
 
-    /** HAMi's {@code RuntimeInfo} list: one object per device, every container's, in entry order. */
+    /**
+     * HAMi's {@code RuntimeInfo} list: one object per device, every container's, in entry order, written by
+     * {@link AscendRuntimeInfo#encode} (zero fields left out).
+     */
     private static String ascendRuntimeInfo(AscendChip chip, List<List<ContainerDevice>> entries, boolean hamiCore) {
-        List<Map<String, Object>> infos = new ArrayList<>();
+        List<AscendRuntimeInfo> infos = new ArrayList<>();
         for (List<ContainerDevice> entry : entries) {
             for (ContainerDevice device : entry) {
-                Map<String, Object> info = new LinkedHashMap<>();
-                info.put("UUID", device.uuid());
                 String temp = hamiCore ? "" : AscendTemplates.trim(chip, device.memoryMiB()).template();
-                if (!temp.isEmpty()) {
-                    info.put("temp", temp);
-                }
-                if (device.memoryMiB() != 0) {
-                    info.put("memory", device.memoryMiB());
-                }
-                if (device.cores() != 0) {
-                    info.put("core", device.cores());
-                }
-                infos.add(info);
+                infos.add(new AscendRuntimeInfo(device.uuid(), temp, device.memoryMiB(), (long) device.cores()));
             }
         }
         // Go marshals a nil slice as null: a chip's key with only empty entries.
-        return infos.isEmpty() ? "null" : MergePatch.json(infos);
+        return infos.isEmpty() ? "null" : AscendRuntimeInfo.encode(infos);
     }
 
     private String vnpuMode(String namespace, String podName) {

@@ -39,7 +39,12 @@ public enum Breakage {
     SERVER_ADDRESS("server-address", 8, Target.TENANT_A, "tenant-a's konnectivity-server restarts on a new port"),
     /** Check 9: tenant-b's agent serves its device plugin in a directory kubelet does not watch. */
     KUBELET_DIR("kubelet-dir", 9, Target.TENANT_B, "tenant-b's agent serves its device plugin where kubelet does"
-            + " not look");
+            + " not look"),
+    /**
+     * Check 10: tenant-b's webhook runs without {@code --enable-ascend} (HAMi's chart default): an Ascend pod is not
+     * HAMi's, so it never reaches HAMi's scheduler.
+     */
+    ASCEND_WEBHOOK("ascend-webhook", 10, Target.TENANT_B, "tenant-b's webhook runs without --enable-ascend");
 
     /** Which tenant's parts a breakage changes. */
     enum Target { TENANT_A, TENANT_B, BOTH }

@@ -23,15 +23,17 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The two-tenant Kamaji + HAMi lab in one JVM: per tenant a CA, an API server (fabric8's mock server, CRUD), a
- * konnectivity-server and one worker agent started with {@code tenant-gateway run}'s flags; kube-apiserver's
- * admission calls through the tunnel; a HAMi scheduler simulator; a kubelet stand-in per worker (its device plugin registers there, Allocate is
- * called per container as kubelet does); and the checks of the reference lab plus the kubelet path.
+ * konnectivity-server and its worker agents started with {@code tenant-gateway run}'s flags (tenant-b has a second
+ * worker with simulated Hygon and Ascend devices); kube-apiserver's admission calls through the tunnel; a HAMi
+ * scheduler simulator; a kubelet stand-in per worker (its device plugins register there, Allocate is called per
+ * container as kubelet does); and the checks of the reference lab plus the kubelet path and the other vendors.
  *
  * <pre>{@code
  * try (Lab lab = new Lab(LabOptions.defaults(), Clock.systemUTC(), System.err::println)) {
@@ -44,10 +46,15 @@ import org.slf4j.LoggerFactory;
 public final class Lab implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Lab.class);
 
-    static final LabTenant.Spec TENANT_A = new LabTenant.Spec("tenant-a", "worker-a", "team-a", "A100-80GB", 1,
-            LabTenant.AgentAuth.TOKEN);
-    static final LabTenant.Spec TENANT_B = new LabTenant.Spec("tenant-b", "worker-b", "team-b", "L4-24GB:2", 2,
-            LabTenant.AgentAuth.MTLS);
+    static final LabTenant.Spec TENANT_A = new LabTenant.Spec("tenant-a", "team-a", LabTenant.AgentAuth.TOKEN,
+            List.of(new LabTenant.WorkerSpec("worker-a", "A100-80GB", 1, "", true)), false);
+    /**
+     * worker-b: two L4s, serving the webhook (with HAMi's Ascend backends on); worker-b2: one L4 and simulated Hygon
+     * and Ascend devices, no webhook.
+     */
+    static final LabTenant.Spec TENANT_B = new LabTenant.Spec("tenant-b", "team-b", LabTenant.AgentAuth.MTLS,
+            List.of(new LabTenant.WorkerSpec("worker-b", "L4-24GB:2", 2, "", true),
+                    new LabTenant.WorkerSpec("worker-b2", "L4-24GB:1", 1, "Ascend910B4:2,DCU-K100:1", false)), true);
 
     /**
      * How long one network exchange may take — a dial through a tunnel, a TLS handshake, an AdmissionReview, a
@@ -93,7 +100,7 @@ public final class Lab implements AutoCloseable {
             results.add(runCheck(checks, number));
         }
         return new LabReport(results, Duration.ofNanos(System.nanoTime() - start), List.of(endpoints(a),
-                endpoints(b)), options.breakages());
+                endpoints(b)), options.breakages(), LabChecks.devices(List.of(a, b)));
     }
 
     private void setUp() throws InterruptedException {
@@ -120,36 +127,49 @@ public final class Lab implements AutoCloseable {
         b.startControlPlane(options.broken(Breakage.SHARED_API_SERVER) ? a.apiServer() : null);
         describeControlPlane(b);
         startAgents();
-        for (LabTenant tenant : List.of(a, b)) {
-            Agent agent = tenant.agent();
-            progress.accept(tenant.spec.name() + ": agent " + tenant.spec.node() + " started with tenant-gateway"
-                    + " run's wiring: tunnel" + agent.webhook().map(w -> ", webhook 127.0.0.1:" + w.port()).orElse("")
-                    + agent.devices().map(d -> ", mock GPUs " + tenant.spec.mockGpus()).orElse("")
-                    + agent.devicePlugin().map(p -> ", device plugin " + p.config().socket() + " (kubelet stand-in "
-                    + tenant.kubelet().socket() + ")").orElse("")
+        for (LabTenant.Worker worker : workers()) {
+            Agent agent = worker.agent();
+            LabTenant.WorkerSpec spec = worker.spec;
+            progress.accept(worker.tenant().spec.name() + ": agent " + worker.node() + " started with"
+                    + " tenant-gateway run's wiring: tunnel"
+                    + (worker.tenant().workers().size() > 1 && worker == worker.tenant().workers().get(0)
+                            ? " (default route)" : "")
+                    + agent.webhook().map(w -> ", webhook 127.0.0.1:" + w.port()
+                            + (worker.tenant().ascendWebhook() ? " (--enable-ascend)" : "")).orElse("")
+                    + agent.devices().map(d -> (spec.mockGpus().isEmpty() ? "" : ", mock GPUs " + spec.mockGpus())
+                            + (spec.mockDevices().isEmpty() ? "" : ", mock devices " + spec.mockDevices())).orElse("")
+                    + agent.devicePlugin().map(p -> ", device plugin " + p.config().socket()
+                            + spec.vendorDevices().keySet().stream().map(v -> v.vendor().socketName()).distinct()
+                                    .map(socket -> " + " + socket).collect(Collectors.joining())
+                            + " (kubelet stand-in " + worker.kubelet().socket() + ")").orElse("")
                     + agent.allocation().map(l -> ", lock controller").orElse(""));
         }
         long waitStart = System.nanoTime();
-        progress.accept("waiting for both agents' /readyz (at most " + seconds(options.timeout()) + ") …");
-        for (LabTenant tenant : List.of(a, b)) {
-            // One deadline for both: a broken agent costs one timeout, and the checks report why it is not ready.
+        progress.accept("waiting for every agent's /readyz (at most " + seconds(options.timeout()) + ") …");
+        for (LabTenant.Worker worker : workers()) {
+            // One deadline for all: a broken agent costs one timeout, and the checks report why it is not ready.
             Duration left = options.timeout().minusNanos(System.nanoTime() - waitStart);
-            boolean ready = waiter.until(left.isNegative() ? Duration.ZERO : left, () -> ready(tenant.agent()));
-            progress.accept(tenant.spec.name() + ": agent " + tenant.spec.node() + " "
-                    + (ready ? "ready" : LabChecks.notReady(tenant.agent())) + " after "
+            boolean ready = waiter.until(left.isNegative() ? Duration.ZERO : left, () -> ready(worker.agent()));
+            progress.accept(worker.tenant().spec.name() + ": agent " + worker.node() + " "
+                    + (ready ? "ready" : LabChecks.notReady(worker.agent())) + " after "
                     + seconds(Duration.ofNanos(System.nanoTime() - waitStart)));
         }
     }
 
-    /** Both workers start at once, as two DaemonSet pods would; each start blocks on its own informers. */
+    private List<LabTenant.Worker> workers() {
+        return Stream.of(a, b).flatMap(tenant -> tenant.workers().stream()).toList();
+    }
+
+    /** Every worker starts at once, as DaemonSet pods would; each start blocks on its own informers. */
     private void startAgents() throws InterruptedException {
-        ExecutorService starter = Executors.newFixedThreadPool(2, runnable -> {
+        List<LabTenant.Worker> workers = workers();
+        ExecutorService starter = Executors.newFixedThreadPool(workers.size(), runnable -> {
             Thread thread = new Thread(runnable, "lab-agent-start");
             thread.setDaemon(true);
             return thread;
         });
         try {
-            List<Future<?>> starts = List.of(starter.submit(a::startAgent), starter.submit(b::startAgent));
+            List<Future<?>> starts = workers.stream().<Future<?>>map(w -> starter.submit(w::startAgent)).toList();
             RuntimeException failure = null;
             for (Future<?> start : starts) { // wait for both, so close() never races a start
                 try {
@@ -209,14 +229,18 @@ public final class Lab implements AutoCloseable {
     }
 
     private static LabReport.Endpoints endpoints(LabTenant tenant) {
-        Agent agent = tenant.agent();
-        String admin = agent.admin().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
-        String health = agent.health().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
+        List<LabReport.AgentEndpoints> agents = new ArrayList<>();
+        for (LabTenant.Worker worker : tenant.workers()) {
+            Agent agent = worker.agent();
+            String admin = agent.admin().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
+            String health = agent.health().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
+            agents.add(new LabReport.AgentEndpoints(worker.node(), admin.isEmpty() ? "" : admin + "/ui",
+                    health.isEmpty() ? "" : health + "/metrics", health.isEmpty() ? "" : health + "/readyz?verbose"));
+        }
         return new LabReport.Endpoints(tenant.spec.name(), tenant.apiUrl(), tenant.kubeconfig().toString(),
                 LabTenant.hostPort(tenant.server().agentAddress()), tenant.spec.auth().label, tenant.frontend(),
                 AdmissionCaller.WEBHOOK_DNS_NAME + " = " + LabTenant.hostPort(tenant.webhookService().address()),
-                tenant.spec.node(), admin.isEmpty() ? "" : admin + "/ui", health.isEmpty() ? "" : health + "/metrics",
-                health.isEmpty() ? "" : health + "/readyz?verbose");
+                agents);
     }
 
     /** Drops what the mock API servers recorded, for a lab that keeps running. */

@@ -3,6 +3,7 @@ package io.tenantgateway.tools.lab;
 import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -12,6 +13,16 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.devices.VendorPreset;
+import io.tenantgateway.agent.locks.policy.LockPolicy;
+import io.tenantgateway.hami.AscendRuntimeInfo;
+import io.tenantgateway.hami.HamiRelease;
+import io.tenantgateway.hami.NodeVendor;
+import io.tenantgateway.hami.RegisterCodec;
+import io.tenantgateway.hami.RegisterFormat;
+import io.tenantgateway.hami.RegisteredDevice;
+import io.tenantgateway.webhook.policy.AscendVendor;
+import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.tools.hamisim.BindResult;
 import io.tenantgateway.tools.lab.AdmissionCaller.Admission;
 import io.tenantgateway.tools.lab.AdmissionCaller.AdmissionFailure;
@@ -37,17 +48,22 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
- * The checks of the lab: the reference lab's eight, and the kubelet path of the device plugin. Each returns its evidence line or throws
+ * The checks of the lab: the reference lab's eight, the kubelet path of the device plugin, and Hygon and Ascend
+ * devices next to NVIDIA's on tenant-b's second worker. Each returns its evidence line or throws
  * {@link CheckFailed} with the reason. Checks run one after another on the lab's thread and may be run alone: each
  * creates the pods it needs.
  */
@@ -61,7 +77,8 @@ final class LabChecks {
             "control-plane isolation",
             "tunnel isolation",
             "resilience: server restart",
-            "kubelet device plugin: Allocate answer");
+            "kubelet device plugin: Allocate answer",
+            "heterogeneous devices: Ascend and Hygon");
 
     /** Check 4: four of these fill an A100 80 GB by memory and by cores. */
     static final long SHARE_MEMORY_MIB = 20480;
@@ -72,6 +89,17 @@ final class LabChecks {
     /** Check 9: fits next to checks 4 and 5's pods on an L4. */
     static final long KUBELET_POD_MEMORY_MIB = 2048;
     static final int KUBELET_POD_CORES = 20;
+    /** Check 10: an Ascend slice the webhook rounds up to the 910B4's 8 GiB template. */
+    static final long NPU_POD_MEMORY_MIB = 6144;
+    /** Check 10: a DCU slice. */
+    static final long DCU_POD_MEMORY_MIB = 4096;
+    static final int DCU_POD_CORES = 30;
+    /**
+     * The vendors whose device plugins kubelet calls, in the order the lab's kubelet asks a container's resources:
+     * NVIDIA, Hygon, then each Ascend chip of HAMi's chart ({@code vnpus}).
+     */
+    static final List<NodeVendor> KUBELET_VENDORS = Stream.concat(Stream.of(NodeVendor.NVIDIA, NodeVendor.HYGON),
+            DeviceConfig.defaults().vnpus().stream().map(chip -> NodeVendor.ascend(chip.commonWord()))).toList();
     /** Check 5: small enough to fit next to check 4's pods. */
     static final long LOCK_POD_MEMORY_MIB = 1024;
     static final int LOCK_POD_CORES = 10;
@@ -106,6 +134,7 @@ final class LabChecks {
             case 7 -> tunnelIsolation();
             case 8 -> serverRestart();
             case 9 -> kubeletPath();
+            case 10 -> heterogeneousDevices();
             default -> throw new IllegalArgumentException("check " + number + " (expected: 1-" + TITLES.size() + ")");
         };
     }
@@ -118,20 +147,27 @@ final class LabChecks {
             List<String> nodes = nodeNames(tenant);
             String serverId = tenant.spec.serverId();
             List<String> agents = tenant.server().snapshot().agents().stream().map(ServerSnapshot.Agent::agentId)
-                    .toList();
-            if (!agents.equals(List.of(tenant.spec.node()))) {
-                throw new CheckFailed(tenant.spec.name() + ": " + serverId + " has agents " + agents + " (expected: ["
-                        + tenant.spec.node() + "]); agent " + notReady(tenant.agent()));
+                    .sorted().toList();
+            List<String> expected = tenant.spec.nodes().stream().sorted().toList();
+            if (!agents.equals(expected)) {
+                throw new CheckFailed(tenant.spec.name() + ": " + serverId + " has agents " + agents + " (expected: "
+                        + expected + "); " + (tenant.workers().size() == 1 ? "agent " + notReady(tenant.agent())
+                        : tenant.workers().stream().map(w -> "agent " + w.node() + " " + notReady(w.agent()))
+                                .collect(Collectors.joining(", "))));
             }
-            Optional<ServerConnectionSnapshot> connection = tenant.agent().tunnel().orElseThrow().snapshot().servers()
-                    .stream().filter(s -> s.serverId().equals(serverId)).findFirst();
-            if (connection.isEmpty() || !"READY".equals(connection.get().state())) {
-                throw new CheckFailed(tenant.spec.name() + ": agent " + tenant.spec.node() + " has no READY connection"
-                        + " to " + serverId + " (" + connection.map(ServerConnectionSnapshot::state).orElse("none")
-                        + ")");
+            List<String> ready = new ArrayList<>();
+            for (LabTenant.Worker worker : tenant.workers()) {
+                Optional<ServerConnectionSnapshot> connection = worker.agent().tunnel().orElseThrow().snapshot()
+                        .servers().stream().filter(s -> s.serverId().equals(serverId)).findFirst();
+                if (connection.isEmpty() || !"READY".equals(connection.get().state())) {
+                    throw new CheckFailed(tenant.spec.name() + ": agent " + worker.node() + " has no READY"
+                            + " connection to " + serverId + " ("
+                            + connection.map(ServerConnectionSnapshot::state).orElse("none") + ")");
+                }
+                ready.add("agent " + worker.node() + " READY");
             }
             evidence.add(tenant.spec.name() + ": API " + tenant.apiUrl() + " nodes " + nodes + ", " + serverId
-                    + " (" + tenant.spec.auth().label + ") ← agent " + tenant.spec.node() + " READY");
+                    + " (" + tenant.spec.auth().label + ") ← " + String.join(", ", ready));
         }
         return String.join("; ", evidence);
     }
@@ -141,56 +177,154 @@ final class LabChecks {
     private String devicesRegistered() throws CheckFailed {
         List<String> evidence = new ArrayList<>();
         for (LabTenant tenant : List.of(a, b)) {
-            String nodeName = tenant.spec.node();
-            Node node = tenant.client().nodes().withName(nodeName).get();
-            if (node == null) {
-                throw new CheckFailed(tenant.spec.name() + ": node " + nodeName + " not found");
-            }
-            Map<String, String> annotations = node.getMetadata().getAnnotations();
-            String register = Annotations.get(annotations, Annotations.NODE_NVIDIA_REGISTER);
-            if (register == null) {
-                throw new CheckFailed(nodeName + ": no " + Annotations.NODE_NVIDIA_REGISTER + " annotation ("
-                        + (tenant.agent().devices().isEmpty() ? "agent " + tenant.spec.node() + " runs without device"
-                        + " registration: --device-source=none" : "agent " + notReady(tenant.agent())) + ")");
-            }
-            List<GpuDevice> devices;
-            try {
-                devices = HamiDeviceCodec.decodeJson(register);
-            } catch (IllegalArgumentException e) {
-                throw new CheckFailed(nodeName + ": " + Annotations.NODE_NVIDIA_REGISTER + " is not HAMi's JSON: "
-                        + e.getMessage());
-            }
-            if (!HamiDeviceCodec.encode(devices).equals(register)) {
-                throw new CheckFailed(nodeName + ": " + Annotations.NODE_NVIDIA_REGISTER + " is not in HAMi's exact"
-                        + " form (key order, omitted zero values): " + AdmissionCaller.abbreviate(register));
-            }
-            if (devices.size() != tenant.spec.gpus()) {
-                throw new CheckFailed(nodeName + ": " + devices.size() + " devices registered (expected: "
-                        + tenant.spec.gpus() + " from --mock-gpus=" + tenant.spec.mockGpus() + ")");
-            }
-            for (GpuDevice device : devices) {
-                if (!device.healthy() || !device.type().contains("NVIDIA") || device.count() < 1
-                        || device.devmemMiB() < 1 || device.devcore() < 1) {
-                    throw new CheckFailed(nodeName + ": device " + device.id() + " is not schedulable by HAMi"
-                            + " (health " + device.healthy() + ", type " + device.type() + ", count " + device.count()
-                            + ", devmem " + device.devmemMiB() + ", devcore " + device.devcore() + ")");
+            for (LabTenant.Worker worker : tenant.workers()) {
+                Node node = tenant.client().nodes().withName(worker.node()).get();
+                if (node == null) {
+                    throw new CheckFailed(tenant.spec.name() + ": node " + worker.node() + " not found");
                 }
+                List<String> registered = new ArrayList<>();
+                if (worker.spec.gpus() > 0) {
+                    registered.add(nvidiaRegistered(worker, node));
+                }
+                Map<NodeVendor, List<Map.Entry<VendorPreset, Integer>>> vendors = new LinkedHashMap<>();
+                worker.spec.vendorDevices().entrySet().forEach(entry -> vendors.computeIfAbsent(
+                        entry.getKey().vendor(), v -> new ArrayList<>()).add(entry));
+                for (Map.Entry<NodeVendor, List<Map.Entry<VendorPreset, Integer>>> vendor : vendors.entrySet()) {
+                    registered.add(vendorRegistered(worker, node, vendor.getKey(), vendor.getValue()));
+                }
+                evidence.add(worker.node() + ": " + String.join("; ", registered));
             }
-            String handshake = Annotations.get(annotations, Annotations.NODE_HANDSHAKE);
-            if (handshake == null || !handshake.startsWith(Annotations.HANDSHAKE_REPORTED_PREFIX)) {
-                throw new CheckFailed(nodeName + ": " + Annotations.NODE_HANDSHAKE + " is " + handshake
-                        + " (expected: Reported <time>, or HAMi's scheduler unregisters the node)");
-            }
-            Quantity capacity = node.getStatus() == null || node.getStatus().getCapacity() == null ? null
-                    : node.getStatus().getCapacity().get(ResourceNames.NVIDIA_GPU);
-            GpuDevice first = devices.get(0);
-            evidence.add(nodeName + ": " + devices.size() + " × " + first.type() + " " + first.devmemMiB()
-                    + " MiB split " + first.count() + " ("
-                    + devices.stream().map(FirstFitPlacement::shortId).collect(Collectors.joining(", "))
-                    + "), handshake \"" + handshake + "\", capacity " + ResourceNames.NVIDIA_GPU + "="
-                    + (capacity == null ? "none" : capacity.toString()));
         }
         return String.join("; ", evidence);
+    }
+
+    /** NVIDIA's register annotation in HAMi's exact JSON, its handshake and the advertised capacity. */
+    private static String nvidiaRegistered(LabTenant.Worker worker, Node node) throws CheckFailed {
+        String nodeName = worker.node();
+        Map<String, String> annotations = node.getMetadata().getAnnotations();
+        String register = Annotations.get(annotations, Annotations.NODE_NVIDIA_REGISTER);
+        if (register == null) {
+            throw new CheckFailed(nodeName + ": no " + Annotations.NODE_NVIDIA_REGISTER + " annotation ("
+                    + (worker.agent().devices().isEmpty() ? "agent " + nodeName + " runs without device"
+                    + " registration: --device-source=none" : "agent " + notReady(worker.agent())) + ")");
+        }
+        List<GpuDevice> devices;
+        try {
+            devices = HamiDeviceCodec.decodeJson(register);
+        } catch (IllegalArgumentException e) {
+            throw new CheckFailed(nodeName + ": " + Annotations.NODE_NVIDIA_REGISTER + " is not HAMi's JSON: "
+                    + e.getMessage());
+        }
+        if (!HamiDeviceCodec.encode(devices).equals(register)) {
+            throw new CheckFailed(nodeName + ": " + Annotations.NODE_NVIDIA_REGISTER + " is not in HAMi's exact"
+                    + " form (key order, omitted zero values): " + AdmissionCaller.abbreviate(register));
+        }
+        if (devices.size() != worker.spec.gpus()) {
+            throw new CheckFailed(nodeName + ": " + devices.size() + " devices registered (expected: "
+                    + worker.spec.gpus() + " from --mock-gpus=" + worker.spec.mockGpus() + ")");
+        }
+        for (GpuDevice device : devices) {
+            if (!device.healthy() || !device.type().contains("NVIDIA") || device.count() < 1
+                    || device.devmemMiB() < 1 || device.devcore() < 1) {
+                throw new CheckFailed(nodeName + ": device " + device.id() + " is not schedulable by HAMi"
+                        + " (health " + device.healthy() + ", type " + device.type() + ", count " + device.count()
+                        + ", devmem " + device.devmemMiB() + ", devcore " + device.devcore() + ")");
+            }
+        }
+        String handshake = Annotations.get(annotations, Annotations.NODE_HANDSHAKE);
+        if (handshake == null || !handshake.startsWith(Annotations.HANDSHAKE_REPORTED_PREFIX)) {
+            throw new CheckFailed(nodeName + ": " + Annotations.NODE_HANDSHAKE + " is " + handshake
+                    + " (expected: Reported <time>, or HAMi's scheduler unregisters the node)");
+        }
+        GpuDevice first = devices.get(0);
+        return devices.size() + " × " + first.type() + " " + first.devmemMiB() + " MiB split " + first.count() + " ("
+                + devices.stream().map(FirstFitPlacement::shortId).collect(Collectors.joining(", "))
+                + "), handshake \"" + handshake + "\", capacity " + ResourceNames.NVIDIA_GPU + "="
+                + capacity(node, ResourceNames.NVIDIA_GPU);
+    }
+
+    /** Hygon's legacy text: {@code Reported } + Go's {@code time.Now().String()}. */
+    private static final Pattern HYGON_HANDSHAKE = Pattern.compile("Reported \\d{4}-\\d{2}-\\d{2}"
+            + " \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})? [+-]\\d{4} \\S+( m=\\+\\d+\\.\\d{9})?");
+    /** Ascend's: {@code Reported_2006.01.02 15:04:05}. */
+    private static final Pattern ASCEND_HANDSHAKE = Pattern.compile(
+            "Reported_\\d{4}\\.\\d{2}\\.\\d{2} \\d{2}:\\d{2}:\\d{2}");
+
+    /**
+     * One Hygon or Ascend registration, read as HAMi v2.10's scheduler reads it ({@link RegisterCodec}): the
+     * simulated devices of {@code presets}, healthy, with the presets' figures; the vendor's handshake in its
+     * plugin's shape; Ascend's {@code hami-vnpu-core}; the capacity kubelet would advertise.
+     */
+    private static String vendorRegistered(LabTenant.Worker worker, Node node, NodeVendor vendor,
+            List<Map.Entry<VendorPreset, Integer>> presets) throws CheckFailed {
+        String nodeName = worker.node();
+        Map<String, String> annotations = node.getMetadata().getAnnotations();
+        String key = vendor.registerKey();
+        String register = Annotations.get(annotations, key);
+        if (register == null) {
+            throw new CheckFailed(nodeName + ": no " + key + " annotation (agent " + nodeName + " runs with"
+                    + " --mock-devices=" + worker.spec.mockDevices() + "; " + notReady(worker.agent()) + ")");
+        }
+        RegisterCodec.Result decoded = RegisterCodec.decode(key, register, HamiRelease.V2_10, nodeName);
+        if (!decoded.isOk()) {
+            throw new CheckFailed(nodeName + ": " + key + " does not decode as HAMi's scheduler reads it: "
+                    + decoded.error() + " (" + AdmissionCaller.abbreviate(register) + ")");
+        }
+        List<RegisteredDevice> devices = decoded.devices();
+        List<VendorPreset> expected = new ArrayList<>();
+        presets.forEach(entry -> expected.addAll(Collections.nCopies(entry.getValue(), entry.getKey())));
+        if (devices.size() != expected.size()) {
+            throw new CheckFailed(nodeName + ": " + devices.size() + " devices in " + key + " (expected: "
+                    + expected.size() + " from --mock-devices=" + worker.spec.mockDevices() + ")");
+        }
+        for (int i = 0; i < devices.size(); i++) {
+            RegisteredDevice device = devices.get(i);
+            VendorPreset preset = expected.get(i);
+            if (!device.health() || !device.type().toLowerCase(Locale.ROOT).contains(vendor.commonWord()
+                    .toLowerCase(Locale.ROOT)) || device.count() != preset.count() || device.devmem() != preset.devmem()
+                    || device.devcore() != preset.devcore() || device.index() != i) {
+                throw new CheckFailed(nodeName + ": " + key + " device " + device.id() + " is not the simulated "
+                        + preset.presetName() + " HAMi schedules (health " + device.health() + ", type "
+                        + device.type() + ", index " + device.index() + ", count " + device.count() + ", devmem "
+                        + device.devmem() + ", devcore " + device.devcore() + "; expected: healthy, a type with "
+                        + vendor.commonWord() + ", index " + i + ", count " + preset.count() + ", devmem "
+                        + preset.devmem() + ", devcore " + preset.devcore() + ")");
+            }
+        }
+        String handshake = Annotations.get(annotations, vendor.handshakeKey());
+        Pattern shape = vendor.kind() == NodeVendor.Kind.ASCEND ? ASCEND_HANDSHAKE : HYGON_HANDSHAKE;
+        if (handshake == null || !shape.matcher(handshake).matches()) {
+            throw new CheckFailed(nodeName + ": " + vendor.handshakeKey() + " is " + (handshake == null ? "absent"
+                    : "\"" + handshake + "\"") + " (expected: " + shape.pattern() + ", as "
+                    + vendor.displayName() + "'s device plugin writes it)");
+        }
+        String extra = "";
+        if (vendor.kind() == NodeVendor.Kind.ASCEND) {
+            String vnpuCore = Annotations.get(annotations, LabScheduler.NODE_HAMI_VNPU_CORE);
+            if (!"false".equals(vnpuCore)) {
+                throw new CheckFailed(nodeName + ": " + LabScheduler.NODE_HAMI_VNPU_CORE + " is " + vnpuCore
+                        + " (expected: \"false\", template mode)");
+            }
+            extra = ", " + LabScheduler.NODE_HAMI_VNPU_CORE + "=" + vnpuCore;
+        }
+        int replicas = devices.stream().mapToInt(RegisteredDevice::count).sum();
+        String capacity = capacity(node, vendor.resourceName());
+        if (!Integer.toString(replicas).equals(capacity)) {
+            throw new CheckFailed(nodeName + ": capacity " + vendor.resourceName() + "=" + capacity + " (expected: "
+                    + replicas + ", the replicas kubelet lists)");
+        }
+        RegisteredDevice first = devices.get(0);
+        return vendor.displayName() + " " + key + " (" + (vendor.registerFormat() == RegisterFormat.JSON ? "JSON"
+                : "legacy text") + "): " + devices.size() + " × " + first.type() + " " + first.devmem() + " MiB split "
+                + first.count() + " devcore " + first.devcore() + " (" + devices.stream()
+                .map(VendorFirstFitPlacement::shortId).collect(Collectors.joining(", ")) + "), handshake \""
+                + handshake + "\"" + extra + ", capacity " + vendor.resourceName() + "=" + capacity;
+    }
+
+    private static String capacity(Node node, String resource) {
+        Quantity capacity = node.getStatus() == null || node.getStatus().getCapacity() == null ? null
+                : node.getStatus().getCapacity().get(resource);
+        return capacity == null ? "none" : capacity.toString();
     }
 
     // --- 3 ----------------------------------------------------------------------------------------------------
@@ -326,9 +460,10 @@ final class LabChecks {
         List<String> evidence = new ArrayList<>();
         for (LabTenant tenant : List.of(a, b)) {
             List<String> nodes = nodeNames(tenant);
-            if (!nodes.equals(List.of(tenant.spec.node()))) {
+            List<String> own = tenant.spec.nodes().stream().sorted().toList();
+            if (!nodes.equals(own)) {
                 throw new CheckFailed(tenant.spec.name() + "'s API lists nodes " + nodes + " (expected: only "
-                        + tenant.spec.node() + ")");
+                        + String.join(", ", own) + ")");
             }
             List<Pod> pods = tenant.client().pods().inAnyNamespace().list().getItems();
             List<String> foreign = pods.stream().map(p -> p.getMetadata().getNamespace() + "/"
@@ -337,12 +472,27 @@ final class LabChecks {
                 throw new CheckFailed(tenant.spec.name() + "'s API shows pods outside " + tenant.spec.namespace() + ": "
                         + foreign);
             }
-            Node node = tenant.client().nodes().withName(tenant.spec.node()).get();
-            List<GpuDevice> devices = LabScheduler.registeredDevices(node);
-            evidence.add(tenant.spec.name() + " API: node " + tenant.spec.node() + " (" + (devices.isEmpty()
-                    ? "no GPUs registered" : devices.size() + " × " + devices.stream().map(GpuDevice::type).distinct()
-                    .collect(Collectors.joining("/"))) + "), " + pods.size() + " pods, all in "
-                    + tenant.spec.namespace());
+            List<String> described = new ArrayList<>();
+            for (String nodeName : tenant.spec.nodes()) {
+                Node node = tenant.client().nodes().withName(nodeName).get();
+                List<String> kinds = new ArrayList<>();
+                List<GpuDevice> gpus = LabScheduler.registeredDevices(node);
+                if (!gpus.isEmpty()) {
+                    kinds.add(gpus.size() + " × " + gpus.stream().map(GpuDevice::type).distinct()
+                            .collect(Collectors.joining("/")));
+                }
+                for (NodeVendor vendor : otherVendors(node)) {
+                    List<RegisteredDevice> devices = LabScheduler.registeredDevices(node, vendor);
+                    if (!devices.isEmpty()) {
+                        kinds.add(devices.size() + " × " + devices.stream().map(RegisteredDevice::type).distinct()
+                                .collect(Collectors.joining("/")));
+                    }
+                }
+                described.add("node " + nodeName + " (" + (kinds.isEmpty() ? "no GPUs registered"
+                        : String.join(", ", kinds)) + ")");
+            }
+            evidence.add(tenant.spec.name() + " API: " + String.join(", ", described) + ", " + pods.size()
+                    + " pods, all in " + tenant.spec.namespace());
         }
         return String.join("; ", evidence);
     }
@@ -544,6 +694,340 @@ final class LabChecks {
                 + " released";
     }
 
+    // --- 10 ---------------------------------------------------------------------------------------------------
+
+    /**
+     * tenant-b's second worker, with simulated Hygon and Ascend devices: (a) an Ascend pod and a Hygon pod, admitted
+     * through the tunnel, placed on a device of their vendor, allocated through kubelet's path on the vendor's own
+     * socket — Allocate's answer printed — and completed; (b) a pod asking for NVIDIA in one container and Ascend in
+     * another: after the first Allocate it is still allocating and the node still locked, after the second it is
+     * complete and the lock released once; (c) a pod whose only device container is an init container takes the
+     * node lock at Bind and releases it after that container's Allocate.
+     */
+    private String heterogeneousDevices() throws CheckFailed, InterruptedException {
+        LabTenant tenant = b;
+        LabTenant.Worker worker = tenant.workers().stream().filter(w -> !w.spec.vendorDevices().isEmpty())
+                .findFirst().orElseThrow(() -> new CheckFailed(tenant.spec.name() + " has no worker with Hygon or"
+                        + " Ascend devices"));
+        NodeVendor ascend = worker.spec.vendorDevices().keySet().stream().map(VendorPreset::vendor)
+                .filter(v -> v.kind() == NodeVendor.Kind.ASCEND).findFirst().orElseThrow(() ->
+                        new CheckFailed(worker.node() + " has no Ascend devices (--mock-devices="
+                                + worker.spec.mockDevices() + ")"));
+        NodeVendor hygon = NodeVendor.HYGON;
+        String namespace = tenant.spec.namespace();
+        String webhookNode = tenant.spec.node();
+        List<String> evidence = new ArrayList<>();
+
+        // (a) one pod per vendor.
+        Map<String, String> npuLimits = new LinkedHashMap<>();
+        npuLimits.put(ascend.resourceName(), "1");
+        npuLimits.put(ascend.memoryResource(), Long.toString(NPU_POD_MEMORY_MIB));
+        String npuPod = "b2-npu";
+        Admission npuAdmission = admit(tenant, npuPod, pod(namespace, npuPod, List.of(),
+                List.of(container("npu", "busybox:1.36", npuLimits))));
+        String rounded = vendorAdmitted(tenant, npuAdmission, npuPod, "npu", ascend.memoryResource());
+        FilterResult npuFilter = placeAndBind(tenant, npuPod, worker.node());
+        ContainerDevice npu = onlyDevice(npuPod, npuFilter, ascend);
+        KubeletStandIn.ContainerResult npuAllocate = allocateOnly(tenant, npuPod, "npu");
+        Map<String, String> npuEnv = npuAllocate.response().getContainerResponses(0).getEnvsMap();
+        Map<String, String> npuExpected = ascendEnv(tenant, worker, npuPod, ascend, npu);
+        if (!npuEnv.equals(npuExpected)) {
+            throw new CheckFailed(npuPod + ": Allocate answered env " + npuEnv + " (expected: " + npuExpected
+                    + ", from " + AscendRuntimeInfo.annotationKey(ascend.commonWord()) + ")");
+        }
+        awaitAllocated(tenant, npuPod, worker.node());
+        evidence.add(npuPod + " (" + ascend.resourceName() + ": 1, " + ascend.memoryResource() + ": "
+                + NPU_POD_MEMORY_MIB + " → " + rounded + " by the webhook on " + webhookNode + ") → " + worker.node()
+                + " " + deviceLabel(tenant, worker.node(), ascend, npu.uuid()) + ": kubelet Allocate(npu, "
+                + npuAllocate.deviceIds() + ") on " + ascend.socketName() + " → env " + env(npuEnv)
+                + ", bind-phase success, node lock released");
+
+        Map<String, String> dcuLimits = dcuLimits(hygon);
+        String dcuPod = "b2-dcu";
+        Admission dcuAdmission = admit(tenant, dcuPod, pod(namespace, dcuPod, List.of(),
+                List.of(container("dcu", "busybox:1.36", dcuLimits))));
+        vendorAdmitted(tenant, dcuAdmission, dcuPod, "dcu", null);
+        FilterResult dcuFilter = placeAndBind(tenant, dcuPod, worker.node());
+        ContainerDevice dcu = onlyDevice(dcuPod, dcuFilter, hygon);
+        KubeletStandIn.ContainerResult dcuAllocate = allocateOnly(tenant, dcuPod, "dcu");
+        ContainerAllocateResponse dcuAnswer = dcuAllocate.response().getContainerResponses(0);
+        if (!dcuAnswer.getEnvsMap().isEmpty() || dcuAnswer.getMountsCount() > 0 || dcuAnswer.getDevicesCount() > 0
+                || !dcuAnswer.getAnnotationsMap().isEmpty()) {
+            throw new CheckFailed(dcuPod + ": Allocate answered env " + dcuAnswer.getEnvsMap() + ", "
+                    + dcuAnswer.getMountsCount() + " mounts, " + dcuAnswer.getDevicesCount() + " device specs"
+                    + " (expected: nothing, as the simulated dcu-vgpu-device-plugin)");
+        }
+        awaitAllocated(tenant, dcuPod, worker.node());
+        evidence.add(dcuPod + " (" + dcuLimits.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
+                .collect(Collectors.joining(", ")) + ") → " + worker.node() + " "
+                + deviceLabel(tenant, worker.node(), hygon, dcu.uuid()) + ": kubelet Allocate(dcu, "
+                + dcuAllocate.deviceIds() + ") on " + hygon.socketName() + " → (no env: dcu-vgpu-device-plugin"
+                + " answers none; device nodes omitted in simulation), " + hygon.allocatedKey() + " \""
+                + podAnnotation(tenant, dcuPod, hygon.allocatedKey()) + "\", bind-phase success, node lock"
+                + " released");
+
+        // (b) NVIDIA and Ascend in one pod: complete, and the lock released once, after the last vendor's entry.
+        String mixedPod = "b2-mixed";
+        Map<String, String> cudaLimits = shareLimits(KUBELET_POD_MEMORY_MIB, KUBELET_POD_CORES);
+        admit(tenant, mixedPod, pod(namespace, mixedPod, List.of(), List.of(
+                container("cuda", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", cudaLimits),
+                container("npu", "busybox:1.36", Map.of(ascend.resourceName(), "1")))));
+        FilterResult mixedFilter = placeAndBind(tenant, mixedPod, worker.node());
+        Pod mixed = tenant.client().pods().inNamespace(namespace).withName(mixedPod).get();
+        KubeletStandIn.PodResult cuda = kubeletAllocates(tenant, mixed, List.of(container(mixed, "cuda")));
+        if (!cuda.admitted() || cuda.containers().size() != 1) {
+            throw new CheckFailed(mixedPod + ": kubelet's Allocate for cuda: " + cuda.error().orElse(
+                    cuda.containers().size() + " calls (expected: 1)"));
+        }
+        String phaseBetween = podAnnotation(tenant, mixedPod, Annotations.POD_BIND_PHASE);
+        String lockBetween = lockValue(tenant, worker.node());
+        String owner = namespace + "," + mixedPod;
+        if (!Annotations.BIND_PHASE_ALLOCATING.equals(phaseBetween) || !lockBetween.endsWith("," + owner)) {
+            throw new CheckFailed(mixedPod + ": after cuda's Allocate (" + ascend.commonWord() + "'s entry still to"
+                    + " come) bind-phase " + phaseBetween + ", node lock " + lockBetween + " (expected: "
+                    + Annotations.BIND_PHASE_ALLOCATING + ", held by " + owner + ")");
+        }
+        KubeletStandIn.PodResult npuMixed = kubeletAllocates(tenant, mixed, List.of(container(mixed, "npu")));
+        if (!npuMixed.admitted() || npuMixed.containers().size() != 1) {
+            throw new CheckFailed(mixedPod + ": kubelet's Allocate for npu: " + npuMixed.error().orElse(
+                    npuMixed.containers().size() + " calls (expected: 1)"));
+        }
+        awaitAllocated(tenant, mixedPod, worker.node());
+        String releasedBy = "," + owner + "\"";
+        boolean recorded = waiter.until(timeout, () -> lockReleases(tenant, worker.node(), releasedBy) >= 1);
+        long releases = lockReleases(tenant, worker.node(), releasedBy);
+        if (!recorded || releases != 1) {
+            throw new CheckFailed(mixedPod + ": " + releases + " " + LockPolicy.REASON_LOCK_RELEASED + " events for"
+                    + " its lock on " + worker.node() + " (expected: exactly one)");
+        }
+        ContainerDevice mixedGpu = mixedFilter.devices().get(0).get(0);
+        ContainerDevice mixedNpu = mixedFilter.byVendor().get(ascend).get(1).get(0);
+        evidence.add(mixedPod + " (cuda: " + KUBELET_POD_MEMORY_MIB + " MiB / " + KUBELET_POD_CORES + " % of an"
+                + " NVIDIA GPU, npu: a whole " + ascend.commonWord() + ") → " + worker.node() + " "
+                + deviceLabel(tenant, worker.node(), NodeVendor.NVIDIA, mixedGpu.uuid()) + " + "
+                + deviceLabel(tenant, worker.node(), ascend, mixedNpu.uuid()) + ": Allocate(cuda) → env "
+                + HamiCore.ENV_VISIBLE_DEVICES + "=" + cuda.containers().get(0).response().getContainerResponses(0)
+                .getEnvsMap().get(HamiCore.ENV_VISIBLE_DEVICES) + " …, bind-phase " + phaseBetween
+                + ", node lock held; Allocate(npu) → env " + env(npuMixed.containers().get(0).response().getContainerResponses(0).getEnvsMap())
+                + ", bind-phase success, node lock released once (" + releases + " "
+                + LockPolicy.REASON_LOCK_RELEASED + " event)");
+
+        // (c) The only device container is an init container: the lock is taken at Bind and released after it.
+        String initPod = "b2-init";
+        admit(tenant, initPod, pod(namespace, initPod, List.of(container("load", "busybox:1.36", dcuLimits)),
+                List.of(container("app", "busybox:1.36", Map.of()))));
+        placeAndBind(tenant, initPod, worker.node());
+        String lockAtBind = lockValue(tenant, worker.node());
+        if (!lockAtBind.endsWith("," + namespace + "," + initPod)) {
+            throw new CheckFailed(initPod + ": node lock after Bind " + lockAtBind + " (expected: held by "
+                    + namespace + "," + initPod + ", whichever container asks for the devices)");
+        }
+        KubeletStandIn.PodResult init = kubeletAdmits(tenant, initPod);
+        if (!init.admitted() || init.containers().size() != 1 || !init.containers().get(0).container().equals("load")) {
+            throw new CheckFailed(initPod + ": kubelet called Allocate for " + init.containers().stream()
+                    .map(KubeletStandIn.ContainerResult::container).toList() + init.error().map(e -> " (" + e + ")")
+                    .orElse("") + " (expected: [load] only)");
+        }
+        awaitAllocated(tenant, initPod, worker.node());
+        evidence.add(initPod + " (init container load: 1 DCU, app: none): node lock taken at Bind, kubelet"
+                + " Allocate(load) only, " + hygon.toAllocateKey() + " \"" + podAnnotation(tenant, initPod,
+                hygon.toAllocateKey()) + "\", bind-phase success, node lock released");
+        return String.join("; ", evidence);
+    }
+
+    /** The stored pod went to HAMi's scheduler through tenant's own webhook; returns the memory limit it stored. */
+    private static String vendorAdmitted(LabTenant tenant, Admission admission, String name, String container,
+            String memoryResource) throws CheckFailed {
+        Pod stored = tenant.client().pods().inNamespace(tenant.spec.namespace()).withName(name).get();
+        if (stored == null) {
+            throw new CheckFailed(tenant.spec.name() + ": pod " + name + " admitted but not stored");
+        }
+        if (!LabScheduler.SCHEDULER_NAME.equals(stored.getSpec().getSchedulerName())) {
+            throw new CheckFailed(tenant.spec.name() + ": pod " + name + " stored with schedulerName "
+                    + stored.getSpec().getSchedulerName() + " (expected: " + LabScheduler.SCHEDULER_NAME + "; the"
+                    + " webhook on " + tenant.spec.node() + " found no HAMi device in it: "
+                    + (tenant.ascendWebhook() ? "" : "it runs without --enable-ascend, ") + "patch "
+                    + admission.patchOperations() + ")");
+        }
+        List<AdmissionRecord> seen = tenant.agent().webhook().orElseThrow().recentAdmissions().snapshot();
+        if (seen.stream().noneMatch(r -> r.uid().equals(admission.uid()))) {
+            throw new CheckFailed(tenant.spec.name() + ": admission " + admission.uid() + " was answered, but not by"
+                    + " the webhook of " + tenant.spec.node());
+        }
+        if (memoryResource == null) {
+            return "";
+        }
+        Quantity memory = container(stored, container).getResources().getLimits().get(memoryResource);
+        return memory == null ? "none" : memory.toString();
+    }
+
+    /** Filter (must choose {@code node}) and Bind. */
+    private FilterResult placeAndBind(LabTenant tenant, String pod, String node) throws CheckFailed {
+        LabScheduler scheduler = schedulers.get(tenant);
+        FilterResult filter = scheduler.filter(tenant.spec.namespace(), pod);
+        if (!filter.fits()) {
+            throw new CheckFailed(pod + " refused by Filter: " + filter.refusal());
+        }
+        if (!filter.node().get().equals(node)) {
+            throw new CheckFailed(pod + " placed on " + filter.node().get() + " (expected: " + node + ")");
+        }
+        BindResult bind = scheduler.bind(tenant.spec.namespace(), pod, node);
+        if (!bind.bound()) {
+            throw new CheckFailed(pod + " Bind refused on " + node + ": " + bind.error());
+        }
+        return filter;
+    }
+
+    /** The one device a single-container pod was given of {@code vendor}. */
+    private static ContainerDevice onlyDevice(String pod, FilterResult filter, NodeVendor vendor)
+            throws CheckFailed {
+        List<List<ContainerDevice>> entries = filter.byVendor().getOrDefault(vendor, List.of());
+        if (entries.size() != 1 || entries.get(0).size() != 1) {
+            throw new CheckFailed(pod + ": Filter chose " + filter.byVendor() + " (expected: one "
+                    + vendor.displayName() + " device)");
+        }
+        return entries.get(0).get(0);
+    }
+
+    /** Kubelet's admission of a bound pod whose only device container is {@code container}. */
+    private KubeletStandIn.ContainerResult allocateOnly(LabTenant tenant, String pod, String container)
+            throws CheckFailed {
+        KubeletStandIn.PodResult result = kubeletAdmits(tenant, pod);
+        if (!result.admitted()) {
+            throw new CheckFailed(pod + ": kubelet's admission failed: " + result.error().orElse("?"));
+        }
+        if (result.containers().size() != 1 || !result.containers().get(0).container().equals(container)) {
+            throw new CheckFailed(pod + ": kubelet called Allocate for " + result.containers().stream()
+                    .map(KubeletStandIn.ContainerResult::container).toList() + " (expected: [" + container + "])");
+        }
+        return result.containers().get(0);
+    }
+
+    /**
+     * What Ascend's device plugin answers for {@code device}: its position on the node, and the template the
+     * scheduler wrote for it in {@code huawei.com/<chip>} (none for a whole chip).
+     */
+    private static Map<String, String> ascendEnv(LabTenant tenant, LabTenant.Worker worker, String pod,
+            NodeVendor ascend, ContainerDevice device) throws CheckFailed {
+        String key = AscendRuntimeInfo.annotationKey(ascend.commonWord());
+        String value = podAnnotation(tenant, pod, key);
+        AscendRuntimeInfo info;
+        try {
+            info = AscendRuntimeInfo.lookup(AscendRuntimeInfo.decode(value == null ? "null" : value))
+                    .get(device.uuid());
+        } catch (IllegalArgumentException e) {
+            throw new CheckFailed(pod + ": " + key + " does not decode: " + e.getMessage());
+        }
+        if (info == null || info.temp().isEmpty()) {
+            throw new CheckFailed(pod + ": " + key + " is " + value + " (expected: a vNPU template for "
+                    + device.uuid() + ")");
+        }
+        Node node = tenant.client().nodes().withName(worker.node()).get();
+        long index = LabScheduler.registeredDevices(node, ascend).stream().filter(d -> d.id().equals(device.uuid()))
+                .findFirst().map(RegisteredDevice::index).orElse(-1L);
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(AscendVendor.VISIBLE_DEVICES_ENV, Long.toString(index));
+        env.put("ASCEND_VNPU_SPECS", info.temp());
+        return env;
+    }
+
+    /** NodeLockReleased events of {@code node} whose message names the lock value ending in {@code suffix}. */
+    private static long lockReleases(LabTenant tenant, String node, String suffix) {
+        return tenant.client().v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(e -> LockPolicy.REASON_LOCK_RELEASED.equals(e.getReason()) && e.getInvolvedObject() != null
+                        && node.equals(e.getInvolvedObject().getName()) && e.getMessage() != null
+                        && e.getMessage().contains(suffix))
+                .count();
+    }
+
+    private static Map<String, String> dcuLimits(NodeVendor hygon) {
+        Map<String, String> limits = new LinkedHashMap<>();
+        limits.put(hygon.resourceName(), "1");
+        limits.put(hygon.memoryResource(), Long.toString(DCU_POD_MEMORY_MIB));
+        limits.put(hygon.coreResource(), Integer.toString(DCU_POD_CORES));
+        return limits;
+    }
+
+    private static String podAnnotation(LabTenant tenant, String pod, String key) {
+        Pod current = tenant.client().pods().inNamespace(tenant.spec.namespace()).withName(pod).get();
+        return current == null ? null : Annotations.get(current.getMetadata().getAnnotations(), key);
+    }
+
+    private static String env(Map<String, String> env) {
+        return env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
+    }
+
+    private static Container container(Pod pod, String name) throws CheckFailed {
+        List<Container> all = new ArrayList<>(pod.getSpec().getInitContainers());
+        all.addAll(pod.getSpec().getContainers());
+        return all.stream().filter(c -> c.getName().equals(name)).findFirst().orElseThrow(() -> new CheckFailed(
+                "pod " + pod.getMetadata().getName() + " has no container " + name));
+    }
+
+    private static Container container(String name, String image, Map<String, String> limits) {
+        Map<String, Quantity> quantities = new LinkedHashMap<>();
+        limits.forEach((key, value) -> quantities.put(key, new Quantity(value)));
+        return new ContainerBuilder().withName(name).withImage(image).withCommand("sleep", "infinity")
+                .withNewResources().withLimits(quantities).endResources().build();
+    }
+
+    private static Pod pod(String namespace, String name, List<Container> initContainers,
+            List<Container> containers) {
+        return new PodBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).addToLabels("app", "lab").endMetadata()
+                .withNewSpec().withInitContainers(initContainers).withContainers(containers).endSpec()
+                .withNewStatus().withPhase("Pending").endStatus()
+                .build();
+    }
+
+    /** {@code #0 1A2B3C4D-00 (Ascend910B4)}: a device of {@code vendor} on {@code node}. */
+    private static String deviceLabel(LabTenant tenant, String node, NodeVendor vendor, String id) {
+        Node current = tenant.client().nodes().withName(node).get();
+        return LabScheduler.registeredDevices(current, vendor).stream().filter(d -> d.id().equals(id)).findFirst()
+                .map(d -> VendorFirstFitPlacement.shortId(d) + " (" + d.type() + ")").orElse(id);
+    }
+
+    /** The node's Hygon and Ascend registrations (chips of HAMi's chart), by their register annotations. */
+    static List<NodeVendor> otherVendors(Node node) {
+        Map<String, String> annotations = node.getMetadata().getAnnotations();
+        List<NodeVendor> vendors = new ArrayList<>();
+        for (NodeVendor vendor : KUBELET_VENDORS) {
+            if (vendor.kind() != NodeVendor.Kind.NVIDIA && Annotations.get(annotations, vendor.registerKey()) != null) {
+                vendors.add(vendor);
+            }
+        }
+        return vendors;
+    }
+
+    /**
+     * Every device the workers of {@code tenants} registered, per node and vendor, as HAMi v2.10's scheduler reads
+     * the register annotations now (nothing for a node that registered nothing).
+     */
+    static List<LabReport.Device> devices(List<LabTenant> tenants) {
+        List<LabReport.Device> out = new ArrayList<>();
+        for (LabTenant tenant : tenants) {
+            for (LabTenant.Worker worker : tenant.workers()) {
+                Node node;
+                try {
+                    node = tenant.client().nodes().withName(worker.node()).get();
+                } catch (KubernetesClientException e) {
+                    continue;
+                }
+                if (node == null) {
+                    continue;
+                }
+                for (NodeVendor vendor : KUBELET_VENDORS) {
+                    for (RegisteredDevice device : LabScheduler.registeredDevices(node, vendor)) {
+                        out.add(new LabReport.Device(tenant.spec.name(), worker.node(), vendor.kind().display(),
+                                vendor.registerKey(), device.id(), device.index(), device.type(), device.devmem(),
+                                device.devcore(), device.count(), device.health()));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     // --- shared steps -----------------------------------------------------------------------------------------
 
     private Admission admit(LabTenant tenant, String name, Map<String, String> limits)
@@ -599,24 +1083,50 @@ final class LabChecks {
 
     /**
      * What kubelet does once a pod is bound to its node: admission, with one Allocate call per container (init
-     * containers first) that asks for {@code nvidia.com/gpu}, to the device plugin registered for it.
+     * containers first) and per device resource it asks for ({@code nvidia.com/gpu}, {@code hygon.com/dcunum},
+     * {@code huawei.com/<chip>}, in that order), to the device plugin registered for it on the pod's node.
      */
     private KubeletStandIn.PodResult kubeletAdmits(LabTenant tenant, String podName) throws CheckFailed {
-        if (tenant.kubelet() == null) {
-            throw new CheckFailed(tenant.spec.node() + " has no kubelet stand-in: Unix sockets need Netty's native"
-                    + " epoll (Linux)");
-        }
         Pod pod = tenant.client().pods().inNamespace(tenant.spec.namespace()).withName(podName).get();
         List<Container> containers = new ArrayList<>(pod.getSpec().getInitContainers());
         containers.addAll(pod.getSpec().getContainers());
-        List<KubeletStandIn.ContainerRequest> requests = new ArrayList<>();
+        return kubeletAllocates(tenant, pod, containers);
+    }
+
+    /** Kubelet's Allocate calls for {@code containers} of {@code pod} (bound), in order; stops at the first failure. */
+    private KubeletStandIn.PodResult kubeletAllocates(LabTenant tenant, Pod pod, List<Container> containers)
+            throws CheckFailed {
+        KubeletStandIn kubelet = kubeletOf(tenant, pod);
+        List<KubeletStandIn.ContainerResult> results = new ArrayList<>();
         for (Container container : containers) {
-            Quantity gpus = container.getResources() == null || container.getResources().getLimits() == null ? null
-                    : container.getResources().getLimits().get(ResourceNames.NVIDIA_GPU);
-            requests.add(new KubeletStandIn.ContainerRequest(container.getName(),
-                    gpus == null ? 0 : gpus.getNumericalAmount().intValue()));
+            Map<String, Quantity> limits = container.getResources() == null
+                    || container.getResources().getLimits() == null ? Map.of() : container.getResources().getLimits();
+            for (NodeVendor vendor : KUBELET_VENDORS) {
+                Quantity count = limits.get(vendor.resourceName());
+                if (count == null) {
+                    continue;
+                }
+                KubeletStandIn.PodResult one = kubelet.admitPod(vendor.resourceName(), pod.getMetadata().getUid(),
+                        List.of(new KubeletStandIn.ContainerRequest(container.getName(),
+                                count.getNumericalAmount().intValue())));
+                results.addAll(one.containers());
+                if (!one.admitted()) {
+                    return new KubeletStandIn.PodResult(List.copyOf(results));
+                }
+            }
         }
-        return tenant.kubelet().admitPod(ResourceNames.NVIDIA_GPU, pod.getMetadata().getUid(), requests);
+        return new KubeletStandIn.PodResult(List.copyOf(results));
+    }
+
+    /** The kubelet stand-in of the node {@code pod} is bound to. */
+    private static KubeletStandIn kubeletOf(LabTenant tenant, Pod pod) throws CheckFailed {
+        String node = pod.getSpec().getNodeName();
+        LabTenant.Worker worker = tenant.worker(node).orElseThrow(() -> new CheckFailed("pod "
+                + pod.getMetadata().getName() + " is bound to " + node + ", not a worker of " + tenant.spec.name()));
+        if (worker.kubelet() == null) {
+            throw new CheckFailed(node + " has no kubelet stand-in: Unix sockets need Netty's native epoll (Linux)");
+        }
+        return worker.kubelet();
     }
 
     private void awaitAllocated(LabTenant tenant, String pod, String node) throws CheckFailed, InterruptedException {
@@ -628,7 +1138,8 @@ final class LabChecks {
         } catch (KubernetesClientException e) {
             throw new CheckFailed(pod + ": bind-phase still " + Annotations.BIND_PHASE_ALLOCATING + " after "
                     + Lab.seconds(timeout) + ", node lock " + lockValue(tenant, node) + " (nobody completed the"
-                    + " allocation; agent " + notReady(tenant.agent()) + ")");
+                    + " allocation; agent " + node + " " + tenant.worker(node).map(w -> notReady(w.agent()))
+                    .orElse("unknown") + ")");
         }
         Pod allocated = tenant.client().pods().inNamespace(namespace).withName(pod).get();
         String phase = Annotations.get(allocated.getMetadata().getAnnotations(), Annotations.POD_BIND_PHASE);

@@ -24,9 +24,11 @@ import picocli.CommandLine.Spec;
 /** {@code tenant-gateway lab}: the two-tenant Kamaji + HAMi lab, embedded; see {@link Lab}. */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 120,
         description = {"Run the two-tenant Kamaji + HAMi lab in this JVM: per tenant an API server (fabric8 mock,",
-            "CRUD), a konnectivity-server and a worker agent with mock GPUs (tenant-a: 1 x A100 80 GB, token auth;",
-            "tenant-b: 2 x L4 24 GB, mTLS); admission through the tunnels; a HAMi scheduler SIMULATOR. Prints the",
-            "nine checks as a table (or JSON). Exit code 0 only when all pass. No cluster, Docker or GPU needed."})
+            "CRUD), a konnectivity-server and worker agents with mock devices (tenant-a: 1 x A100 80 GB, token auth;",
+            "tenant-b: 2 x L4 24 GB, and a second worker with 1 x L4, 2 x Ascend 910B4 and 1 x Hygon DCU K100,",
+            "mTLS); admission through the tunnels; a HAMi scheduler SIMULATOR. Prints the ten checks and the",
+            "registered devices as a table (or JSON). Exit code 0 only when all pass. No cluster, Docker or GPU",
+            "needed."})
 public final class LabCommand implements Callable<Integer> {
     private static final String LOG_FILE = "lab.log";
 
@@ -55,11 +57,12 @@ public final class LabCommand implements Callable<Integer> {
 
     @Option(names = "--break", split = ",", hidden = true, paramLabel = "PART",
             description = "Break a part on purpose to see its check fail: agent-token, device-registration, webhook,"
-                    + " gpu-sharing, lock-controller, shared-api-server, dial-policy, server-b-auth, server-address.")
+                    + " gpu-sharing, device-plugin, shared-api-server, dial-policy, server-b-auth, server-address,"
+                    + " kubelet-dir, ascend-webhook.")
     List<String> breaks = new ArrayList<>();
 
     @Option(names = "--checks", split = ",", hidden = true, paramLabel = "N",
-            description = "Run only these checks (1-9); the whole lab is set up anyway.")
+            description = "Run only these checks (1-10); the whole lab is set up anyway.")
     List<Integer> checks = new ArrayList<>();
 
     @Override

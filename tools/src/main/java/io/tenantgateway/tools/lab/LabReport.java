@@ -10,13 +10,21 @@ import java.util.Set;
  * What a lab run found, and where its parts listen.
  *
  * @param wall from the first certificate to the last check
+ * @param devices every device the workers registered, as HAMi's scheduler reads their nodes after the checks
  */
-public record LabReport(List<CheckResult> checks, Duration wall, List<Endpoints> tenants, Set<Breakage> breakages) {
+public record LabReport(List<CheckResult> checks, Duration wall, List<Endpoints> tenants, Set<Breakage> breakages,
+        List<Device> devices) {
     public LabReport {
         checks = List.copyOf(requireNonNull(checks, "checks"));
         requireNonNull(wall, "wall");
         tenants = List.copyOf(requireNonNull(tenants, "tenants"));
         breakages = Set.copyOf(requireNonNull(breakages, "breakages"));
+        devices = List.copyOf(requireNonNull(devices, "devices"));
+    }
+
+    /** A report without devices. */
+    public LabReport(List<CheckResult> checks, Duration wall, List<Endpoints> tenants, Set<Breakage> breakages) {
+        this(checks, wall, tenants, breakages, List.of());
     }
 
     /** True when every check that ran passed. */
@@ -39,11 +47,54 @@ public record LabReport(List<CheckResult> checks, Duration wall, List<Endpoints>
      *
      * @param konnectivityServer the agent listener
      * @param proxyService where kube-apiserver's side connects ({@code uds PATH} or {@code tcp HOST:PORT})
+     * @param agents the workers' agents, the first serving the webhook
+     */
+    public record Endpoints(String tenant, String apiServer, String kubeconfig, String konnectivityServer,
+            String agentAuth, String proxyService, String webhookService, List<AgentEndpoints> agents) {
+        public Endpoints {
+            agents = List.copyOf(requireNonNull(agents, "agents"));
+            if (agents.isEmpty()) {
+                throw new IllegalArgumentException("tenant " + tenant + ": no agents (expected: at least one)");
+            }
+        }
+
+        /** The first worker's node. */
+        public String agent() {
+            return agents.get(0).node();
+        }
+
+        /** The first worker's agent's status page. */
+        public String statusPage() {
+            return agents.get(0).statusPage();
+        }
+
+        public String metrics() {
+            return agents.get(0).metrics();
+        }
+
+        public String readyz() {
+            return agents.get(0).readyz();
+        }
+    }
+
+    /**
+     * Where one worker's agent listens.
+     *
      * @param statusPage the agent's admin server {@code /ui}
      * @param metrics the agent's health server {@code /metrics}
      */
-    public record Endpoints(String tenant, String apiServer, String kubeconfig, String konnectivityServer,
-            String agentAuth, String proxyService, String webhookService, String agent, String statusPage,
-            String metrics, String readyz) {
+    public record AgentEndpoints(String node, String statusPage, String metrics, String readyz) {
+    }
+
+    /**
+     * One registered device.
+     *
+     * @param vendor {@code NVIDIA}, {@code Hygon} or {@code Ascend}
+     * @param registerKey the node annotation it was read from
+     * @param type HAMi's type ({@code NVIDIA L4}, {@code DCU-K100}, {@code Ascend910B4})
+     * @param split how many pods may share it (the register {@code count})
+     */
+    public record Device(String tenant, String node, String vendor, String registerKey, String id, long index,
+            String type, int memoryMiB, int cores, int split, boolean healthy) {
     }
 }

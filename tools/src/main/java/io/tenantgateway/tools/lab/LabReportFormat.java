@@ -12,7 +12,10 @@ final class LabReportFormat {
     private LabReportFormat() {
     }
 
-    /** A header, one row per check ({@code #, check, result, time, evidence}) and a summary line. */
+    /**
+     * A header, one row per check ({@code #, check, result, time, evidence}), the registered devices (node, vendor,
+     * device, type, memory, cores, split) and a summary line.
+     */
     static String table(LabReport report) {
         int titleWidth = "check".length();
         for (CheckResult check : report.checks()) {
@@ -27,7 +30,34 @@ final class LabReportFormat {
             out.append(String.format(Locale.ROOT, row, check.number(), check.title(), check.passed() ? "PASS" : "FAIL",
                     Lab.millis(check.duration()), check.evidence()));
         }
+        if (!report.devices().isEmpty()) {
+            out.append('\n').append(devices(report));
+        }
         out.append('\n').append(summary(report)).append('\n');
+        return out.toString();
+    }
+
+    /** The devices the workers registered, one row each, with its vendor. */
+    static String devices(LabReport report) {
+        int nodeWidth = "node".length();
+        int typeWidth = "type".length();
+        int vendorWidth = "vendor".length();
+        for (LabReport.Device device : report.devices()) {
+            nodeWidth = Math.max(nodeWidth, device.node().length());
+            typeWidth = Math.max(typeWidth, device.type().length());
+            vendorWidth = Math.max(vendorWidth, device.vendor().length());
+        }
+        String row = "  %-" + nodeWidth + "s  %-" + vendorWidth + "s  %-15s  %-" + typeWidth + "s  %10s  %5s  %5s%s%n";
+        StringBuilder out = new StringBuilder("devices registered (as HAMi's scheduler reads each node's register"
+                + " annotations)\n");
+        out.append(String.format(Locale.ROOT, row, "node", "vendor", "device", "type", "memory", "cores", "split",
+                ""));
+        for (LabReport.Device device : report.devices()) {
+            String id = device.id().length() > 12 ? device.id().substring(0, 12) : device.id();
+            out.append(String.format(Locale.ROOT, row, device.node(), device.vendor(), "#" + device.index() + " " + id,
+                    device.type(), device.memoryMiB() + " MiB", device.cores(), device.split(),
+                    device.healthy() ? "" : "  unhealthy"));
+        }
         return out.toString();
     }
 
@@ -48,9 +78,11 @@ final class LabReportFormat {
             line(out, "konnectivity", tenant.konnectivityServer() + " for agents (" + tenant.agentAuth()
                     + "); ProxyService " + tenant.proxyService());
             line(out, "webhook Service", tenant.webhookService());
-            line(out, "status page", tenant.statusPage() + "  (agent " + tenant.agent() + ")");
-            line(out, "metrics", tenant.metrics());
-            line(out, "readiness", tenant.readyz());
+            for (LabReport.AgentEndpoints agent : tenant.agents()) {
+                line(out, "status page", agent.statusPage() + "  (agent " + agent.node() + ")");
+                line(out, "metrics", agent.metrics());
+                line(out, "readiness", agent.readyz());
+            }
         }
         return out.toString();
     }
@@ -91,6 +123,29 @@ final class LabReportFormat {
             node.put("statusPage", tenant.statusPage());
             node.put("metrics", tenant.metrics());
             node.put("readyz", tenant.readyz());
+            ArrayNode agents = node.putArray("agents");
+            for (LabReport.AgentEndpoints agent : tenant.agents()) {
+                ObjectNode entry = agents.addObject();
+                entry.put("node", agent.node());
+                entry.put("statusPage", agent.statusPage());
+                entry.put("metrics", agent.metrics());
+                entry.put("readyz", agent.readyz());
+            }
+        }
+        ArrayNode devices = root.putArray("devices");
+        for (LabReport.Device device : report.devices()) {
+            ObjectNode node = devices.addObject();
+            node.put("tenant", device.tenant());
+            node.put("node", device.node());
+            node.put("vendor", device.vendor());
+            node.put("registerKey", device.registerKey());
+            node.put("id", device.id());
+            node.put("index", device.index());
+            node.put("type", device.type());
+            node.put("memoryMiB", device.memoryMiB());
+            node.put("cores", device.cores());
+            node.put("split", device.split());
+            node.put("healthy", device.healthy());
         }
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
     }

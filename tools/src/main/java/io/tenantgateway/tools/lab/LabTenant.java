@@ -16,6 +16,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.tenantgateway.agent.Agent;
 import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.agent.devices.MockInventory;
+import io.tenantgateway.agent.devices.VendorPreset;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateAuthority;
 import io.tenantgateway.certs.CertificateRequest;
@@ -28,6 +30,7 @@ import io.tenantgateway.deviceplugin.UnixSockets;
 import io.tenantgateway.deviceplugin.testing.KubeletStandIn;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.AgentAuthenticator;
+import io.tenantgateway.tunnel.server.ProxyStrategy;
 import io.tenantgateway.tunnel.server.TunnelServer;
 import io.tenantgateway.tunnel.server.TunnelServerConfig;
 import io.tenantgateway.tunnel.transport.Transports;
@@ -45,8 +48,10 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -59,11 +64,13 @@ import picocli.CommandLine;
 /**
  * One tenant of the lab: its CA, its API server (fabric8's mock server in CRUD mode, standing in for the
  * Kamaji-hosted kube-apiserver), its konnectivity-server (our Java one; token auth or mTLS), its webhook Service
- * address (kube-proxy stand-in) and one worker whose agent is started with {@code tenant-gateway run}'s real
- * flags and wiring.
+ * address (kube-proxy stand-in) and its workers, each with a Node, a kubelet stand-in and an agent started with
+ * {@code tenant-gateway run}'s real flags and wiring. The first worker's agent serves the tenant's webhook; with more
+ * than one worker it announces {@code default-route=true} and the server routes by {@code defaultRoute,default}, so
+ * every dial of the tenant's tunnel goes through that agent, whose dial policy the checks read.
  *
- * <p>Lifecycle: {@link #startControlPlane}, then {@link #startAgent}; {@link #close()} stops everything in reverse.
- * Methods are called from the lab's thread.
+ * <p>Lifecycle: {@link #startControlPlane}, then {@link #startAgents} (or {@link Worker#startAgent} per worker);
+ * {@link #close()} stops everything in reverse. Methods are called from the lab's thread.
  */
 final class LabTenant implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LabTenant.class);
@@ -86,12 +93,67 @@ final class LabTenant implements AutoCloseable {
     }
 
     /**
-     * @param mockGpus the worker's {@code --mock-gpus}
+     * One worker node of a tenant.
+     *
+     * @param mockGpus the worker's {@code --mock-gpus} ({@code ""}: none)
      * @param gpus how many GPUs that inventory has
+     * @param mockDevices the worker's {@code --mock-devices}, Hygon and Ascend parts ({@code ""}: none), e.g.
+     *     {@code Ascend910B4:2,DCU-K100:1}
+     * @param webhook whether its agent serves the tenant's webhook (the Service's endpoint)
      */
-    record Spec(String name, String node, String namespace, String mockGpus, int gpus, AgentAuth auth) {
+    record WorkerSpec(String node, String mockGpus, int gpus, String mockDevices, boolean webhook) {
+        WorkerSpec {
+            requireNonNull(node, "node");
+            requireNonNull(mockGpus, "mockGpus");
+            requireNonNull(mockDevices, "mockDevices");
+        }
+
+        /**
+         * What {@link #mockDevices} registers of Hygon and Ascend, in inventory order: the preset and how many of it
+         * (read by the agent's own parser).
+         */
+        Map<VendorPreset, Integer> vendorDevices() {
+            Map<VendorPreset, Integer> out = new LinkedHashMap<>();
+            if (!mockDevices.isBlank()) {
+                for (MockInventory.VendorEntry entry : MockInventory.parseDevices(mockDevices).vendorEntries()) {
+                    out.merge(entry.preset(), entry.count(), Integer::sum);
+                }
+            }
+            return out;
+        }
+    }
+
+    /**
+     * @param workers the tenant's workers, the first serving its webhook
+     * @param enableAscend {@code --enable-ascend} on the agent serving the webhook (HAMi's Ascend backends)
+     */
+    record Spec(String name, String namespace, AgentAuth auth, List<WorkerSpec> workers, boolean enableAscend) {
+        Spec {
+            workers = List.copyOf(workers);
+            if (workers.isEmpty()) {
+                throw new IllegalArgumentException("tenant " + name + ": no workers (expected: at least one)");
+            }
+        }
+
         String serverId() {
             return name + "-kas-0";
+        }
+
+        /** The first worker's node: its agent serves the webhook. */
+        String node() {
+            return workers.get(0).node();
+        }
+
+        String mockGpus() {
+            return workers.get(0).mockGpus();
+        }
+
+        int gpus() {
+            return workers.get(0).gpus();
+        }
+
+        List<String> nodes() {
+            return workers.stream().map(WorkerSpec::node).toList();
         }
     }
 
@@ -112,12 +174,9 @@ final class LabTenant implements AutoCloseable {
     private KubernetesClient client;
     private TunnelServer server;
     private ServiceProxy webhookService;
-    private Agent agent;
+    private final List<Worker> workers = new ArrayList<>();
     private SslContext webhookClientTls;
     private Path kubeconfig;
-    private KubeletStandIn kubelet;
-    private Path kubeletDir;
-    private Path ownedKubeletDir;
 
     /**
      * @param first whether this is the first tenant ({@code tenant-a}): {@link Breakage}s name their tenant
@@ -180,118 +239,197 @@ final class LabTenant implements AutoCloseable {
                 .withRequestRetryBackoffLimit(0).endConfig());
         started.add(client);
         kubeconfig = writeKubeconfig();
-        client.nodes().resource(new NodeBuilder()
-                .withNewMetadata().withName(spec.node())
-                    .addToLabels("kubernetes.io/hostname", spec.node())
-                    .addToLabels("kubernetes.io/os", "linux")
-                    .addToLabels("tenant-gateway.io/lab-tenant", spec.name())
-                .endMetadata()
-                .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
-                .build()).create();
+        for (WorkerSpec worker : spec.workers()) {
+            client.nodes().resource(new NodeBuilder()
+                    .withNewMetadata().withName(worker.node())
+                        .addToLabels("kubernetes.io/hostname", worker.node())
+                        .addToLabels("kubernetes.io/os", "linux")
+                        .addToLabels("tenant-gateway.io/lab-tenant", spec.name())
+                    .endMetadata()
+                    .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition()
+                    .endStatus()
+                    .build()).create();
+        }
 
         server = newServer(0);
         server.start();
         webhookService = new ServiceProxy(AdmissionCaller.WEBHOOK_DNS_NAME + " (" + spec.name() + ")", group);
         webhookService.start();
         started.add(webhookService);
-        startKubelet();
+        for (WorkerSpec worker : spec.workers()) {
+            Worker added = new Worker(worker, workers.isEmpty() ? dir : dir.resolve(worker.node()));
+            workers.add(added);
+            added.startKubelet();
+        }
+    }
+
+    /** Whether the agent serving the webhook runs HAMi's Ascend backends ({@code --enable-ascend}). */
+    boolean ascendWebhook() {
+        return spec.enableAscend() && !broken(Breakage.ASCEND_WEBHOOK);
+    }
+
+    /** Whether the tenant's tunnel routes every dial through its first worker's agent (more than one worker). */
+    private boolean routesThroughFirstWorker() {
+        return spec.workers().size() > 1;
     }
 
     /**
-     * The worker's kubelet stand-in: the Registration server on {@code kubelet.sock} its agent's device plugin
-     * registers with (a temporary directory when the work directory's path is too long for a Unix socket).
+     * One worker of the tenant: its kubelet stand-in (under its directory: the tenant's for the first worker,
+     * {@code <tenant>/<node>} for the others) and its agent.
      */
-    private void startKubelet() {
-        if (!UnixSockets.available()) {
-            log.warn("lab: {} has no kubelet stand-in: Unix sockets need Netty's native epoll (Linux)", spec.name());
-            return;
+    final class Worker {
+        final WorkerSpec spec;
+        private final Path home;
+        private KubeletStandIn kubelet;
+        private Path kubeletDir;
+        private Path ownedKubeletDir;
+        private Agent agent;
+
+        private Worker(WorkerSpec spec, Path home) {
+            this.spec = spec;
+            this.home = home;
         }
-        try {
-            kubeletDir = dir.resolve("kubelet").toAbsolutePath();
-            if (kubeletDir.resolve("nvidia-gpu.sock").toString().length() > MAX_SOCKET_PATH) {
-                ownedKubeletDir = Files.createTempDirectory("tg-kubelet-");
-                kubeletDir = ownedKubeletDir;
+
+        String node() {
+            return spec.node();
+        }
+
+        /** The worker's agent, {@code null} before {@link #startAgent}. */
+        Agent agent() {
+            return agent;
+        }
+
+        /** The worker's kubelet stand-in, {@code null} where Unix sockets are not available. */
+        KubeletStandIn kubelet() {
+            return kubelet;
+        }
+
+        LabTenant tenant() {
+            return LabTenant.this;
+        }
+
+        /**
+         * The worker's kubelet stand-in: the Registration server on {@code kubelet.sock} its agent's device plugins
+         * register with (a temporary directory when the work directory's path is too long for a Unix socket).
+         */
+        private void startKubelet() {
+            if (!UnixSockets.available()) {
+                log.warn("lab: {} has no kubelet stand-in: Unix sockets need Netty's native epoll (Linux)",
+                        spec.node());
+                return;
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a directory for " + spec.name() + "'s kubelet", e);
+            try {
+                kubeletDir = home.resolve("kubelet").toAbsolutePath();
+                // The longest socket name a plugin serves there: Ascend910B4.sock, hygon.com_dcunum.
+                if (kubeletDir.resolve("Ascend910B4.sock").toString().length() > MAX_SOCKET_PATH) {
+                    ownedKubeletDir = Files.createTempDirectory("tg-kubelet-");
+                    kubeletDir = ownedKubeletDir;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create a directory for " + spec.node() + "'s kubelet", e);
+            }
+            kubelet = KubeletStandIn.start(kubeletDir);
+            started.add(kubelet);
         }
-        kubelet = KubeletStandIn.start(kubeletDir);
-        started.add(kubelet);
-    }
 
-    /** Where this worker's agent serves its device plugin: kubelet's directory (elsewhere when broken on purpose). */
-    private Path devicePluginDir() {
-        if (!broken(Breakage.KUBELET_DIR)) {
-            return kubeletDir;
+        /**
+         * Where this worker's agent serves its device plugins: kubelet's directory (elsewhere when broken on
+         * purpose).
+         */
+        private Path devicePluginDir() {
+            if (!broken(Breakage.KUBELET_DIR)) {
+                return kubeletDir;
+            }
+            try {
+                return Files.createDirectories(kubeletDir.resolveSibling(kubeletDir.getFileName() + "-elsewhere"));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create " + kubeletDir + "-elsewhere", e);
+            }
         }
-        try {
-            return Files.createDirectories(kubeletDir.resolveSibling(kubeletDir.getFileName() + "-elsewhere"));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + kubeletDir + "-elsewhere", e);
-        }
-    }
 
-    /** The agent of the worker, from {@code tenant-gateway run}'s flags (see {@link #agentArgs()}). */
-    void startAgent() {
-        AgentCommand command = new AgentCommand();
-        new CommandLine(command).parseArgs(agentArgs().toArray(String[]::new));
-        agent = new Agent(command.toConfig(), clock);
-        started.add(agent);
-        agent.start();
-        agent.webhook().map(WebhookServer::port)
-                .ifPresent(port -> webhookService.endpoint(new InetSocketAddress("127.0.0.1", port)));
-    }
+        /** The agent of the worker, from {@code tenant-gateway run}'s flags (see {@link #agentArgs()}). */
+        void startAgent() {
+            AgentCommand command = new AgentCommand();
+            new CommandLine(command).parseArgs(agentArgs().toArray(String[]::new));
+            Agent created = new Agent(command.toConfig(), clock);
+            synchronized (started) { // the workers' agents start at once
+                started.add(created);
+            }
+            agent = created;
+            created.start();
+            created.webhook().map(WebhookServer::port)
+                    .ifPresent(port -> webhookService.endpoint(new InetSocketAddress("127.0.0.1", port)));
+        }
 
-    /** The worker agent's {@code tenant-gateway run} arguments: short intervals, everything on loopback. */
-    List<String> agentArgs() {
-        List<String> args = new ArrayList<>(List.of(
-                "--proxy-server-host=127.0.0.1",
-                "--proxy-server-port=" + server.agentAddress().getPort(),
-                "--ca-cert=" + caFile(),
-                "--agent-id=" + spec.node(),
-                "--sync-interval-cap=1s",
-                "--health-server-host=127.0.0.1", "--health-server-port=0",
-                "--admin-bind-address=127.0.0.1", "--admin-server-port=0",
-                "--kubeconfig=" + kubeconfig,
-                "--node-name=" + spec.node(),
-                "--webhook-tls-cert=" + dir.resolve("webhook.crt"),
-                "--webhook-tls-key=" + dir.resolve("webhook.key"),
-                "--webhook-listen=127.0.0.1:0",
-                "--device-source=" + (broken(Breakage.DEVICE_REGISTRATION) ? "none" : "mock"),
-                "--mock-gpus=" + spec.mockGpus(),
-                "--handshake-interval=2s",
-                "--enable-lock-controller=true",
-                // fabric8's CRUD server matches no pod with a spec.nodeName field selector.
-                "--pod-field-selector=false",
-                "--shutdown-grace=2s"));
-        if (spec.auth() == AgentAuth.TOKEN) {
-            args.add("--service-account-token-path=" + dir.resolve("token"));
-        } else {
-            args.add("--agent-cert=" + dir.resolve("agent.crt"));
-            args.add("--agent-key=" + dir.resolve("agent.key"));
+        /** The worker agent's {@code tenant-gateway run} arguments: short intervals, everything on loopback. */
+        List<String> agentArgs() {
+            List<String> args = new ArrayList<>(List.of(
+                    "--proxy-server-host=127.0.0.1",
+                    "--proxy-server-port=" + server.agentAddress().getPort(),
+                    "--ca-cert=" + caFile(),
+                    "--agent-id=" + spec.node(),
+                    "--sync-interval-cap=1s",
+                    "--health-server-host=127.0.0.1", "--health-server-port=0",
+                    "--admin-bind-address=127.0.0.1", "--admin-server-port=0",
+                    "--kubeconfig=" + kubeconfig,
+                    "--node-name=" + spec.node(),
+                    "--device-source=" + (broken(Breakage.DEVICE_REGISTRATION) ? "none" : "mock"),
+                    "--handshake-interval=2s",
+                    "--enable-lock-controller=true",
+                    // fabric8's CRUD server matches no pod with a spec.nodeName field selector.
+                    "--pod-field-selector=false",
+                    "--shutdown-grace=2s"));
+            if (!spec.mockGpus().isEmpty()) {
+                args.add("--mock-gpus=" + spec.mockGpus());
+            }
+            if (!spec.mockDevices().isEmpty()) {
+                args.add("--mock-devices=" + spec.mockDevices());
+            }
+            if (LabTenant.this.spec.auth() == AgentAuth.TOKEN) {
+                args.add("--service-account-token-path=" + dir.resolve("token"));
+            } else {
+                args.add("--agent-cert=" + dir.resolve("agent.crt"));
+                args.add("--agent-key=" + dir.resolve("agent.key"));
+            }
+            if (!spec.webhook() || broken(Breakage.WEBHOOK)) {
+                args.add("--enable-webhook=false");
+            } else {
+                args.add("--webhook-tls-cert=" + dir.resolve("webhook.crt"));
+                args.add("--webhook-tls-key=" + dir.resolve("webhook.key"));
+                args.add("--webhook-listen=127.0.0.1:0");
+                if (ascendWebhook()) {
+                    args.add("--enable-ascend");
+                }
+            }
+            if (routesThroughFirstWorker() && this == workers.get(0)) {
+                args.add("--agent-identifiers=default-route=true");
+            }
+            if (kubelet != null && !broken(Breakage.DEVICE_PLUGIN) && !broken(Breakage.DEVICE_REGISTRATION)) {
+                // The worker's kubelet path: registration, ListAndWatch and Allocate over the stand-in's Unix
+                // sockets; HAMi-core's host directories under the worker's directory.
+                args.add("--device-plugin=on");
+                args.add("--device-plugin-dir=" + devicePluginDir());
+                args.add("--device-plugin-host-root=" + home.resolve("host").toAbsolutePath());
+            }
+            if (broken(Breakage.GPU_SHARING)) {
+                args.add("--device-split-count=1");
+            }
+            if (broken(Breakage.DIAL_POLICY)) {
+                args.add("--dial-allow=0.0.0.0/0,::/0");
+            } else {
+                // The tunnel may reach this tenant's webhook Service and nothing else: the Service lives on
+                // 127.0.0.1, which the default denies (loopback) unless named; its port is the only port allowed.
+                // The agent's admin port on 127.0.0.1 stays closed either way.
+                args.add("--dial-allow=127.0.0.1,port:" + webhookService.address().getPort());
+            }
+            return args;
         }
-        if (broken(Breakage.WEBHOOK)) {
-            args.add("--enable-webhook=false");
+
+        private void close() {
+            if (agent != null) {
+                LabTenant.this.close(agent);
+            }
         }
-        if (kubelet != null && !broken(Breakage.DEVICE_PLUGIN) && !broken(Breakage.DEVICE_REGISTRATION)) {
-            // The worker's kubelet path: registration, ListAndWatch and Allocate over the stand-in's Unix sockets;
-            // HAMi-core's host directories under the work directory.
-            args.add("--device-plugin=on");
-            args.add("--device-plugin-dir=" + devicePluginDir());
-            args.add("--device-plugin-host-root=" + dir.resolve("host").toAbsolutePath());
-        }
-        if (broken(Breakage.GPU_SHARING)) {
-            args.add("--device-split-count=1");
-        }
-        if (broken(Breakage.DIAL_POLICY)) {
-            args.add("--dial-allow=0.0.0.0/0,::/0");
-        } else {
-            // The tunnel may reach this tenant's webhook Service and nothing else: the Service lives on 127.0.0.1,
-            // which the default denies (loopback) unless named; its port is the only port allowed. The agent's admin
-            // port on 127.0.0.1 stays closed either way.
-            args.add("--dial-allow=127.0.0.1,port:" + webhookService.address().getPort());
-        }
-        return args;
     }
 
     /**
@@ -311,6 +449,11 @@ final class LabTenant implements AutoCloseable {
                 .serverId(spec.serverId()).serverCount(1)
                 .agentAddress(new InetSocketAddress("127.0.0.1", agentPort))
                 .eventLoopThreads(1);
+        if (routesThroughFirstWorker()) {
+            // --proxy-strategies=defaultRoute,default: the webhook-serving agent carries every dial (the others stay
+            // connected), so what a dial meets is one agent's dial policy, whichever worker it would have landed on.
+            config.strategies(List.of(ProxyStrategy.DEFAULT_ROUTE, ProxyStrategy.DEFAULT));
+        }
         if (broken(Breakage.SERVER_B_AUTH)) {
             log.warn("lab: {} konnectivity-server authenticates no agent (broken on purpose)", spec.name());
         } else if (spec.auth() == AgentAuth.TOKEN) {
@@ -398,17 +541,35 @@ final class LabTenant implements AutoCloseable {
         return webhookService;
     }
 
+    /** The first worker's agent: it serves the webhook. */
     Agent agent() {
-        return agent;
+        return workers.get(0).agent();
+    }
+
+    /** The workers, the first serving the webhook. */
+    List<Worker> workers() {
+        return List.copyOf(workers);
+    }
+
+    /** The worker named {@code node}, if it is one of this tenant's. */
+    Optional<Worker> worker(String node) {
+        return workers.stream().filter(w -> w.node().equals(node)).findFirst();
+    }
+
+    /** Starts every worker's agent at once, as DaemonSet pods would (each blocks on its own informers). */
+    void startAgents() {
+        for (Worker worker : workers) {
+            worker.startAgent();
+        }
     }
 
     Path kubeconfig() {
         return kubeconfig;
     }
 
-    /** The worker's kubelet stand-in, {@code null} where Unix sockets are not available. */
+    /** The first worker's kubelet stand-in, {@code null} where Unix sockets are not available. */
     KubeletStandIn kubelet() {
-        return kubelet;
+        return workers.get(0).kubelet();
     }
 
     Path dir() {
@@ -465,11 +626,15 @@ final class LabTenant implements AutoCloseable {
     @Override
     public void close() {
         // Reverse order of start; the server is replaced by restarts, so it is closed by reference here.
-        List<AutoCloseable> reverse = new ArrayList<>(started);
+        List<AutoCloseable> reverse;
+        synchronized (started) {
+            reverse = new ArrayList<>(started);
+            started.clear();
+        }
         Collections.reverse(reverse);
-        if (agent != null) {
-            close(agent);
-            reverse.remove(agent);
+        for (Worker worker : workers) {
+            worker.close();
+            reverse.remove(worker.agent());
         }
         if (server != null) {
             server.close();
@@ -477,9 +642,10 @@ final class LabTenant implements AutoCloseable {
         for (AutoCloseable part : reverse) {
             close(part);
         }
-        started.clear();
-        if (ownedKubeletDir != null) {
-            Lab.deleteTree(ownedKubeletDir, path -> false);
+        for (Worker worker : workers) {
+            if (worker.ownedKubeletDir != null) {
+                Lab.deleteTree(worker.ownedKubeletDir, path -> false);
+            }
         }
     }
 

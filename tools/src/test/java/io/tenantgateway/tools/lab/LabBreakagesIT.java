@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Each check fails, with a clear reason, when its part is broken on purpose. Breakages that do not disturb each
- * other's checks share one in-process lab run (two runs cover all ten); a short step timeout keeps the waits on
- * broken parts short.
+ * other's checks share one in-process lab run (two runs cover all ten breakages); a short step timeout keeps the
+ * waits on broken parts short.
  */
 @Timeout(120)
 class LabBreakagesIT {
@@ -35,9 +35,10 @@ class LabBreakagesIT {
     }
 
     @Test
-    void tokenDevicesDevicePluginSharedApiAndServerAuthBrokenFailChecksOneTwoFiveSixAndSeven() throws Exception {
-        LabReport report = run(Set.of(1, 2, 5, 6, 7), Breakage.AGENT_TOKEN, Breakage.DEVICE_REGISTRATION,
-                Breakage.DEVICE_PLUGIN, Breakage.SHARED_API_SERVER, Breakage.SERVER_B_AUTH);
+    void tokenDevicesDevicePluginSharedApiServerAuthAndAscendWebhookBrokenFailChecksOneTwoFiveSixSevenAndTen()
+            throws Exception {
+        LabReport report = run(Set.of(1, 2, 5, 6, 7, 10), Breakage.AGENT_TOKEN, Breakage.DEVICE_REGISTRATION,
+                Breakage.DEVICE_PLUGIN, Breakage.SHARED_API_SERVER, Breakage.SERVER_B_AUTH, Breakage.ASCEND_WEBHOOK);
 
         assertThat(report.passed()).isFalse();
         assertThat(report.checks()).allSatisfy(check -> assertThat(check.passed()).as("check %d", check.number())
@@ -50,11 +51,15 @@ class LabBreakagesIT {
                 + " 5m0s: node lock contention (lock of team-b/b-lock-1 still held after ")
                 .endsWith(": nobody completed the allocation)");
         assertThat(report.check(6).evidence())
-                .isEqualTo("tenant-a's API lists nodes [worker-a, worker-b] (expected: only worker-a)");
+                .isEqualTo("tenant-a's API lists nodes [worker-a, worker-b, worker-b2] (expected: only worker-a)");
         assertThat(report.check(7).evidence()).isEqualTo("tenant-b-kas-0 accepted tenant-a's agent token (serverid"
                 + " tenant-b-kas-0; expected: refused, it requires a tenant-b client certificate)");
+        assertThat(report.check(10).evidence()).startsWith("tenant-b: pod b2-npu stored with schedulerName null"
+                + " (expected: hami-scheduler; the webhook on worker-b found no HAMi device in it: it runs without"
+                + " --enable-ascend, patch [");
         assertThat(progress).contains("BROKEN ON PURPOSE: tenant-b's agent runs without the device plugin (check 5"
-                + " must fail)");
+                + " must fail)", "BROKEN ON PURPOSE: tenant-b's webhook runs without --enable-ascend (check 10 must"
+                + " fail)");
     }
 
     @Test

@@ -14,7 +14,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The built jar's {@code lab --json}, as the README's Quick start runs it: exit 0, every check PASS with the evidence
- * that shows what it checked, progress on stderr, nothing but JSON on stdout, no Netty buffer leaked.
+ * that shows what it checked, every registered device with its vendor, progress on stderr, nothing but JSON on
+ * stdout, no Netty buffer leaked.
  */
 @Timeout(150)
 class LabJarIT {
@@ -22,7 +23,7 @@ class LabJarIT {
     Path dir;
 
     @Test
-    void allNineChecksPassWithTheirEvidence() throws Exception {
+    void allTenChecksPassWithTheirEvidence() throws Exception {
         long start = System.nanoTime();
         JarProcess.Result result = JarProcess.run(List.of(), List.of("-Dio.netty.leakDetection.level=paranoid"),
                 "lab", "--json", "--work-dir", dir.toString());
@@ -36,17 +37,24 @@ class LabJarIT {
         assertThat(report.path("passed").asBoolean()).isTrue();
         assertThat(report.path("scheduler").asString()).contains("SIMULATOR");
         JsonNode checks = report.path("checks");
-        assertThat(checks.size()).isEqualTo(9);
-        for (int i = 0; i < 9; i++) {
+        assertThat(checks.size()).isEqualTo(10);
+        for (int i = 0; i < 10; i++) {
             assertThat(checks.get(i).path("number").asInt()).isEqualTo(i + 1);
             assertThat(checks.get(i).path("result").asString()).as("check %d: %s", i + 1,
                     checks.get(i).path("evidence").asString()).isEqualTo("PASS");
         }
         assertThat(evidence(checks, 1)).contains("tenant-a-kas-0 (token auth) ← agent worker-a READY",
-                "tenant-b-kas-0 (mTLS) ← agent worker-b READY", "nodes [worker-a]", "nodes [worker-b]");
+                "tenant-b-kas-0 (mTLS) ← agent worker-b READY, agent worker-b2 READY", "nodes [worker-a]",
+                "nodes [worker-b, worker-b2]");
         assertThat(evidence(checks, 2)).contains("worker-a: 1 × NVIDIA A100-SXM4-80GB 81920 MiB split 10",
                 "worker-b: 2 × NVIDIA L4 23034 MiB split 10", "handshake \"Reported ", "capacity nvidia.com/gpu=10",
-                "capacity nvidia.com/gpu=20");
+                "capacity nvidia.com/gpu=20", "worker-b2: 1 × NVIDIA L4 23034 MiB split 10",
+                "Ascend910B4 hami.io/node-register-Ascend910B4 (JSON): 2 × Ascend910B4 32768 MiB split 4 devcore 20",
+                "hami-vnpu-core=false, capacity huawei.com/Ascend910B4=8",
+                "Hygon hami.io/node-dcu-register (legacy text): 1 × DCU-K100 65536 MiB split 4 devcore 100",
+                "capacity hygon.com/dcunum=4")
+                .containsPattern("handshake \"Reported_\\d{4}\\.\\d{2}\\.\\d{2} \\d{2}:\\d{2}:\\d{2}\"")
+                .containsPattern("handshake \"Reported \\d{4}-\\d{2}-\\d{2} [0-9:.]+ \\+0000 UTC m=\\+[0-9.]+\"");
         assertThat(evidence(checks, 3)).contains("via tenant-a-kas-0 → webhook on worker-a: allowed",
                 "via tenant-b-kas-0 → webhook on worker-b: allowed", "schedulerName=hami-scheduler gpu=1 gpucores=100");
         assertThat(evidence(checks, 4)).contains("a-share-1…4 (20480 MiB / 25 % each) share worker-a #0 GPU-",
@@ -55,7 +63,8 @@ class LabJarIT {
         assertThat(evidence(checks, 5)).contains("worker-b: bind b-lock-1 ok, node lock held", "until the agent's device"
                 + " plugin completed the allocation in kubelet's Allocate", "bind b-lock-2 ok");
         assertThat(evidence(checks, 6)).contains("tenant-a API: node worker-a (1 × NVIDIA A100-SXM4-80GB)",
-                "all in team-a", "tenant-b API: node worker-b (2 × NVIDIA L4)", "all in team-b");
+                "all in team-a", "tenant-b API: node worker-b (2 × NVIDIA L4), node worker-b2 (1 × NVIDIA L4,"
+                        + " 1 × DCU-K100, 2 × Ascend910B4)", "all in team-b");
         assertThat(evidence(checks, 7)).contains("tenant-a token → tenant-b-kas-0: refused",
                 "tenant-b certificate → tenant-a-kas-0: refused (UNAUTHENTICATED")
                 .containsPattern("tenant-a tunnel → tenant-b webhook 127\\.0\\.0\\.1:\\d+: dial to 127\\.0\\.0\\.1:\\d+"
@@ -74,12 +83,28 @@ class LabJarIT {
                 "CUDA_DEVICE_MEMORY_SHARED_CACHE=/usr/local/vgpu/", "/etc/ld.so.preload←/usr/local/vgpu/ld.so.preload (ro)",
                 "hami.io/vgpu-devices-to-allocate \";;;\", bind-phase success, node lock released")
                 .containsPattern("env NVIDIA_VISIBLE_DEVICES=GPU-[0-9a-f-]{36} ");
+        assertThat(evidence(checks, 10)).contains(
+                "b2-npu (huawei.com/Ascend910B4: 1, huawei.com/Ascend910B4-memory: 6144 → 8192 by the webhook on"
+                        + " worker-b) → worker-b2 #0 ", "on Ascend910B4.sock → env ASCEND_VISIBLE_DEVICES=0"
+                        + " ASCEND_VNPU_SPECS=vir05_1c_8g, bind-phase success, node lock released",
+                "on hygon.com_dcunum → (no env: dcu-vgpu-device-plugin answers none; device nodes omitted in"
+                        + " simulation), hami.io/dcu-devices-allocated \"DCU-",
+                "bind-phase allocating, node lock held; Allocate(npu) → env ASCEND_VISIBLE_DEVICES=1, bind-phase"
+                        + " success, node lock released once (1 NodeLockReleased event)",
+                "b2-init (init container load: 1 DCU, app: none): node lock taken at Bind, kubelet Allocate(load)"
+                        + " only, hami.io/dcu-devices-to-allocate \";;\", bind-phase success, node lock released");
+        JsonNode devices = report.path("devices");
+        assertThat(devices.size()).isEqualTo(7);
+        assertThat(devices.valueStream().map(d -> d.path("node").asString() + " " + d.path("vendor").asString()
+                + " " + d.path("type").asString()).toList()).containsExactly("worker-a NVIDIA NVIDIA A100-SXM4-80GB",
+                "worker-b NVIDIA NVIDIA L4", "worker-b NVIDIA NVIDIA L4", "worker-b2 NVIDIA NVIDIA L4",
+                "worker-b2 Hygon DCU-K100", "worker-b2 Ascend Ascend910B4", "worker-b2 Ascend Ascend910B4");
         for (JsonNode tenant : report.path("tenants")) {
             assertThat(tenant.path("statusPage").asString()).startsWith("http://127.0.0.1:").endsWith("/ui");
             assertThat(tenant.path("apiServer").asString()).startsWith("http://127.0.0.1:");
         }
 
-        assertThat(result.err()).contains("lab: [1/9] control planes up, agents connected …", "lab: [9/9] PASS");
+        assertThat(result.err()).contains("lab: [1/10] control planes up, agents connected …", "lab: [10/10] PASS");
         Path log = dir.resolve("lab.log");
         assertThat(log).exists();
         assertThat(Files.readString(log)).doesNotContain("LEAK:");

@@ -15,21 +15,23 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class LabOptionsTest {
     @Test
-    void defaultsRunAllEightChecksInOrderWithNothingBroken() {
+    void defaultsRunAllTenChecksInOrderWithNothingBroken() {
         LabOptions options = LabOptions.defaults();
 
-        assertThat(options.checks()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
+        assertThat(options.checks()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
         assertThat(options.breakages()).isEmpty();
         assertThat(options.timeout()).isEqualTo(Duration.ofSeconds(20));
         assertThat(options.withChecks(Set.of(8, 2, 5)).checks()).containsExactly(2, 5, 8);
     }
 
     @Test
-    void rejectsChecksOutsideOneToNineAndNonPositiveTimeouts() {
-        assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of(10)))
-                .hasMessage("--checks: 10 (expected: 1-9)");
+    void rejectsChecksOutsideOneToTenAndNonPositiveTimeouts() {
+        assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of(11)))
+                .hasMessage("--checks: 11 (expected: 1-10)");
+        assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of(0)))
+                .hasMessage("--checks: 0 (expected: 1-10)");
         assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of()))
-                .hasMessage("--checks: [] (expected: at least one of 1-9)");
+                .hasMessage("--checks: [] (expected: at least one of 1-10)");
         assertThatThrownBy(() -> LabOptions.defaults().withTimeout(Duration.ZERO))
                 .hasMessage("--timeout: PT0S (expected: > 0)");
         assertThatThrownBy(() -> new LabOptions(Set.of(1), Set.of(), Duration.ofSeconds(1), null))
@@ -41,11 +43,11 @@ class LabOptionsTest {
         for (Breakage breakage : Breakage.values()) {
             assertThat(Breakage.parse(" " + breakage.flagValue().toUpperCase(java.util.Locale.ROOT) + " "))
                     .isEqualTo(breakage);
-            assertThat(breakage.check()).isBetween(1, 9);
+            assertThat(breakage.check()).isBetween(1, LabOptions.CHECK_COUNT);
             assertThat(breakage.appliesTo(true) || breakage.appliesTo(false)).isTrue();
         }
         assertThat(Arrays.stream(Breakage.values()).map(Breakage::check).distinct())
-                .as("every check can be broken").containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 7, 8, 9);
+                .as("every check can be broken").containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
         assertThat(Breakage.DEVICE_PLUGIN.appliesTo(true)).isFalse();
         assertThat(Breakage.DIAL_POLICY.appliesTo(true) && Breakage.DIAL_POLICY.appliesTo(false)).isTrue();
         assertThatThrownBy(() -> Breakage.parse("tunnel"))
