@@ -114,7 +114,13 @@ final class LockTestCluster {
         controllers.forEach(AllocationController::close);
         metrics.values().forEach(LockMetrics::unregister);
         client.close();
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException e) {
+            // fabric8's mock server gives up closing after 10 s when the machine is loaded (seen once in a full CI
+            // run, after every assertion of the test had passed): teardown only, the next test gets a new server.
+            System.err.println("LockTestCluster: " + e.getMessage() + " (ignored at teardown)");
+        }
     }
 
     void createNode(String name) {
