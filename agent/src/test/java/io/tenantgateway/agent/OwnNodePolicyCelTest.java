@@ -501,8 +501,8 @@ class OwnNodePolicyCelTest {
     void mockCapacityAllowsSimulatedVendorsResources() throws Exception {
         CompiledPolicy policy = rendered("overlays/simulated-gpus");
         Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
-        Map<String, Object> devices = capacityWith(Map.of("hygon.com/dcunum", "4", "hygon.com/dcumem", "65536", "hygon.com/dcucores", "100",
-                "huawei.com/Ascend910B4", "8", "huawei.com/Ascend910B4-memory", "65536",
+        Map<String, Object> devices = capacityWith(Map.of("hygon.com/dcunum", "4", "hygon.com/dcumem", "65536",
+                "hygon.com/dcucores", "100", "huawei.com/Ascend910B4", "8", "huawei.com/Ascend910B4-memory", "65536",
                 "huawei.com/Ascend910B4-core", "40"));
         assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before,
                 node("worker-1", ANNOTATIONS, LABELS, devices))).denials()).isEmpty();
@@ -515,8 +515,8 @@ class OwnNodePolicyCelTest {
     void mockCapacityAllowsOnlyGpuResourcesOnTheOwnNode() throws Exception {
         CompiledPolicy policy = rendered("overlays/simulated-gpus");
         Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
-        Map<String, Object> gpus = capacityWith(Map.of("nvidia.com/gpu", "10", "nvidia.com/gpumem", "81920", "nvidia.com/gpucores", "100",
-                "nvidia.com/gpumem-percentage", "100"));
+        Map<String, Object> gpus = capacityWith(Map.of("nvidia.com/gpu", "10", "nvidia.com/gpumem", "81920",
+                "nvidia.com/gpucores", "100", "nvidia.com/gpumem-percentage", "100"));
         assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before,
                 node("worker-1", ANNOTATIONS, LABELS, gpus))).denials()).isEmpty();
         // Deregistering (the keys removed) too.

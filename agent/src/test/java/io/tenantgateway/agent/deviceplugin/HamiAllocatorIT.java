@@ -209,8 +209,8 @@ class HamiAllocatorIT {
         assertThat(first.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU_A)
                 .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "2000m");
         assertThat(first.getMounts(1).getHostPath()).isEqualTo("/usr/local/vgpu/containers/" + pod.getMetadata().getUid() + "_first");
-        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";" + GPU_B + ",NVIDIA,3000,30:"
-                + GPU_A + ",NVIDIA,3000,30:;");
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE))
+                .isEqualTo(";" + GPU_B + ",NVIDIA,3000,30:" + GPU_A + ",NVIDIA,3000,30:;");
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
         assertThat(cluster.lock()).as("held until the last container").isEqualTo("2025-06-01T10:00:00Z,team-a,p1");
 
@@ -268,8 +268,8 @@ class HamiAllocatorIT {
 
         assertThat(error).hasMessage("UNKNOWN: device number not matched");
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
-        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).as("nothing handed out, nothing erased")
-                .isEqualTo(GPU_A + ",NVIDIA,1000,10:;");
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE))
+                .as("nothing handed out, nothing erased").isEqualTo(GPU_A + ",NVIDIA,1000,10:;");
         assertThat(cluster.lock()).isNull();
         assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");
@@ -278,7 +278,8 @@ class HamiAllocatorIT {
                     + " names 1 device(s), kubelet allocated 2 [" + GPU_A + "-0, " + GPU_A + "-1])");
         });
         assertThat(cluster.counter("tenant_gateway_allocations", "result", "failed")).isEqualTo(1);
-        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label())).isEqualTo(1);
+        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label()))
+                .isEqualTo(1);
     }
 
     /** The lock's holder is still binding: this call is for another pod; nothing of either is touched. */
@@ -298,7 +299,8 @@ class HamiAllocatorIT {
         assertThat(error).hasMessage("UNKNOWN: pod team-a/p2 named by hami.io/mutex.lock is not bound to node"
                 + " worker-1 yet (its Bind is in progress): this Allocate is for another pod");
         assertThat(cluster.lock()).isEqualTo(p2Lock);
-        assertThat(cluster.annotation("p2", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(GPU_B + ",NVIDIA,5000,50:;");
+        assertThat(cluster.annotation("p2", Annotations.POD_DEVICES_TO_ALLOCATE))
+                .isEqualTo(GPU_B + ",NVIDIA,5000,50:;");
         assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
         assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).isEmpty();
@@ -471,8 +473,9 @@ class HamiAllocatorIT {
     @Test
     void aFailureBeforeThePodWasReadIsNotPinnedOnAPodBoundAfterIt() {
         bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), true);
-        client.pods().inNamespace(NS).withName("p1").patch(PatchContext.of(PatchType.JSON_MERGE), HamiClusterView.metadataPatch(
-                Map.of(Annotations.POD_BIND_TIME, Long.toString(LOCKED_AT.getEpochSecond() + 60))));
+        client.pods().inNamespace(NS).withName("p1").patch(PatchContext.of(PatchType.JSON_MERGE),
+                HamiClusterView.metadataPatch(Map.of(Annotations.POD_BIND_TIME,
+                        Long.toString(LOCKED_AT.getEpochSecond() + 60))));
         outage.failing = request -> true;
 
         Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(

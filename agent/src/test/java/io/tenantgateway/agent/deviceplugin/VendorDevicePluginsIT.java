@@ -285,8 +285,8 @@ class VendorDevicePluginsIT {
         assertThat(cluster.annotation("p1", "hami.io/dcu-devices-allocated")).isEqualTo(DCU_B + ",DCU,4096,30:;");
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
         assertThat(cluster.lock()).isNull();
-        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> assertThat(e.getMessage())
-                .isEqualTo("allocated devices [" + DCU_B + "] on node worker-1"));
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> assertThat(
+                e.getMessage()).isEqualTo("allocated devices [" + DCU_B + "] on node worker-1"));
     }
 
     @Test
@@ -352,8 +352,8 @@ class VendorDevicePluginsIT {
         assertThat(cluster.annotation("p1", ASCEND_KEY)).isEqualTo(";;");
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
         assertThat(cluster.lock()).isNull();
-        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> assertThat(e.getMessage())
-                .isEqualTo("allocated devices [" + GPU + ", " + NPU_0 + "] on node worker-1"));
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> assertThat(
+                e.getMessage()).isEqualTo("allocated devices [" + GPU + ", " + NPU_0 + "] on node worker-1"));
         assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).hasSize(1);
         assertThat(cluster.counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
         assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
@@ -409,7 +409,8 @@ class VendorDevicePluginsIT {
 
         assertThat(error).hasMessage("UNKNOWN: device number not matched: annotation has 1, request has 2");
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
-        assertThat(cluster.annotation("p1", ASCEND_KEY)).as("nothing handed out").isEqualTo(NPU_0 + ",Ascend910B4,8192,0:;");
+        assertThat(cluster.annotation("p1", ASCEND_KEY)).as("nothing handed out")
+                .isEqualTo(NPU_0 + ",Ascend910B4,8192,0:;");
         assertThat(cluster.lock()).isNull();
         assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");
