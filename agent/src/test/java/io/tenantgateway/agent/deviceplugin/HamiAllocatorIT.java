@@ -191,8 +191,7 @@ class HamiAllocatorIT {
                 e.getMessage()).isEqualTo("released hami.io/mutex.lock \"2025-06-01T10:00:00Z,team-a,p1\": allocated"
                 + " (allocation of team-a/p1 completed)"));
         assertThat(cluster.counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
-        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.ALLOCATED)).isEqualTo(1);
         // HAMi-core's host directories, as HAMi creates them.
         Path cache = hostRoot.resolve("usr/local/vgpu/containers/" + pod.getMetadata().getUid() + "_cuda");
         assertThat(cache).isDirectory();
@@ -278,8 +277,7 @@ class HamiAllocatorIT {
                     + " names 1 device(s), kubelet allocated 2 [" + GPU_A + "-0, " + GPU_A + "-1])");
         });
         assertThat(cluster.counter("tenant_gateway_allocations", "result", "failed")).isEqualTo(1);
-        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.FAILED)).isEqualTo(1);
     }
 
     /** The lock's holder is still binding: this call is for another pod; nothing of either is touched. */
@@ -387,8 +385,7 @@ class HamiAllocatorIT {
         kubeletPlugin().allocate(List.of(GPU_A + "-0"));
 
         assertThat(cluster.lock()).isNull();
-        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.ALLOCATED)).isEqualTo(1);
     }
 
     // ---------------------------------------------------------------- failures the API did not take
@@ -429,8 +426,7 @@ class HamiAllocatorIT {
         });
         assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "retried")).isPositive();
         assertThat(cluster.counter("tenant_gateway_allocations", "result", "failed")).isEqualTo(1);
-        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.FAILED)).isEqualTo(1);
     }
 
     /** A pod deleted while its failure waits: dropped, and the lock is left to the lock controller's reaper. */

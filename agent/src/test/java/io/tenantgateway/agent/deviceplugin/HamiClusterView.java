@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.tenantgateway.agent.k8s.MergePatch;
+import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import io.tenantgateway.hami.Annotations;
 import java.util.List;
 import java.util.Map;
@@ -46,5 +47,10 @@ record HamiClusterView(KubernetesClient client, PrometheusRegistry registry, Str
         return registry.scrape().stream().filter(m -> m.getMetadata().getPrometheusName().equals(name))
                 .map(CounterSnapshot.class::cast).flatMap(m -> m.getDataPoints().stream())
                 .filter(d -> value.equals(d.getLabels().get(label))).mapToDouble(d -> d.getValue()).sum();
+    }
+
+    /** {@code tenant_gateway_node_lock_releases} for {@code reason}. */
+    double lockReleases(ReleaseReason reason) {
+        return counter("tenant_gateway_node_lock_releases", "reason", reason.label());
     }
 }

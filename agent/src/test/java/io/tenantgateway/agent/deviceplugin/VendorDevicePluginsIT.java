@@ -356,8 +356,7 @@ class VendorDevicePluginsIT {
                 e.getMessage()).isEqualTo("allocated devices [" + GPU + ", " + NPU_0 + "] on node worker-1"));
         assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).hasSize(1);
         assertThat(cluster.counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
-        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.ALLOCATED)).isEqualTo(1);
     }
 
     /** Both plugins' calls at once, pod after pod: each pod is completed, and its lock released, exactly once. */
@@ -394,8 +393,7 @@ class VendorDevicePluginsIT {
         assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).hasSize(pods);
         assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).hasSize(pods);
         assertThat(cluster.counter("tenant_gateway_allocations", "result", "success")).isEqualTo(pods);
-        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
-                .isEqualTo(pods);
+        assertThat(cluster.lockReleases(ReleaseReason.ALLOCATED)).isEqualTo(pods);
     }
 
     @Test
@@ -436,8 +434,7 @@ class VendorDevicePluginsIT {
         assertThat(cluster.annotation("p4", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
         assertThat(cluster.lock()).isNull();
         assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).hasSize(4);
-        assertThat(cluster.counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label()))
-                .isEqualTo(4);
+        assertThat(cluster.lockReleases(ReleaseReason.FAILED)).isEqualTo(4);
     }
 
     /** The lock names another pod, not bound yet: this call is not its; nothing of either pod is touched. */
