@@ -321,6 +321,13 @@ class OwnNodePolicyCelTest {
     private static final Map<String, Object> LABELS = Map.of("kubernetes.io/hostname", "worker-1", "gpu", "on");
     private static final Map<String, Object> CAPACITY = Map.of("cpu", "16", "memory", "64Gi", "pods", "110");
 
+    /** The Node's {@code CAPACITY} with {@code added} resources. */
+    private static Map<String, Object> capacityWith(Map<String, ?> added) {
+        Map<String, Object> capacity = new LinkedHashMap<>(CAPACITY);
+        capacity.putAll(added);
+        return capacity;
+    }
+
     private static Map<String, Object> with(Map<String, Object> map, String key, Object value) {
         Map<String, Object> copy = new LinkedHashMap<>(map);
         if (value == null) {
@@ -494,9 +501,8 @@ class OwnNodePolicyCelTest {
     void mockCapacityAllowsSimulatedVendorsResources() throws Exception {
         CompiledPolicy policy = rendered("overlays/simulated-gpus");
         Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
-        Map<String, Object> devices = new LinkedHashMap<>(CAPACITY);
-        devices.putAll(Map.of("hygon.com/dcunum", "4", "hygon.com/dcumem", "65536", "hygon.com/dcucores", "100",
-                "huawei.com/Ascend910B4", "8", "huawei.com/Ascend910B4-memory", "65536",
+        Map<String, Object> devices = capacityWith(Map.of("hygon.com/dcunum", "4", "hygon.com/dcumem", "65536",
+                "hygon.com/dcucores", "100", "huawei.com/Ascend910B4", "8", "huawei.com/Ascend910B4-memory", "65536",
                 "huawei.com/Ascend910B4-core", "40"));
         assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before,
                 node("worker-1", ANNOTATIONS, LABELS, devices))).denials()).isEmpty();
@@ -509,9 +515,8 @@ class OwnNodePolicyCelTest {
     void mockCapacityAllowsOnlyGpuResourcesOnTheOwnNode() throws Exception {
         CompiledPolicy policy = rendered("overlays/simulated-gpus");
         Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
-        Map<String, Object> gpus = new LinkedHashMap<>(CAPACITY);
-        gpus.putAll(Map.of("nvidia.com/gpu", "10", "nvidia.com/gpumem", "81920", "nvidia.com/gpucores", "100",
-                "nvidia.com/gpumem-percentage", "100"));
+        Map<String, Object> gpus = capacityWith(Map.of("nvidia.com/gpu", "10", "nvidia.com/gpumem", "81920",
+                "nvidia.com/gpucores", "100", "nvidia.com/gpumem-percentage", "100"));
         assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before,
                 node("worker-1", ANNOTATIONS, LABELS, gpus))).denials()).isEmpty();
         // Deregistering (the keys removed) too.

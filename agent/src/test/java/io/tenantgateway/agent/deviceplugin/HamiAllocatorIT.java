@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -14,8 +13,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
-import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import io.tenantgateway.agent.testing.ApiOutage;
@@ -74,6 +71,7 @@ class HamiAllocatorIT {
     private LockMetrics metrics;
     private Path hostRoot;
     private HamiAllocator allocator;
+    private HamiClusterView cluster;
     private final ApiOutage outage = new ApiOutage();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
 
@@ -81,6 +79,7 @@ class HamiAllocatorIT {
     void start() throws Exception {
         server = outage.serve();
         client = ApiOutage.clientWithoutRetries(server);
+        cluster = new HamiClusterView(client, registry, NODE, NS);
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
         hostRoot = Files.createDirectories(dir.resolve("host"));
         Path plugins = Files.createDirectories(dir.resolve("dp"));
@@ -134,42 +133,13 @@ class HamiAllocatorIT {
         containers.forEach(c -> pod.editSpec().addToContainers(container(c)).endSpec());
         Pod created = client.pods().inNamespace(NS).resource(pod.build()).create();
         if (locked) {
-            setLock(LOCKED_AT + "," + NS + "," + name);
+            cluster.setLock(LOCKED_AT + "," + NS + "," + name);
         }
         return created;
     }
 
     private static io.fabric8.kubernetes.api.model.Container container(String name) {
         return new ContainerBuilder().withName(name).withImage("cuda:12").build();
-    }
-
-    private void setLock(String value) {
-        client.nodes().withName(NODE).patch(PatchContext.of(PatchType.JSON_MERGE),
-                metadataPatch(Map.of(Annotations.NODE_LOCK, value)));
-    }
-
-    private static String metadataPatch(Map<String, String> annotations) {
-        return MergePatch.metadata(null, annotations, Map.of());
-    }
-
-    private String lock() {
-        return Annotations.get(client.nodes().withName(NODE).get().getMetadata().getAnnotations(),
-                Annotations.NODE_LOCK);
-    }
-
-    private String annotation(String pod, String key) {
-        return Annotations.get(client.pods().inNamespace(NS).withName(pod).get().getMetadata().getAnnotations(), key);
-    }
-
-    private List<Event> events(String reason) {
-        return client.v1().events().inAnyNamespace().list().getItems().stream()
-                .filter(e -> reason.equals(e.getReason())).toList();
-    }
-
-    private double counter(String name, String label, String value) {
-        return registry.scrape().stream().filter(m -> m.getMetadata().getPrometheusName().equals(name))
-                .map(CounterSnapshot.class::cast).flatMap(m -> m.getDataPoints().stream())
-                .filter(d -> value.equals(d.getLabels().get(label))).mapToDouble(d -> d.getValue()).sum();
     }
 
     private KubeletStandIn.Plugin kubeletPlugin() {
@@ -208,21 +178,20 @@ class HamiAllocatorIT {
         assertThat(answer.getDevicesCount()).isZero();
 
         // The entry is erased, the pod allocated, its lock released; -allocated stays for the scheduler.
-        assertThat(annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
-        assertThat(annotation("p1", Annotations.POD_DEVICES_ALLOCATED)).isEqualTo(GPU_B + ",NVIDIA,10000,30:;");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(lock()).isNull();
-        assertThat(events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> {
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_ALLOCATED)).isEqualTo(GPU_B + ",NVIDIA,10000,30:;");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Normal");
             assertThat(e.getInvolvedObject().getName()).isEqualTo("p1");
             assertThat(e.getMessage()).isEqualTo("allocated devices [" + GPU_B + "] on node worker-1");
         });
-        assertThat(events(LockPolicy.REASON_LOCK_RELEASED)).singleElement().satisfies(e -> assertThat(
+        assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).singleElement().satisfies(e -> assertThat(
                 e.getMessage()).isEqualTo("released hami.io/mutex.lock \"2025-06-01T10:00:00Z,team-a,p1\": allocated"
                 + " (allocation of team-a/p1 completed)"));
-        assertThat(counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
-        assertThat(counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.ALLOCATED)).isEqualTo(1);
         // HAMi-core's host directories, as HAMi creates them.
         Path cache = hostRoot.resolve("usr/local/vgpu/containers/" + pod.getMetadata().getUid() + "_cuda");
         assertThat(cache).isDirectory();
@@ -239,10 +208,10 @@ class HamiAllocatorIT {
         assertThat(first.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU_A)
                 .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "2000m");
         assertThat(first.getMounts(1).getHostPath()).isEqualTo("/usr/local/vgpu/containers/" + pod.getMetadata().getUid() + "_first");
-        assertThat(annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";" + GPU_B + ",NVIDIA,3000,30:"
-                + GPU_A + ",NVIDIA,3000,30:;");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
-        assertThat(lock()).as("held until the last container").isEqualTo("2025-06-01T10:00:00Z,team-a,p1");
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE))
+                .isEqualTo(";" + GPU_B + ",NVIDIA,3000,30:" + GPU_A + ",NVIDIA,3000,30:;");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.lock()).as("held until the last container").isEqualTo("2025-06-01T10:00:00Z,team-a,p1");
 
         ContainerAllocateResponse second = kubeletPlugin().allocate(List.of(GPU_A + "-1", GPU_B + "-1"))
                 .getContainerResponses(0);
@@ -250,9 +219,9 @@ class HamiAllocatorIT {
                 .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "3000m").containsEntry("CUDA_DEVICE_MEMORY_LIMIT_1",
                         "3000m").containsEntry("CUDA_DEVICE_SM_LIMIT", "30");
         assertThat(second.getMounts(1).getHostPath()).isEqualTo("/usr/local/vgpu/containers/" + pod.getMetadata().getUid() + "_second");
-        assertThat(annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";;");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(lock()).isNull();
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";;");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.lock()).isNull();
     }
 
     /** HAMi #2899: the init container without a GPU keeps its empty entry; the GPU goes to the right container. */
@@ -267,9 +236,9 @@ class HamiAllocatorIT {
         ContainerAllocateResponse main = result.containers().get(0).response().getContainerResponses(0);
         assertThat(main.getMounts(1).getHostPath()).isEqualTo("/usr/local/vgpu/containers/" + pod.getMetadata().getUid() + "_main");
         assertThat(main.getEnvsMap()).containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "4096m");
-        assertThat(annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";;");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(lock()).isNull();
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";;");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.lock()).isNull();
     }
 
     @Test
@@ -286,7 +255,7 @@ class HamiAllocatorIT {
                 "/usr/local/vgpu/containers/" + pod.getMetadata().getUid() + "_serve");
         assertThat(result.containers()).extracting(c -> c.deviceIds().get(0)).containsExactly(GPU_A + "-0",
                 GPU_B + "-0");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
     }
 
     @Test
@@ -297,18 +266,18 @@ class HamiAllocatorIT {
                 List.of(GPU_A + "-0", GPU_A + "-1")));
 
         assertThat(error).hasMessage("UNKNOWN: device number not matched");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
-        assertThat(annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).as("nothing handed out, nothing erased")
-                .isEqualTo(GPU_A + ",NVIDIA,1000,10:;");
-        assertThat(lock()).isNull();
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE))
+                .as("nothing handed out, nothing erased").isEqualTo(GPU_A + ",NVIDIA,1000,10:;");
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");
             assertThat(e.getInvolvedObject().getName()).isEqualTo("p1");
             assertThat(e.getMessage()).isEqualTo("device number not matched (container cuda of team-a/p1: entry 0"
                     + " names 1 device(s), kubelet allocated 2 [" + GPU_A + "-0, " + GPU_A + "-1])");
         });
-        assertThat(counter("tenant_gateway_allocations", "result", "failed")).isEqualTo(1);
-        assertThat(counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label())).isEqualTo(1);
+        assertThat(cluster.counter("tenant_gateway_allocations", "result", "failed")).isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.FAILED)).isEqualTo(1);
     }
 
     /** The lock's holder is still binding: this call is for another pod; nothing of either is touched. */
@@ -320,40 +289,41 @@ class HamiAllocatorIT {
                         GPU_B + ",NVIDIA,5000,50:;", Annotations.POD_BIND_PHASE, "allocating")).endMetadata()
                 .withNewSpec().addToContainers(container("cuda")).endSpec().build()).create();
         String p2Lock = LOCKED_AT + ",team-a,p2";
-        setLock(p2Lock);
+        cluster.setLock(p2Lock);
 
         Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
                 List.of(GPU_A + "-0")));
 
         assertThat(error).hasMessage("UNKNOWN: pod team-a/p2 named by hami.io/mutex.lock is not bound to node"
                 + " worker-1 yet (its Bind is in progress): this Allocate is for another pod");
-        assertThat(lock()).isEqualTo(p2Lock);
-        assertThat(annotation("p2", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(GPU_B + ",NVIDIA,5000,50:;");
-        assertThat(annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
-        assertThat(events(LockPolicy.REASON_LOCK_RELEASED)).isEmpty();
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+        assertThat(cluster.lock()).isEqualTo(p2Lock);
+        assertThat(cluster.annotation("p2", Annotations.POD_DEVICES_TO_ALLOCATE))
+                .isEqualTo(GPU_B + ",NVIDIA,5000,50:;");
+        assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).isEmpty();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
     }
 
     @Test
     void aFailedPodsReleaseLeavesAnotherPodsLock() {
         // p1 is found without a lock (a legacy bare-time lock names nobody), and fails.
         bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), false);
-        setLock(LOCKED_AT.toString());
+        cluster.setLock(LOCKED_AT.toString());
 
         Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
                 List.of(GPU_A + "-0", GPU_A + "-1")));
 
         assertThat(error).hasMessage("UNKNOWN: device number not matched");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
-        assertThat(lock()).as("not p1's").isEqualTo(LOCKED_AT.toString());
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+        assertThat(cluster.lock()).as("not p1's").isEqualTo(LOCKED_AT.toString());
     }
 
     @Test
     void withoutAPodToAllocateKubeletGetsHamisErrorAndNothingIsWritten() {
         bound("done", ";", List.of(), List.of("cuda"), false);
         client.pods().inNamespace(NS).withName("done").patch(PatchContext.of(PatchType.JSON_MERGE),
-                metadataPatch(Map.of(Annotations.POD_BIND_PHASE, "failed")));
+                HamiClusterView.metadataPatch(Map.of(Annotations.POD_BIND_PHASE, "failed")));
         String version = client.pods().inNamespace(NS).withName("done").get().getMetadata().getResourceVersion();
 
         Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
@@ -362,7 +332,7 @@ class HamiAllocatorIT {
         assertThat(error).hasMessage("UNKNOWN: no binding pod found on node worker-1");
         assertThat(client.pods().inNamespace(NS).withName("done").get().getMetadata().getResourceVersion())
                 .isEqualTo(version);
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
     }
 
     @Test
@@ -372,22 +342,22 @@ class HamiAllocatorIT {
         ContainerAllocateResponse answer = kubeletPlugin().allocate(List.of(GPU_A + "-3")).getContainerResponses(0);
 
         assertThat(answer.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU_A);
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(events(LockPolicy.REASON_LOCK_RELEASED)).isEmpty();
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).isEmpty();
     }
 
     @Test
     void anAllocatedLockHolderIsNotFailedByALateCall() {
         bound("p1", ";", List.of(), List.of("cuda"), true);
         client.pods().inNamespace(NS).withName("p1").patch(PatchContext.of(PatchType.JSON_MERGE),
-                metadataPatch(Map.of(Annotations.POD_BIND_PHASE, "success")));
+                HamiClusterView.metadataPatch(Map.of(Annotations.POD_BIND_PHASE, "success")));
 
         Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
                 List.of(GPU_A + "-0")));
 
         assertThat(error).hasMessage("UNKNOWN: device request not found");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
     }
 
     @Test
@@ -399,10 +369,10 @@ class HamiAllocatorIT {
 
         kubeletPlugin().allocate(List.of(GPU_A + "-0"));
 
-        assertThat(annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(lock()).isNull();
-        assertThat(counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
     }
 
     @Test
@@ -414,9 +384,8 @@ class HamiAllocatorIT {
 
         kubeletPlugin().allocate(List.of(GPU_A + "-0"));
 
-        assertThat(lock()).isNull();
-        assertThat(counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.lockReleases(ReleaseReason.ALLOCATED)).isEqualTo(1);
     }
 
     // ---------------------------------------------------------------- failures the API did not take
@@ -437,14 +406,14 @@ class HamiAllocatorIT {
 
         assertThat(error).hasMessage("UNKNOWN: device number not matched");
         assertThat(allocator.pendingFailures()).containsExactly("team-a/p1");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
-        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "deferred")).isEqualTo(1);
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "deferred")).isEqualTo(1);
 
         heal.get(10, TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
-            assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
-            assertThat(lock()).isNull();
-            assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
+            assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+            assertThat(cluster.lock()).isNull();
+            assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
                 assertThat(e.getType()).isEqualTo("Warning");
                 assertThat(e.getMessage()).startsWith("device number not matched (container cuda of team-a/p1");
             });
@@ -453,12 +422,11 @@ class HamiAllocatorIT {
                 + Duration.ofNanos(System.nanoTime() - healedAt[0]).toMillis() + " ms");
         await().atMost(Duration.ofSeconds(1)).untilAsserted(() -> {
             assertThat(allocator.pendingFailures()).isEmpty(); // right after the last write
-            assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "written")).isEqualTo(1);
+            assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "written")).isEqualTo(1);
         });
-        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "retried")).isPositive();
-        assertThat(counter("tenant_gateway_allocations", "result", "failed")).isEqualTo(1);
-        assertThat(counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "retried")).isPositive();
+        assertThat(cluster.counter("tenant_gateway_allocations", "result", "failed")).isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.FAILED)).isEqualTo(1);
     }
 
     /** A pod deleted while its failure waits: dropped, and the lock is left to the lock controller's reaper. */
@@ -474,9 +442,9 @@ class HamiAllocatorIT {
         client.pods().inNamespace(NS).withName("p1").withGracePeriod(0).delete();
 
         await().atMost(Duration.ofSeconds(5)).until(() -> allocator.pendingFailures().isEmpty());
-        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
-        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "written")).isZero();
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+        assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
+        assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "written")).isZero();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
     }
 
     /** The lock no longer names the pod (the scheduler moved on): nothing is written for it. */
@@ -488,21 +456,22 @@ class HamiAllocatorIT {
                 List.of(GPU_A + "-0", GPU_A + "-1")));
         assertThat(allocator.pendingFailures()).containsExactly("team-a/p1");
         String p2Lock = LOCKED_AT.plusSeconds(400) + ",team-a,p2";
-        setLock(p2Lock);
+        cluster.setLock(p2Lock);
 
         await().atMost(Duration.ofSeconds(5)).until(() -> allocator.pendingFailures().isEmpty());
         outage.heal();
-        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
-        assertThat(lock()).isEqualTo(p2Lock);
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
+        assertThat(cluster.lock()).isEqualTo(p2Lock);
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
     }
 
     /** A failure from before any pod was read is never pinned on a pod bound after it. */
     @Test
     void aFailureBeforeThePodWasReadIsNotPinnedOnAPodBoundAfterIt() {
         bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), true);
-        client.pods().inNamespace(NS).withName("p1").patch(PatchContext.of(PatchType.JSON_MERGE), metadataPatch(
-                Map.of(Annotations.POD_BIND_TIME, Long.toString(LOCKED_AT.getEpochSecond() + 60))));
+        client.pods().inNamespace(NS).withName("p1").patch(PatchContext.of(PatchType.JSON_MERGE),
+                HamiClusterView.metadataPatch(Map.of(Annotations.POD_BIND_TIME,
+                        Long.toString(LOCKED_AT.getEpochSecond() + 60))));
         outage.failing = request -> true;
 
         Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> kubeletPlugin().allocate(
@@ -513,10 +482,10 @@ class HamiAllocatorIT {
         assertThat(allocator.pendingFailures()).containsExactly(FailureBookkeeping.UNATTRIBUTED);
         outage.heal();
         await().atMost(Duration.ofSeconds(5)).until(() -> allocator.pendingFailures().isEmpty());
-        assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
-        assertThat(lock()).isEqualTo(LOCKED_AT + ",team-a,p1");
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+        assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "dropped")).isEqualTo(1);
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.lock()).isEqualTo(LOCKED_AT + ",team-a,p1");
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
     }
 
     /** The pending set is a count of pods: beyond it a failure is counted and logged, not kept. */
@@ -536,7 +505,7 @@ class HamiAllocatorIT {
             org.assertj.core.api.Assertions.catchThrowable(() -> small.allocate(List.of(GPU_B + "-0")));
 
             assertThat(small.pendingFailures()).containsExactly("team-a/p1");
-            assertThat(counter("tenant_gateway_allocation_bookkeeping", "result", "overflow")).isEqualTo(1);
+            assertThat(cluster.counter("tenant_gateway_allocation_bookkeeping", "result", "overflow")).isEqualTo(1);
         }
     }
 }

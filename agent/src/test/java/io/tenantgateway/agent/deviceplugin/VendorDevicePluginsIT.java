@@ -7,19 +7,14 @@ import static org.assertj.core.groups.Tuple.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.tenantgateway.agent.health.HealthCheck;
-import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import io.tenantgateway.agent.node.NodeIdentity;
@@ -108,6 +103,7 @@ class VendorDevicePluginsIT {
     private PartManager manager;
     private volatile PartContext registration;
     private List<HealthCheck> checks = List.of();
+    private HamiClusterView cluster;
 
     /** Device registration, as mock mode runs it: it publishes what it discovered, and follows the plugins' word. */
     private final class RegistrationStandIn implements Part {
@@ -125,6 +121,7 @@ class VendorDevicePluginsIT {
 
     @BeforeEach
     void start() throws Exception {
+        cluster = new HamiClusterView(client, registry, NODE, NS);
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
         plugins = Files.createDirectories(dir.resolve("dp"));
         kubelet = KubeletStandIn.start(plugins);
@@ -202,33 +199,8 @@ class VendorDevicePluginsIT {
                     .endSpec();
         }
         Pod created = client.pods().inNamespace(NS).resource(pod.build()).create();
-        setLock(LOCKED_AT + "," + NS + "," + name);
+        cluster.setLock(LOCKED_AT + "," + NS + "," + name);
         return created;
-    }
-
-    private void setLock(String value) {
-        client.nodes().withName(NODE).patch(PatchContext.of(PatchType.JSON_MERGE),
-                MergePatch.metadata(null, Map.of(Annotations.NODE_LOCK, value), Map.of()));
-    }
-
-    private String lock() {
-        return Annotations.get(client.nodes().withName(NODE).get().getMetadata().getAnnotations(),
-                Annotations.NODE_LOCK);
-    }
-
-    private String annotation(String pod, String key) {
-        return Annotations.get(client.pods().inNamespace(NS).withName(pod).get().getMetadata().getAnnotations(), key);
-    }
-
-    private List<Event> events(String reason) {
-        return client.v1().events().inAnyNamespace().list().getItems().stream()
-                .filter(e -> reason.equals(e.getReason())).toList();
-    }
-
-    private double counter(String name, String label, String value) {
-        return registry.scrape().stream().filter(m -> m.getMetadata().getPrometheusName().equals(name))
-                .map(CounterSnapshot.class::cast).flatMap(m -> m.getDataPoints().stream())
-                .filter(d -> value.equals(d.getLabels().get(label))).mapToDouble(d -> d.getValue()).sum();
     }
 
     private HealthCheck readinessCheck() {
@@ -309,12 +281,12 @@ class VendorDevicePluginsIT {
         assertThat(answer.getMountsList()).isEmpty();
         assertThat(answer.getDevicesList()).isEmpty();
         assertThat(answer.getAnnotationsMap()).isEmpty();
-        assertThat(annotation("p1", DCU_KEY)).isEqualTo(";");
-        assertThat(annotation("p1", "hami.io/dcu-devices-allocated")).isEqualTo(DCU_B + ",DCU,4096,30:;");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(lock()).isNull();
-        assertThat(events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> assertThat(e.getMessage())
-                .isEqualTo("allocated devices [" + DCU_B + "] on node worker-1"));
+        assertThat(cluster.annotation("p1", DCU_KEY)).isEqualTo(";");
+        assertThat(cluster.annotation("p1", "hami.io/dcu-devices-allocated")).isEqualTo(DCU_B + ",DCU,4096,30:;");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> assertThat(
+                e.getMessage()).isEqualTo("allocated devices [" + DCU_B + "] on node worker-1"));
     }
 
     @Test
@@ -330,9 +302,9 @@ class VendorDevicePluginsIT {
         assertThat(template.getEnvsMap()).containsOnly(entry("ASCEND_VISIBLE_DEVICES", "1"),
                 entry("ASCEND_VNPU_SPECS", "vir05_1c_8g"));
         assertThat(template.getMountsList()).isEmpty();
-        assertThat(annotation("p1", ASCEND_KEY)).isEqualTo(";");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(lock()).isNull();
+        assertThat(cluster.annotation("p1", ASCEND_KEY)).isEqualTo(";");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.lock()).isNull();
 
         Map<String, String> hamiCore = new LinkedHashMap<>();
         hamiCore.put(ASCEND_KEY, NPU_0 + ",Ascend910B4,4096,40:;");
@@ -347,8 +319,8 @@ class VendorDevicePluginsIT {
                 entry("NPU_GLOBAL_SHM_PATH", "/hami-shared-region/0_global_registry"),
                 entry("NPU_LOCAL_SHM_PATH", "/hami-vnpu-shmem/vnpu_local_shmem"));
         assertThat(shared.getMountsList()).isEmpty();
-        assertThat(annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(lock()).isNull();
+        assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.lock()).isNull();
         assertThat(part.plugins()).extracting(p -> p.config().resourceName()).containsExactly(NVIDIA_RESOURCE,
                 ASCEND_RESOURCE);
     }
@@ -367,25 +339,24 @@ class VendorDevicePluginsIT {
         ContainerAllocateResponse cuda = allocate(NVIDIA_RESOURCE, GPU + "-0");
 
         assertThat(cuda.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU);
-        assertThat(annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";;");
-        assertThat(annotation("p1", ASCEND_KEY)).isEqualTo(";" + NPU_0 + ",Ascend910B4,32768,0:;");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).as("Ascend's entry is still to come")
+        assertThat(cluster.annotation("p1", Annotations.POD_DEVICES_TO_ALLOCATE)).isEqualTo(";;");
+        assertThat(cluster.annotation("p1", ASCEND_KEY)).isEqualTo(";" + NPU_0 + ",Ascend910B4,32768,0:;");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).as("Ascend's entry is still to come")
                 .isEqualTo("allocating");
-        assertThat(lock()).isEqualTo(LOCKED_AT + ",team-a,p1");
-        assertThat(events(HamiAllocator.REASON_ALLOCATED)).isEmpty();
+        assertThat(cluster.lock()).isEqualTo(LOCKED_AT + ",team-a,p1");
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).isEmpty();
 
         ContainerAllocateResponse npu = allocate(ASCEND_RESOURCE, NPU_0 + "-3");
 
         assertThat(npu.getEnvsMap()).containsOnly(entry("ASCEND_VISIBLE_DEVICES", "0"));
-        assertThat(annotation("p1", ASCEND_KEY)).isEqualTo(";;");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
-        assertThat(lock()).isNull();
-        assertThat(events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> assertThat(e.getMessage())
-                .isEqualTo("allocated devices [" + GPU + ", " + NPU_0 + "] on node worker-1"));
-        assertThat(events(LockPolicy.REASON_LOCK_RELEASED)).hasSize(1);
-        assertThat(counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
-        assertThat(counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
-                .isEqualTo(1);
+        assertThat(cluster.annotation("p1", ASCEND_KEY)).isEqualTo(";;");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).singleElement().satisfies(e -> assertThat(
+                e.getMessage()).isEqualTo("allocated devices [" + GPU + ", " + NPU_0 + "] on node worker-1"));
+        assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).hasSize(1);
+        assertThat(cluster.counter("tenant_gateway_allocations", "result", "success")).isEqualTo(1);
+        assertThat(cluster.lockReleases(ReleaseReason.ALLOCATED)).isEqualTo(1);
     }
 
     /** Both plugins' calls at once, pod after pod: each pod is completed, and its lock released, exactly once. */
@@ -416,14 +387,13 @@ class VendorDevicePluginsIT {
 
             assertThat(cuda.get(20, TimeUnit.SECONDS).getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU);
             assertThat(npu.get(20, TimeUnit.SECONDS).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
-            assertThat(annotation(name, Annotations.POD_BIND_PHASE)).isEqualTo("success");
-            assertThat(lock()).isNull();
+            assertThat(cluster.annotation(name, Annotations.POD_BIND_PHASE)).isEqualTo("success");
+            assertThat(cluster.lock()).isNull();
         }
-        assertThat(events(HamiAllocator.REASON_ALLOCATED)).hasSize(pods);
-        assertThat(events(LockPolicy.REASON_LOCK_RELEASED)).hasSize(pods);
-        assertThat(counter("tenant_gateway_allocations", "result", "success")).isEqualTo(pods);
-        assertThat(counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.ALLOCATED.label()))
-                .isEqualTo(pods);
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATED)).hasSize(pods);
+        assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).hasSize(pods);
+        assertThat(cluster.counter("tenant_gateway_allocations", "result", "success")).isEqualTo(pods);
+        assertThat(cluster.lockReleases(ReleaseReason.ALLOCATED)).isEqualTo(pods);
     }
 
     @Test
@@ -436,10 +406,11 @@ class VendorDevicePluginsIT {
         Throwable error = catchThrowable(() -> allocate(ASCEND_RESOURCE, NPU_0 + "-0", NPU_0 + "-1"));
 
         assertThat(error).hasMessage("UNKNOWN: device number not matched: annotation has 1, request has 2");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
-        assertThat(annotation("p1", ASCEND_KEY)).as("nothing handed out").isEqualTo(NPU_0 + ",Ascend910B4,8192,0:;");
-        assertThat(lock()).isNull();
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+        assertThat(cluster.annotation("p1", ASCEND_KEY)).as("nothing handed out")
+                .isEqualTo(NPU_0 + ",Ascend910B4,8192,0:;");
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");
             assertThat(e.getMessage()).isEqualTo("device number not matched: annotation has 1, request has 2"
                     + " (container npu of team-a/p1: entry 0 names 1 device(s), kubelet allocated 2 [" + NPU_0
@@ -449,22 +420,21 @@ class VendorDevicePluginsIT {
         bound("p2", Map.of(DCU_KEY, DCU_A + ",DCU,4096,30:;"), "dcu");
         assertThat(catchThrowable(() -> allocate(HYGON_RESOURCE, DCU_A + "-fake-0", DCU_B + "-fake-0")))
                 .hasMessage("UNKNOWN: device number not matched");
-        assertThat(annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
-        assertThat(lock()).isNull();
+        assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+        assertThat(cluster.lock()).isNull();
 
         bound("p3", Map.of(DCU_KEY, "DCU-999999,DCU,4096,30:;"), "dcu");
         assertThat(catchThrowable(() -> allocate(HYGON_RESOURCE, DCU_A + "-fake-1")))
                 .hasMessage("UNKNOWN: device serial number 999999 not found in mapper");
-        assertThat(annotation("p3", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+        assertThat(cluster.annotation("p3", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
 
         bound("p4", Map.of(ASCEND_KEY, NPU_0 + ",Ascend910B4,8192,0:;"), "npu");
         assertThat(catchThrowable(() -> allocate(ASCEND_RESOURCE, NPU_0 + "-2")))
                 .hasMessage("UNKNOWN: build runtimeInfo lookup: annotation huawei.com/Ascend910B4 not set");
-        assertThat(annotation("p4", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
-        assertThat(lock()).isNull();
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).hasSize(4);
-        assertThat(counter("tenant_gateway_node_lock_releases", "reason", ReleaseReason.FAILED.label()))
-                .isEqualTo(4);
+        assertThat(cluster.annotation("p4", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).hasSize(4);
+        assertThat(cluster.lockReleases(ReleaseReason.FAILED)).isEqualTo(4);
     }
 
     /** The lock names another pod, not bound yet: this call is not its; nothing of either pod is touched. */
@@ -479,18 +449,18 @@ class VendorDevicePluginsIT {
                         Annotations.POD_BIND_PHASE, "allocating")).endMetadata().withNewSpec()
                 .addToContainers(new ContainerBuilder().withName("npu").build()).endSpec().build()).create();
         String p2Lock = LOCKED_AT + ",team-a,p2";
-        setLock(p2Lock);
+        cluster.setLock(p2Lock);
 
         Throwable error = catchThrowable(() -> allocate(ASCEND_RESOURCE, NPU_0 + "-0"));
 
         assertThat(error).hasMessage("UNKNOWN: pod team-a/p2 named by hami.io/mutex.lock is not bound to node"
                 + " worker-1 yet (its Bind is in progress): this Allocate is for another pod");
-        assertThat(lock()).isEqualTo(p2Lock);
-        assertThat(annotation("p2", ASCEND_KEY)).isEqualTo(NPU_1 + ",Ascend910B4,8192,0:;");
-        assertThat(annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
-        assertThat(annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
-        assertThat(events(LockPolicy.REASON_LOCK_RELEASED)).isEmpty();
-        assertThat(events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
+        assertThat(cluster.lock()).isEqualTo(p2Lock);
+        assertThat(cluster.annotation("p2", ASCEND_KEY)).isEqualTo(NPU_1 + ",Ascend910B4,8192,0:;");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).isEmpty();
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).isEmpty();
     }
 
     /** A vendor's own plugin on its socket: that vendor's simulated plugin stands aside, the others serve. */

@@ -1,7 +1,5 @@
 package io.tenantgateway.deviceplugin.policy;
 
-import static java.util.Objects.requireNonNull;
-
 import io.tenantgateway.hami.AscendRuntimeInfo;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.NodeVendor;
@@ -26,22 +24,16 @@ import java.util.Map;
  *       simulated node does not have, so they are left out, as is the per-container directory it creates.</li>
  * </ul>
  */
-final class AscendAllocation implements VendorAllocation {
+final class AscendAllocation extends VendorAllocationBase {
     /** Pod annotation choosing HAMi-core's vNPU sharing instead of templates. */
     static final String VNPU_MODE = "huawei.com/vnpu-mode";
     static final String HAMI_CORE = "hami-core";
 
-    private final NodeVendor vendor;
     private final String runtimeKey;
 
     AscendAllocation(NodeVendor vendor) {
-        this.vendor = requireNonNull(vendor, "vendor");
+        super(vendor);
         this.runtimeKey = AscendRuntimeInfo.annotationKey(vendor.commonWord());
-    }
-
-    @Override
-    public NodeVendor vendor() {
-        return vendor;
     }
 
     /** {@code <chip UUID>-<i>}. */
@@ -69,7 +61,7 @@ final class AscendAllocation implements VendorAllocation {
 
     @Override
     public String requestNotFound() {
-        return "decode device annotations: device " + vendor.commonWord() + " not found in pod annotations";
+        return "decode device annotations: device " + vendor().commonWord() + " not found in pod annotations";
     }
 
     @Override
@@ -88,7 +80,7 @@ final class AscendAllocation implements VendorAllocation {
         for (ContainerDevice device : devices) {
             if (!nodeDevices.containsKey(device.uuid())) {
                 return new AllocateDecision.Refuse("build container allocate response: unknown uuid: "
-                        + device.uuid(), device.uuid() + " is not a " + vendor.commonWord() + " of node " + nodeName,
+                        + device.uuid(), device.uuid() + " is not a " + vendor().commonWord() + " of node " + nodeName,
                         true);
             }
         }

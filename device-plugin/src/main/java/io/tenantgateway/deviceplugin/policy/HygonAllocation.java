@@ -1,7 +1,5 @@
 package io.tenantgateway.deviceplugin.policy;
 
-import static java.util.Objects.requireNonNull;
-
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.NodeVendor;
 import java.util.List;
@@ -19,19 +17,12 @@ import java.util.Map;
  * than invent them. What a container got is on the pod ({@code hami.io/dcu-devices-allocated}) and in the agent's
  * log, not in the container.
  */
-final class HygonAllocation implements VendorAllocation {
+final class HygonAllocation extends VendorAllocationBase {
     /** The prefix of a DCU's ID; the rest is its serial number. */
     static final String ID_PREFIX = "DCU-";
 
-    private final NodeVendor vendor;
-
     HygonAllocation(NodeVendor vendor) {
-        this.vendor = requireNonNull(vendor, "vendor");
-    }
-
-    @Override
-    public NodeVendor vendor() {
-        return vendor;
+        super(vendor);
     }
 
     /** {@code <id>-fake-<i>}. */

@@ -18,18 +18,12 @@ import java.util.Set;
  * answer is HAMi-core's environment and mounts (not MIG). Device specs are never passed: the NVIDIA container runtime
  * adds the devices from {@code NVIDIA_VISIBLE_DEVICES} (HAMi's chart default {@code PASS_DEVICE_SPECS=false}).
  */
-final class NvidiaAllocation implements VendorAllocation {
-    private final NodeVendor vendor;
+final class NvidiaAllocation extends VendorAllocationBase {
     private final HamiCoreSettings settings;
 
     NvidiaAllocation(NodeVendor vendor, HamiCoreSettings settings) {
-        this.vendor = requireNonNull(vendor, "vendor");
+        super(vendor);
         this.settings = requireNonNull(settings, "settings");
-    }
-
-    @Override
-    public NodeVendor vendor() {
-        return vendor;
     }
 
     @Override

@@ -57,19 +57,6 @@ final class FirstFitPlacement {
                     memory, (int) percent, (int) number(container, limits, ResourceNames.NVIDIA_GPU_CORES, 0)));
         }
 
-        private static long number(String container, Map<String, String> limits, String resource, long absent) {
-            String value = limits.get(resource);
-            if (value == null) {
-                return absent;
-            }
-            try {
-                return Long.parseLong(value.strip());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("container " + container + ": " + resource + ": " + value
-                        + " (expected: an integer)", e);
-            }
-        }
-
         long memoryOn(GpuDevice device) {
             return memoryMiB > 0 ? memoryMiB : (long) device.devmemMiB() * memoryPercent / 100;
         }
@@ -77,6 +64,23 @@ final class FirstFitPlacement {
         String describe() {
             return count + " × " + (memoryMiB > 0 ? memoryMiB + " MiB" : memoryPercent + " % memory") + ", " + cores
                     + " % cores";
+        }
+    }
+
+    /**
+     * The integer limit {@code resource} of {@code container}, or {@code absent} when not given (also
+     * {@link VendorFirstFitPlacement}'s).
+     */
+    static long number(String container, Map<String, String> limits, String resource, long absent) {
+        String value = limits.get(resource);
+        if (value == null) {
+            return absent;
+        }
+        try {
+            return Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("container " + container + ": " + resource + ": " + value
+                    + " (expected: an integer)", e);
         }
     }
 

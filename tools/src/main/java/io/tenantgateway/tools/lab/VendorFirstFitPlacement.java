@@ -1,5 +1,6 @@
 package io.tenantgateway.tools.lab;
 
+import static io.tenantgateway.tools.lab.FirstFitPlacement.number;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.hami.ContainerDevice;
@@ -96,19 +97,6 @@ final class VendorFirstFitPlacement {
             }
             return Optional.of(new DeviceRequest(container, (int) count, memory * Math.max(1, memoryFactor),
                     (int) cores));
-        }
-
-        private static long number(String container, Map<String, String> limits, String resource, long absent) {
-            String value = limits.get(resource);
-            if (value == null) {
-                return absent;
-            }
-            try {
-                return Long.parseLong(value.strip());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("container " + container + ": " + resource + ": " + value
-                        + " (expected: an integer)", e);
-            }
         }
 
         /** HAMi's memreq on {@code device}: the request, or the whole device ({@code Totalmem × 100 / 100}). */
