@@ -40,6 +40,9 @@ final class QuotaCheck {
     }
 
     static Result check(PodNode pod, String namespace, List<Vendor> vendors, HamiCompat compat, QuotaLookup lookup) {
+        if (lookup == QuotaLookup.NONE) {
+            return Result.FITS; // no quota anywhere (the standalone webhook without API access): nothing to count
+        }
         for (Vendor vendor : vendors) {
             if (compat == HamiCompat.V2_9 && !(vendor instanceof NvidiaVendor)) {
                 continue; // v2.9 checks NVIDIA's resources only
