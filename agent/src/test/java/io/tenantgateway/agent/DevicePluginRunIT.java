@@ -204,4 +204,23 @@ class DevicePluginRunIT {
                 .contains("fix: remove HAMi's device plugin (helm upgrade hami --set devicePlugin.enabled=false");
         assertThat(register()).isNull();
     }
+
+    @Test
+    void doctorSaysWhichSimulatedVendorStandsAsideForItsRealPlugin() throws Exception {
+        ForeignDevicePlugin realAscend = new ForeignDevicePlugin(plugins.resolve("Ascend910B4.sock"));
+        cleanup.add(realAscend);
+
+        StringWriter out = new StringWriter();
+        List<String> doctor = new ArrayList<>(List.of("doctor"));
+        doctor.addAll(args());
+        doctor.add("--mock-devices=Ascend910B4:1,DCU-K100:1");
+        Main.run(new PrintWriter(out, true), new PrintWriter(new StringWriter(), true), doctor.toArray(String[]::new));
+
+        assertThat(out.toString()).containsPattern("WARN +device-plugin +.*; a real plugin serves Ascend910B4")
+                .containsPattern("Ascend910B4 \\(huawei.com/Ascend910B4\\): " + Pattern.quote(plugins.resolve(
+                        "Ascend910B4.sock") + " is served by another device plugin") + ".*: the simulated Ascend910B4"
+                        + " plugin stands aside and the agent does not write hami.io/node-register-Ascend910B4")
+                .contains("Hygon (hygon.com/dcunum): nobody serves " + plugins.resolve("hygon.com_dcunum"))
+                .contains("fix: simulated devices stand aside where the real plugin runs");
+    }
 }

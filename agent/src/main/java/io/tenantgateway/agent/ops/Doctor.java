@@ -702,8 +702,31 @@ final class Doctor implements AutoCloseable {
                     + " running, or " + plugin.directory() + " is not its device plugin directory (kubelet's"
                     + " --root-dir + /device-plugins)");
         }
-        return DoctorCheck.pass("device-plugin", state + "; " + plugin.kubeletSocket() + " present, resource "
-                + plugin.resourceName());
+        String summary = state + "; " + plugin.kubeletSocket() + " present, resource " + plugin.resourceName();
+        // Simulated Hygon and Ascend (--mock-devices): each vendor's plugin has its real plugin's socket; a real
+        // plugin there means the simulated one stands aside for that vendor only.
+        List<String> lines = new ArrayList<>();
+        List<String> asides = new ArrayList<>();
+        for (SimulatedVendor vendor : config.devices().map(DeviceRegistrar::simulatedVendors).orElse(List.of())) {
+            Path socket = plugin.directory().resolve(vendor.vendor().socketName());
+            SocketProbe.Result vendorProbe = SocketProbe.probe(socket, group, timeout);
+            String name = vendor.vendor().displayName();
+            lines.add(name + " (" + vendor.vendor().resourceName() + "): " + switch (vendorProbe.kind()) {
+                case FOREIGN -> vendorProbe.detail() + ": the simulated " + name + " plugin stands aside and the agent"
+                        + " does not write " + vendor.vendor().registerKey();
+                case OURS, STALE -> vendorProbe.detail();
+                default -> "nobody serves " + socket + " yet (the agent does once it runs)";
+            });
+            if (vendorProbe.kind() == SocketProbe.Kind.FOREIGN) {
+                asides.add(name);
+            }
+        }
+        if (!asides.isEmpty()) {
+            return new DoctorCheck("device-plugin", Outcome.WARN, summary + "; a real plugin serves " + String.join(
+                    ", ", asides), "simulated devices stand aside where the real plugin runs: drop those presets from"
+                    + " --mock-devices on this node, or the real plugin if the hardware is not there", lines);
+        }
+        return new DoctorCheck("device-plugin", Outcome.PASS, summary, "", lines);
     }
 
     // ---- helpers ----
