@@ -213,14 +213,16 @@ public final class ClusterDeviceStateWatch implements AutoCloseable {
     private void relist() {
         long listing;
         NeuronNames listedNames;
+        Watch old;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             listing = ++generation; // first: the old watch's callbacks are stale from here on
-            closeWatch();
+            old = takeWatch();
             listedNames = names;
         }
+        close(old); // outside the lock: closing may wait for the old watcher's callbacks, which take the lock
         TreeMap<String, Long> nextNeuron = new TreeMap<>();
         TreeMap<String, Long> nextEnflame = new TreeMap<>();
         String resourceVersion;
@@ -249,12 +251,15 @@ public final class ClusterDeviceStateWatch implements AutoCloseable {
         ListOptions from = new ListOptionsBuilder().withResourceVersion(resourceVersion).withAllowWatchBookmarks(true)
                 .build();
         Watch opened = client.nodes().watch(from, new NodeWatcher(listing, listedNames));
+        boolean stale;
         synchronized (lock) {
-            if (closed || listing != generation) {
-                opened.close();
-                return;
+            stale = closed || listing != generation;
+            if (!stale) {
+                watch = opened;
             }
-            watch = opened;
+        }
+        if (stale) {
+            opened.close(); // outside the lock, as above
         }
     }
 
@@ -300,11 +305,16 @@ public final class ClusterDeviceStateWatch implements AutoCloseable {
         scheduler.schedule(this::relistInBackground, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Under the lock. */
-    private void closeWatch() {
-        if (watch != null) {
-            watch.close();
-            watch = null;
+    /** Under the lock: the open watch, if any, now nobody's; close it after leaving the lock. */
+    private Watch takeWatch() {
+        Watch taken = watch;
+        watch = null;
+        return taken;
+    }
+
+    private static void close(Watch taken) {
+        if (taken != null) {
+            taken.close();
         }
     }
 
@@ -466,13 +476,15 @@ public final class ClusterDeviceStateWatch implements AutoCloseable {
 
     @Override
     public void close() {
+        Watch taken;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
-            closeWatch();
+            taken = takeWatch();
         }
+        close(taken);
         scheduler.shutdownNow();
         registry.unregister(neuronGauge);
         registry.unregister(enflameGauge);
