@@ -27,13 +27,7 @@ public final class AmdVendor implements Vendor {
     @Override
     public DeviceRequest request(ContainerNode container) {
         Optional<Quantity> cores = container.limit(coreName);
-        if (cores.isPresent()) {
-            long percent = cores.get().exactLong().orElse(0L);
-            if (percent < 1 || percent > 100) {
-                return DeviceRequest.NONE;
-            }
-        }
-        return quota.request(container);
+        return cores.isPresent() && !isPercent(cores.get()) ? DeviceRequest.NONE : quota.request(container);
     }
 
     @Override
@@ -45,12 +39,15 @@ public final class AmdVendor implements Vendor {
     public boolean mutate(ContainerNode container, PodNode pod) {
         boolean count = container.hasLimit(countName);
         Optional<Quantity> cores = container.limit(coreName);
-        if (count && cores.isPresent()) {
-            long percent = cores.get().exactLong().orElse(0L);
-            if (percent < 1 || percent > 100) {
-                throw new VendorException(coreName + " must be an integer percentage between 1 and 100");
-            }
+        if (count && cores.isPresent() && !isPercent(cores.get())) {
+            throw new VendorException(coreName + " must be an integer percentage between 1 and 100");
         }
         return count || container.hasLimit(memoryName) || cores.isPresent();
+    }
+
+    /** A whole number of percent, 1..100 (HAMi's AMD core rule, for admission and for the quota). */
+    private static boolean isPercent(Quantity cores) {
+        long percent = cores.exactLong().orElse(0L);
+        return percent >= 1 && percent <= 100;
     }
 }

@@ -28,27 +28,38 @@ public final class AwsNeuronVendor implements Vendor {
 
     @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
+        return split(container) != DeviceRequest.NONE;
+    }
+
+    /**
+     * HAMi's validation and request in one: a device count takes the cores of whole devices; a core count splits
+     * into devices (one device up to the cores per device); {@link DeviceRequest#NONE} when the container names
+     * neither.
+     *
+     * @throws VendorException HAMi's error for an invalid count
+     */
+    private DeviceRequest split(ContainerNode container) {
         Optional<Quantity> count = container.limitOrRequest(countName);
         if (count.isPresent()) {
-            checked(countName, count.get(), MAX_DEVICES);
-            return true;
+            return new DeviceRequest(checked(countName, count.get(), MAX_DEVICES), 0, coresPerDevice);
         }
         Optional<Quantity> cores = container.limitOrRequest(coreName);
         if (cores.isEmpty()) {
-            return false;
+            return DeviceRequest.NONE;
         }
         long n = checked(coreName, cores.get(), MAX_CORES);
-        if (n > coresPerDevice) {
-            if (n % coresPerDevice != 0) {
-                throw new VendorException(coreName + " must be 1 or a multiple of " + coresPerDevice + ", got " + n);
-            }
-            long devices = n / coresPerDevice;
-            if (devices > MAX_DEVICES) {
-                throw new VendorException(coreName + " needs " + devices + " devices, which exceeds the maximum of "
-                        + MAX_DEVICES);
-            }
+        if (n <= coresPerDevice) {
+            return new DeviceRequest(1, 0, n);
         }
-        return true;
+        if (n % coresPerDevice != 0) {
+            throw new VendorException(coreName + " must be 1 or a multiple of " + coresPerDevice + ", got " + n);
+        }
+        long devices = n / coresPerDevice;
+        if (devices > MAX_DEVICES) {
+            throw new VendorException(coreName + " needs " + devices + " devices, which exceeds the maximum of "
+                    + MAX_DEVICES);
+        }
+        return new DeviceRequest(devices, 0, coresPerDevice);
     }
 
     private static long checked(String resource, Quantity value, long maximum) {
@@ -75,23 +86,8 @@ public final class AwsNeuronVendor implements Vendor {
      */
     @Override
     public DeviceRequest request(ContainerNode container) {
-        Optional<Quantity> count = container.limitOrRequest(countName);
         try {
-            if (count.isPresent()) {
-                return new DeviceRequest(checked(countName, count.get(), MAX_DEVICES), 0, coresPerDevice);
-            }
-            Optional<Quantity> cores = container.limitOrRequest(coreName);
-            if (cores.isEmpty()) {
-                return DeviceRequest.NONE;
-            }
-            long n = checked(coreName, cores.get(), MAX_CORES);
-            if (n <= coresPerDevice) {
-                return new DeviceRequest(1, 0, n);
-            }
-            if (n % coresPerDevice != 0 || n / coresPerDevice > MAX_DEVICES) {
-                return DeviceRequest.NONE;
-            }
-            return new DeviceRequest(n / coresPerDevice, 0, coresPerDevice);
+            return split(container);
         } catch (VendorException e) {
             return DeviceRequest.NONE;
         }
