@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.channel.Channel;
-import io.netty.util.ResourceLeakDetector;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.TunnelServer;
@@ -21,8 +20,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,24 +28,6 @@ import org.junit.jupiter.api.Timeout;
 class LeakIT extends TunnelTestBase {
     private static final int TUNNELS = 10_000;
     private static final int BATCH = 100;
-
-    private static ResourceLeakDetector.Level suiteLevel;
-
-    /**
-     * The suite runs with paranoid buffer-leak detection, which records every buffer access and makes 10,000
-     * tunnels about 2.5 times slower. This test is about file descriptors and registries; the other ITs keep
-     * paranoid coverage of buffers, and SIMPLE still samples them here.
-     */
-    @BeforeAll
-    static void sampleBufferLeaks() {
-        suiteLevel = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE);
-    }
-
-    @AfterAll
-    static void restoreBufferLeakLevel() {
-        ResourceLeakDetector.setLevel(suiteLevel);
-    }
 
     @Test
     void tenThousandShortTunnelsLeaveNothingBehind() throws Exception {
