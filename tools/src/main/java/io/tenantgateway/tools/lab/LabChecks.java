@@ -958,10 +958,8 @@ final class LabChecks {
     }
 
     private static Container container(Pod pod, String name) throws CheckFailed {
-        List<Container> all = new ArrayList<>(pod.getSpec().getInitContainers());
-        all.addAll(pod.getSpec().getContainers());
-        return all.stream().filter(c -> c.getName().equals(name)).findFirst().orElseThrow(() -> new CheckFailed(
-                "pod " + pod.getMetadata().getName() + " has no container " + name));
+        return LabScheduler.containers(pod).stream().filter(c -> c.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new CheckFailed("pod " + pod.getMetadata().getName() + " has no container " + name));
     }
 
     private static Container container(String name, String image, Map<String, String> limits) {
@@ -1088,9 +1086,7 @@ final class LabChecks {
      */
     private KubeletStandIn.PodResult kubeletAdmits(LabTenant tenant, String podName) throws CheckFailed {
         Pod pod = tenant.client().pods().inNamespace(tenant.spec.namespace()).withName(podName).get();
-        List<Container> containers = new ArrayList<>(pod.getSpec().getInitContainers());
-        containers.addAll(pod.getSpec().getContainers());
-        return kubeletAllocates(tenant, pod, containers);
+        return kubeletAllocates(tenant, pod, LabScheduler.containers(pod));
     }
 
     /** Kubelet's Allocate calls for {@code containers} of {@code pod} (bound), in order; stops at the first failure. */

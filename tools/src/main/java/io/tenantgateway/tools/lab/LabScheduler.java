@@ -242,9 +242,18 @@ final class LabScheduler {
                 && key.indexOf('/', prefix.length()) < 0;
     }
 
-    private PodRequests requests(Pod pod) {
+    /**
+     * A pod's containers in the order HAMi v2.10's scheduler and kubelet's admission walk them: init containers
+     * first, then the others.
+     */
+    static List<Container> containers(Pod pod) {
         List<Container> containers = new ArrayList<>(pod.getSpec().getInitContainers());
         containers.addAll(pod.getSpec().getContainers());
+        return containers;
+    }
+
+    private PodRequests requests(Pod pod) {
+        List<Container> containers = containers(pod);
         int memoryFactor = hygonMemoryFactor();
         List<Optional<GpuRequest>> nvidia = new ArrayList<>();
         List<Optional<DeviceRequest>> hygon = new ArrayList<>();
