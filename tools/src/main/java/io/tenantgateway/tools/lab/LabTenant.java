@@ -144,14 +144,6 @@ final class LabTenant implements AutoCloseable {
             return workers.get(0).node();
         }
 
-        String mockGpus() {
-            return workers.get(0).mockGpus();
-        }
-
-        int gpus() {
-            return workers.get(0).gpus();
-        }
-
         List<String> nodes() {
             return workers.stream().map(WorkerSpec::node).toList();
         }
