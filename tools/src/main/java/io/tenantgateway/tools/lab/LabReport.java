@@ -62,19 +62,6 @@ public record LabReport(List<CheckResult> checks, Duration wall, List<Endpoints>
         public String agent() {
             return agents.get(0).node();
         }
-
-        /** The first worker's agent's status page. */
-        public String statusPage() {
-            return agents.get(0).statusPage();
-        }
-
-        public String metrics() {
-            return agents.get(0).metrics();
-        }
-
-        public String readyz() {
-            return agents.get(0).readyz();
-        }
     }
 
     /**

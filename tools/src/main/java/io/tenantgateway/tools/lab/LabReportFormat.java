@@ -119,17 +119,14 @@ final class LabReportFormat {
             node.put("agentAuth", tenant.agentAuth());
             node.put("proxyService", tenant.proxyService());
             node.put("webhookService", tenant.webhookService());
+            // The first worker's agent at the top, as before tenants had more than one worker; then every one.
             node.put("agent", tenant.agent());
-            node.put("statusPage", tenant.statusPage());
-            node.put("metrics", tenant.metrics());
-            node.put("readyz", tenant.readyz());
+            putPages(node, tenant.agents().get(0));
             ArrayNode agents = node.putArray("agents");
             for (LabReport.AgentEndpoints agent : tenant.agents()) {
                 ObjectNode entry = agents.addObject();
                 entry.put("node", agent.node());
-                entry.put("statusPage", agent.statusPage());
-                entry.put("metrics", agent.metrics());
-                entry.put("readyz", agent.readyz());
+                putPages(entry, agent);
             }
         }
         ArrayNode devices = root.putArray("devices");
@@ -148,5 +145,12 @@ final class LabReportFormat {
             node.put("healthy", device.healthy());
         }
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
+    }
+
+    /** An agent's status page, metrics and readiness URLs. */
+    private static void putPages(ObjectNode node, LabReport.AgentEndpoints agent) {
+        node.put("statusPage", agent.statusPage());
+        node.put("metrics", agent.metrics());
+        node.put("readyz", agent.readyz());
     }
 }
