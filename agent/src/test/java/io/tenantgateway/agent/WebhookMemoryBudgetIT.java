@@ -20,8 +20,6 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,7 +89,7 @@ class WebhookMemoryBudgetIT extends AgentProcessTestBase {
         health = TunnelTestbed.freePort();
         agent = AgentProcess.launch(testbed.webhookArgs(port, health));
         agent.awaitLine("webhook listening", Duration.ofSeconds(60));
-        startSampling(agent.process.pid());
+        startSampling();
         https = vertx.createHttpClient(VertxTls.configureClient(new HttpClientOptions(),
                 testbed.pki.trustOnlyMaterial(), Clock.systemUTC())
                         // A connection per review: an oversized one is answered 413 unread and left to the client
@@ -181,11 +179,11 @@ class WebhookMemoryBudgetIT extends AgentProcessTestBase {
     }
 
     /** Reads the agent's VmRSS every 20 ms into the current phase's peak. */
-    private void startSampling(long pid) {
+    private void startSampling() {
         sampler.scheduleAtFixedRate(() -> {
             if (sampling.get()) {
                 try {
-                    phasePeak.accumulateAndGet(rssKiB(pid), Math::max);
+                    phasePeak.accumulateAndGet(agent.rssKiB(), Math::max);
                 } catch (Exception gone) {
                     sampling.set(false);
                 }
@@ -346,12 +344,4 @@ class WebhookMemoryBudgetIT extends AgentProcessTestBase {
         return JSON.writeValueAsBytes(review);
     }
 
-    private static long rssKiB(long pid) throws Exception {
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
-            }
-        }
-        throw new IllegalStateException("no VmRSS for " + pid);
-    }
 }

@@ -7,11 +7,13 @@ import io.tenantgateway.webhook.AdmissionReviews.InvalidReview;
 import io.tenantgateway.webhook.FailureMapping.Rejection;
 import io.tenantgateway.webhook.policy.AdmissionPolicy;
 import io.tenantgateway.webhook.policy.Decision;
-import io.tenantgateway.webhook.policy.JsonPatches;
+import io.tenantgateway.webhook.policy.TreeCost;
 import io.tenantgateway.webhook.proxy.ReverseProxyHandler;
 import io.tenantgateway.webhook.proxy.UpstreamFailure;
 import io.tenantgateway.webhook.proxy.UpstreamResult;
+import io.vertx.core.Context;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -21,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import tools.jackson.core.JsonGenerator;
 import java.util.Locale;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -33,15 +36,21 @@ import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
 
 /**
  * HTTP ⇄ AdmissionReview: reads and checks the request, lets the built-in {@link AdmissionPolicy} or the upstream
  * webhook decide, answers in the AdmissionReview version received with the request's uid, and records the
  * admission (metrics, one log line, the recent-admissions ring). Never answers with a stack trace.
  *
- * <p>Threading: runs on the server's event loop. The policy is pure CPU work on a small tree and the quota
- * lookup answers from memory, so nothing here blocks.
+ * <p>Threading: requests arrive and answers leave on the server's event loops; parsing and deciding run on
+ * {@link DecisionWorkers} (a pod of thousands of containers takes a while to decide, and must not hold up the other
+ * requests of its loop). A worker's answer goes back to its request's event loop, which sends and records it.
+ *
+ * <p>Memory: everything a request holds is charged to the webhook's account ({@link RequestBodies}) before it is
+ * held — the body as it arrives, then the kept tree as it is parsed (the body is given back once parsed), the
+ * policy's copy of the pod, the patch as it is written and the answer — and given back when the answer has been
+ * sent. A request that alone could never fit the account is answered 413 naming the limit; one that does not fit
+ * because others hold the account now, 429 with {@code Retry-After}.
  */
 final class AdmissionHandler implements Handler<HttpServerRequest> {
     private static final Logger log = LoggerFactory.getLogger(AdmissionHandler.class);
@@ -60,13 +69,15 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
     private final ReviewReader reader;
+    private final DecisionWorkers workers;
 
     /**
      * @param policy the current policy, read once per decision: the device configuration can change at run time
      *     ({@link WebhookServer#updateDeviceConfig}) and a decision uses whichever was current when it started
      */
     AdmissionHandler(WebhookConfig config, Supplier<AdmissionPolicy> policy, ReverseProxyHandler proxyOrNull,
-            WebhookMetrics metrics, RecentAdmissions recent, Clock clock, RequestBodies bodies) {
+            WebhookMetrics metrics, RecentAdmissions recent, Clock clock, RequestBodies bodies,
+            DecisionWorkers workers) {
         this.config = requireNonNull(config, "config");
         this.policy = requireNonNull(policy, "policy");
         this.proxy = proxyOrNull;
@@ -74,7 +85,8 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         this.recent = requireNonNull(recent, "recent");
         this.clock = requireNonNull(clock, "clock");
         this.bodies = requireNonNull(bodies, "bodies");
-        this.reader = new ReviewReader(json, config.maxRequestBytes());
+        this.reader = new ReviewReader(config.maxRequestBytes());
+        this.workers = requireNonNull(workers, "workers");
     }
 
     @Override
@@ -128,8 +140,6 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
             boolean answered = true;
             try {
                 answered = withBody(request, arrived, proxied, read.result(), inFlight);
-            } catch (BudgetRefused e) {
-                refuseForBudget(request, arrived, e.bytes, read.result().abandoned());
             } catch (RuntimeException e) {
                 internalError(request, arrived, e);
             } finally {
@@ -141,34 +151,59 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
     }
 
     /**
-     * The memory budget refused bytes this request needs: 429, try again in a second (the connection is closed
-     * only when the body went past the discard limit).
+     * The memory budget refused bytes this request needs. When the request alone could never fit the account (what
+     * it holds plus what it asked for is over the account's limit), 413 naming the limit: retrying cannot help.
+     * Otherwise others hold the budget now: 429, try again in a second.
+     *
+     * @param held what the request held when refused
+     * @param close whether to close the connection (the body went past the discard limit, unread)
      */
-    private void refuseForBudget(HttpServerRequest request, Instant arrived, long bytes, boolean close) {
+    private Reply budgetReply(long held, long bytes, boolean close) {
         MemoryBudget.Account account = bodies.account();
-        request.response().putHeader("Retry-After", "1");
-        reject(request, arrived, Rejection.MEMORY_BUDGET, "webhook memory budget exhausted: account "
-                + account.name() + " holds " + account.used() + " of " + account.limit() + " bytes for admission"
-                + " requests in flight and this request's " + bytes + " bytes do not fit; retry later",
-                AdmissionReviews.V1, "", close);
+        if (held + bytes > account.limit()) {
+            return rejectReply(Rejection.DECISION_TOO_LARGE, "admission review too large to decide: it needs more"
+                    + " than " + (held + bytes) + " bytes of working memory (the request, its parsed pod, the"
+                    + " mutated copy and the answer) and the webhook's memory account " + account.name()
+                    + " holds at most " + account.limit() + " bytes (a share of the agent's heap)", AdmissionReviews.V1,
+                    "", close, false);
+        }
+        return rejectReply(Rejection.MEMORY_BUDGET, "webhook memory budget exhausted: account " + account.name()
+                + " holds " + account.used() + " of " + account.limit() + " bytes for admission requests in flight and"
+                + " this request's " + bytes + " more bytes do not fit; retry later", AdmissionReviews.V1, "", close,
+                true);
     }
 
     /** The memory budget refused to hold more of a request. */
     private static final class BudgetRefused extends RuntimeException {
         private static final long serialVersionUID = 1L;
+        final long held;
         final long bytes;
 
-        BudgetRefused(long bytes) {
+        BudgetRefused(long held, long bytes) {
             super(null, null, false, false);
+            this.held = held;
             this.bytes = bytes;
         }
     }
 
-    /** @return whether the request was answered here (false: the upstream answers later and releases) */
+    /** Reserves {@code bytes} more for this request, or throws {@link BudgetRefused}. */
+    private static void charge(RequestBodies.InFlight inFlight, long bytes) {
+        if (!inFlight.reserveMore(bytes)) {
+            throw new BudgetRefused(inFlight.reservedBytes(), bytes);
+        }
+    }
+
+    /**
+     * Checks what can be checked on the event loop, then hands parsing and deciding to a worker
+     * ({@link DecisionWorkers}); the worker's answer comes back to this request's event loop.
+     *
+     * @return whether the request was answered here (false: a worker or the upstream answers later and releases)
+     */
     private boolean withBody(HttpServerRequest request, Instant arrived, boolean proxied, RequestBodies.Body body,
             RequestBodies.InFlight inFlight) {
         if (body.refused()) {
-            throw new BudgetRefused(body.size());
+            send(request, arrived, budgetReply(inFlight.reservedBytes(), body.size(), body.abandoned()));
+            return true;
         }
         if (body.tooLarge()) {
             reject(request, arrived, Rejection.BODY_TOO_LARGE, "request entity is too large; limit is "
@@ -186,95 +221,221 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
             reject(request, arrived, Rejection.EMPTY_BODY, "request body is empty", AdmissionReviews.V1, "", false);
             return true;
         }
-        JsonNode root;
-        try {
-            root = reader.read(body.stream(), bytes -> {
-                if (!inFlight.reserveMore(bytes)) {
-                    throw new BudgetRefused(bytes);
-                }
-            });
-        } catch (StreamConstraintsException e) {
-            reject(request, arrived, Rejection.MALFORMED_JSON, "JSON over a read limit" + location(e) + ": "
-                    + e.getOriginalMessage(), AdmissionReviews.V1, "", false);
-            return true;
-        } catch (JacksonException e) {
-            reject(request, arrived, Rejection.MALFORMED_JSON, "malformed JSON" + location(e) + ": "
-                    + e.getOriginalMessage(), AdmissionReviews.V1, "", false);
+        Context context = Vertx.currentContext();
+        DecisionWorkers.Lane lane = DecisionWorkers.Lane.forBody(body.size());
+        boolean queued = workers.submit(lane, () -> {
+            Outcome outcome = offLoop(() -> prepare(proxied, body, inFlight), inFlight);
+            context.runOnContext(ignored -> deliver(request, arrived, outcome, inFlight));
+        });
+        if (!queued) {
+            send(request, arrived, rejectReply(Rejection.MEMORY_BUDGET, "webhook busy: "
+                    + DecisionWorkers.queueLimit(lane) + " admission decisions already wait in the " + lane.label()
+                    + " lane; retry later", AdmissionReviews.V1, "", false, true));
             return true;
         }
+        return false;
+    }
+
+    /** Runs a worker's step, turning a budget refusal or a bug into its answer. */
+    private Outcome offLoop(Supplier<Outcome> step, RequestBodies.InFlight inFlight) {
+        try {
+            return step.get();
+        } catch (BudgetRefused e) {
+            return budgetReply(e.held, e.bytes, false);
+        } catch (RuntimeException e) {
+            log.error("admission decision failed", e);
+            return rejectReply(Rejection.INTERNAL_ERROR, "internal error: " + e, AdmissionReviews.V1, "", false, false);
+        }
+    }
+
+    /** What a worker hands back to the event loop: an answer, or a review to forward upstream. */
+    private sealed interface Outcome permits Reply, Forward {
+    }
+
+    /** An answer ready to send, and what to record of it. */
+    private record Reply(int status, Buffer body, boolean retryAfter, boolean close, Summary summary)
+            implements Outcome {
+    }
+
+    /** A review for the upstream webhook, with the body as received. */
+    private record Forward(AdmissionReviews.Request review, Buffer body) implements Outcome {
+    }
+
+    /**
+     * What the admission record and log line say about a request: strings only, so an answer waiting to be sent
+     * holds none of the pod.
+     */
+    private record Summary(String uid, String namespace, String podName, String operation, Route route,
+            String decision, int code, String message, int patchOperations, int warnings,
+            UpstreamFailure upstreamFailure) {
+
+        static Summary of(AdmissionReviews.Request review, Route route, Decision decision, int patchOperations,
+                UpstreamFailure upstreamFailure) {
+            return new Summary(review.uid(), review.namespace(), review.podName(), review.operation(), route,
+                    decision.outcome().label(), decision.code(), decision.message(), patchOperations,
+                    decision.warnings().size(), upstreamFailure);
+        }
+    }
+
+    /** On a worker: parses the body (charging the kept tree), then decides or prepares the upstream call. */
+    private Outcome prepare(boolean proxied, RequestBodies.Body body, RequestBodies.InFlight inFlight) {
+        JsonNode root;
+        try {
+            root = reader.read(body.stream(), bytes -> charge(inFlight, bytes));
+        } catch (StreamConstraintsException e) {
+            return rejectReply(Rejection.MALFORMED_JSON, "JSON over a read limit" + location(e) + ": "
+                    + e.getOriginalMessage(), AdmissionReviews.V1, "", false, false);
+        } catch (JacksonException e) {
+            return rejectReply(Rejection.MALFORMED_JSON, "malformed JSON" + location(e) + ": "
+                    + e.getOriginalMessage(), AdmissionReviews.V1, "", false, false);
+        }
         if (root == null || root.isMissingNode()) {
-            reject(request, arrived, Rejection.EMPTY_BODY, "request body is empty", AdmissionReviews.V1, "", false);
-            return true;
+            return rejectReply(Rejection.EMPTY_BODY, "request body is empty", AdmissionReviews.V1, "", false, false);
         }
         AdmissionReviews.Request review;
         try {
             review = AdmissionReviews.parse(root);
         } catch (InvalidReview e) {
-            reject(request, arrived, Rejection.NOT_AN_ADMISSION_REVIEW, e.getMessage(), e.apiVersion, e.uid, false);
-            return true;
+            return rejectReply(Rejection.NOT_AN_ADMISSION_REVIEW, e.getMessage(), e.apiVersion, e.uid, false, false);
         }
         if (proxied) {
             // The upstream gets the body as received, in one buffer: held (and reserved) twice until it is sent.
-            if (!inFlight.reserveMore(body.size())) {
-                throw new BudgetRefused(body.size());
-            }
+            charge(inFlight, body.size());
             Buffer joined = body.joined();
-            inFlight.dropChunks();
-            forward(request, arrived, review, joined, inFlight);
-            return false;
+            inFlight.releaseChunks();
+            return new Forward(review, joined);
         }
-        inFlight.dropChunks();
-        answer(request, arrived, review, decideBuiltIn(review), Route.BUILT_IN, null);
-        return true;
+        inFlight.releaseChunks();
+        return answer(review, decideBuiltIn(review, inFlight), Route.BUILT_IN, null, inFlight);
     }
 
-    private Decision decideBuiltIn(AdmissionReviews.Request review) {
+    /**
+     * HAMi's decision on the kept tree. The policy decides on a copy of the pod: that copy (its structure; the values
+     * are shared) is charged before it is made, and what the mutations added after.
+     */
+    private Decision decideBuiltIn(AdmissionReviews.Request review, RequestBodies.InFlight inFlight) {
         if (!review.podCreate()) {
             return Decision.allowedUnchanged(""); // HAMi's webhook is registered for pod CREATE only
         }
-        return policy.get().admit(review.object(), review.namespace());
+        long copy = TreeCost.of(review.object());
+        charge(inFlight, copy);
+        Decision decision = policy.get().admit(review.object(), review.namespace());
+        long grown = decision.mutatedBytes() - copy;
+        if (grown > 0) {
+            charge(inFlight, grown);
+        }
+        return decision;
+    }
+
+    /**
+     * The answer's bytes: the JSON patch written from the decision (charged segment by segment as it grows), then
+     * the AdmissionReview around it with the patch base64-encoded in place (charged before it is allocated).
+     */
+    private Reply answer(AdmissionReviews.Request review, Decision decision, Route route,
+            UpstreamFailure upstreamFailure, RequestBodies.InFlight inFlight) {
+        ChargedOutput patch = null;
+        int operations = 0;
+        if (review.object() != null) {
+            ChargedOutput written = new ChargedOutput(bytes -> charge(inFlight, bytes));
+            try (JsonGenerator out = json.createGenerator(written)) {
+                operations = Math.max(0, decision.writePatch(review.object(), out));
+            }
+            patch = written;
+        }
+        long patchLength = operations == 0 ? 0 : patch.size();
+        long answerBytes = AdmissionReviews.answerBytes(review.apiVersion(), review.uid(), decision, patchLength);
+        charge(inFlight, answerBytes);
+        Buffer bytes = Buffer.buffer((int) Math.min(Integer.MAX_VALUE - 8, answerBytes));
+        try (JsonGenerator out = json.createGenerator(new BufferOutput(bytes))) {
+            AdmissionReviews.writeAnswer(out, review.apiVersion(), review.uid(), decision,
+                    patchLength == 0 ? null : patch.stream(), patchLength);
+        }
+        if (patch != null) {
+            inFlight.giveBack(patch.charged());
+        }
+        return new Reply(200, bytes, false, false, Summary.of(review, route, decision, operations, upstreamFailure));
+    }
+
+    /** An {@link java.io.OutputStream} appending to a Vert.x buffer. */
+    private static final class BufferOutput extends java.io.OutputStream {
+        private final Buffer buffer;
+
+        BufferOutput(Buffer buffer) {
+            this.buffer = buffer;
+        }
+
+        @Override
+        public void write(int b) {
+            buffer.appendByte((byte) b);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) {
+            buffer.appendBytes(bytes, offset, length);
+        }
+    }
+
+    /** Back on the request's event loop: sends the worker's answer, or forwards the review upstream. */
+    private void deliver(HttpServerRequest request, Instant arrived, Outcome outcome,
+            RequestBodies.InFlight inFlight) {
+        boolean answered = true;
+        try {
+            if (outcome instanceof Forward forward) {
+                answered = false;
+                forward(request, arrived, forward.review(), forward.body(), inFlight);
+            } else {
+                send(request, arrived, (Reply) outcome);
+            }
+        } catch (RuntimeException e) {
+            internalError(request, arrived, e);
+        } finally {
+            if (answered) {
+                inFlight.release();
+            }
+        }
     }
 
     private void forward(HttpServerRequest request, Instant arrived, AdmissionReviews.Request review, Buffer body,
             RequestBodies.InFlight inFlight) {
+        Context context = Vertx.currentContext();
         proxy.forward(body, review.uid()).onComplete(done -> {
-            inFlight.release();
+            boolean answered = true;
             try {
                 UpstreamResult result = done.succeeded() ? done.result()
                         : new UpstreamResult.Failed(new UpstreamFailure(UpstreamFailure.Reason.CONNECTION,
                                 String.valueOf(done.cause())));
-                if (result instanceof UpstreamResult.Answered answered) {
-                    passThrough(request, arrived, review, answered);
+                if (result instanceof UpstreamResult.Answered upstream) {
+                    passThrough(request, arrived, review, upstream);
                 } else {
                     UpstreamFailure failure = ((UpstreamResult.Failed) result).failure();
                     metrics.upstreamFailed(failure.reason().label());
-                    Decision decision = FailureMapping.upstreamFailed(proxy.config().failurePolicy(),
-                            proxy.config().url(), failure, () -> decideBuiltIn(review));
                     Route route = switch (proxy.config().failurePolicy()) {
                         case FAIL_CLOSED -> Route.FAIL_CLOSED;
                         case FAIL_OPEN -> Route.FAIL_OPEN;
                         case FALLBACK -> Route.FALLBACK;
                     };
-                    answer(request, arrived, review, decision, route, failure);
+                    // The built-in decision (fallback) runs on a worker as every decision does; the others are
+                    // answers without a patch.
+                    answered = !workers.submit(DecisionWorkers.Lane.forBody(body.length()), () -> {
+                        Outcome outcome = offLoop(() -> answer(review, FailureMapping.upstreamFailed(
+                                proxy.config().failurePolicy(), proxy.config().url(), failure,
+                                () -> decideBuiltIn(review, inFlight)), route, failure, inFlight), inFlight);
+                        context.runOnContext(ignored -> deliver(request, arrived, outcome, inFlight));
+                    });
+                    if (answered) {
+                        send(request, arrived, rejectReply(Rejection.MEMORY_BUDGET, "webhook busy: upstream failed"
+                                + " and no decision worker is free; retry later", review.apiVersion(), review.uid(),
+                                false, true));
+                    }
                 }
             } catch (RuntimeException e) {
                 internalError(request, arrived, e);
+            } finally {
+                if (answered) {
+                    inFlight.release();
+                }
             }
         });
-    }
-
-    private void answer(HttpServerRequest request, Instant arrived, AdmissionReviews.Request review,
-            Decision decision, Route route, UpstreamFailure upstreamFailure) {
-        ArrayNode patch = null;
-        JsonNode mutated = decision.mutated();
-        if (mutated != null) {
-            patch = JsonPatches.diff(review.object(), mutated);
-        }
-        byte[] bytes = json.writeValueAsBytes(AdmissionReviews.answer(json, review.apiVersion(), review.uid(),
-                decision, patch));
-        sendJson(request, 200, Buffer.buffer(bytes), false);
-        record(arrived, review, route, decision.outcome().label(), decision.code(), decision.message(),
-                patch == null ? 0 : patch.size(), decision.warnings().size(), upstreamFailure);
     }
 
     private void passThrough(HttpServerRequest request, Instant arrived, AdmissionReviews.Request review,
@@ -284,8 +445,9 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         boolean allowed = response.path("allowed").booleanValue();
         int code = response.path("status").path("code").asInt(allowed ? 200 : 403);
         String decision = allowed ? "allowed" : code == 403 ? "denied" : "errored";
-        record(arrived, review, Route.UPSTREAM, decision, code, response.path("status").path("message").asString(""),
-                patchOperations(response), response.path("warnings").size(), null);
+        record(arrived, new Summary(review.uid(), review.namespace(), review.podName(), review.operation(),
+                Route.UPSTREAM, decision, code, response.path("status").path("message").asString(""),
+                patchOperations(response), response.path("warnings").size(), null));
     }
 
     private int patchOperations(JsonNode response) {
@@ -300,14 +462,31 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         }
     }
 
+    /** Answers on the event loop with a rejection made there. */
     private void reject(HttpServerRequest request, Instant arrived, Rejection rejection, String message,
             String apiVersion, String uid, boolean closeConnection) {
+        send(request, arrived, rejectReply(rejection, message, apiVersion, uid, closeConnection,
+                rejection == Rejection.MEMORY_BUDGET));
+    }
+
+    /** A rejection's answer: its status as the HTTP status too, no patch. */
+    private Reply rejectReply(Rejection rejection, String message, String apiVersion, String uid,
+            boolean closeConnection, boolean retryAfter) {
         Decision decision = rejection.decision(message);
-        byte[] bytes = json.writeValueAsBytes(AdmissionReviews.answer(json, apiVersion, uid, decision, null));
-        sendJson(request, rejection.status, Buffer.buffer(bytes), closeConnection);
-        AdmissionReviews.Request unknown = new AdmissionReviews.Request(apiVersion, uid, "", "", "", "", "", "",
-                null);
-        record(arrived, unknown, Route.REJECTED, decision.outcome().label(), decision.code(), message, 0, 0, null);
+        Buffer bytes = Buffer.buffer(256);
+        try (JsonGenerator out = json.createGenerator(new BufferOutput(bytes))) {
+            AdmissionReviews.writeAnswer(out, apiVersion, uid, decision, null, 0);
+        }
+        return new Reply(rejection.status, bytes, retryAfter, closeConnection, new Summary(uid, "", "", "",
+                Route.REJECTED, decision.outcome().label(), decision.code(), message, 0, 0, null));
+    }
+
+    private void send(HttpServerRequest request, Instant arrived, Reply reply) {
+        if (reply.retryAfter()) {
+            request.response().putHeader("Retry-After", "1");
+        }
+        sendJson(request, reply.status(), reply.body(), reply.close());
+        record(arrived, reply.summary());
     }
 
     private void internalError(HttpServerRequest request, Instant arrived, RuntimeException e) {
@@ -318,22 +497,22 @@ final class AdmissionHandler implements Handler<HttpServerRequest> {
         reject(request, arrived, Rejection.INTERNAL_ERROR, "internal error: " + e, AdmissionReviews.V1, "", false);
     }
 
-    private void record(Instant arrived, AdmissionReviews.Request review, Route route, String decision, int code,
-            String message, int patchOperations, int warnings, UpstreamFailure upstreamFailure) {
+    private void record(Instant arrived, Summary summary) {
         Duration elapsed = Duration.between(arrived, clock.instant());
         if (elapsed.isNegative()) {
             elapsed = Duration.ZERO;
         }
-        metrics.answered(decision, code, elapsed);
-        String name = review.podName();
-        recent.add(new AdmissionRecord(arrived, review.uid(), review.namespace(), name, review.operation(), route,
-                decision, code, message, patchOperations, warnings, elapsed));
-        Level level = route == Route.BUILT_IN || route == Route.UPSTREAM ? Level.INFO : Level.WARN;
+        metrics.answered(summary.decision(), summary.code(), elapsed);
+        recent.add(new AdmissionRecord(arrived, summary.uid(), summary.namespace(), summary.podName(),
+                summary.operation(), summary.route(), summary.decision(), summary.code(), summary.message(),
+                summary.patchOperations(), summary.warnings(), elapsed));
+        Level level = summary.route() == Route.BUILT_IN || summary.route() == Route.UPSTREAM ? Level.INFO : Level.WARN;
         log.atLevel(level).log("admission uid={} pod={}/{} op={} route={} decision={} code={} ms={} patchOps={}{}{}",
-                review.uid(), review.namespace(), name, review.operation(), route.label(), decision, code,
-                String.format(Locale.ROOT, "%.1f", elapsed.toNanos() / 1e6), patchOperations,
-                message.isEmpty() ? "" : " message=\"" + message + "\"",
-                upstreamFailure == null ? "" : " upstreamError=" + upstreamFailure.reason().label());
+                summary.uid(), summary.namespace(), summary.podName(), summary.operation(), summary.route().label(),
+                summary.decision(), summary.code(), String.format(Locale.ROOT, "%.1f", elapsed.toNanos() / 1e6),
+                summary.patchOperations(),
+                summary.message().isEmpty() ? "" : " message=\"" + summary.message() + "\"",
+                summary.upstreamFailure() == null ? "" : " upstreamError=" + summary.upstreamFailure().reason().label());
     }
 
     private static void sendJson(HttpServerRequest request, int status, Buffer body, boolean closeConnection) {

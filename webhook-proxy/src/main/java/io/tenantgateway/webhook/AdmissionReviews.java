@@ -1,12 +1,11 @@
 package io.tenantgateway.webhook;
 
 import io.tenantgateway.webhook.policy.Decision;
-import java.util.Base64;
+import java.io.InputStream;
 import java.util.Set;
+import tools.jackson.core.Base64Variants;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Reading and writing {@code admission.k8s.io} AdmissionReview objects. v1 and v1beta1 have the same shape; the
@@ -107,31 +106,60 @@ final class AdmissionReviews {
                 object == null || object.isNull() ? null : object);
     }
 
-    /** The answer: {@code {apiVersion, kind, response: {uid, allowed, status, patchType?, patch?, warnings?}}}. */
-    static ObjectNode answer(JsonMapper json, String apiVersion, String uid, Decision decision, ArrayNode patch) {
-        ObjectNode review = json.createObjectNode();
-        review.put("apiVersion", apiVersion);
-        review.put("kind", KIND);
-        ObjectNode response = review.putObject("response");
-        response.put("uid", uid);
-        response.put("allowed", decision.allowed());
-        ObjectNode status = response.putObject("status");
-        status.put("code", decision.code());
+    /**
+     * Writes the answer: {@code {apiVersion, kind, response: {uid, allowed, status, patchType?, patch?,
+     * warnings?}}}. The patch is read from {@code patch} and written base64-encoded as it is read (standard
+     * alphabet, padded, no line breaks: what the API server decodes), so it is never held twice.
+     *
+     * @param patch the JSON patch's bytes, or {@code null} for none
+     * @param patchLength how many bytes {@code patch} holds
+     */
+    static void writeAnswer(JsonGenerator out, String apiVersion, String uid, Decision decision, InputStream patch,
+            long patchLength) {
+        out.writeStartObject();
+        out.writeStringProperty("apiVersion", apiVersion);
+        out.writeStringProperty("kind", KIND);
+        out.writeName("response");
+        out.writeStartObject();
+        out.writeStringProperty("uid", uid);
+        out.writeBooleanProperty("allowed", decision.allowed());
+        out.writeName("status");
+        out.writeStartObject();
+        out.writeNumberProperty("code", decision.code());
         if (!decision.reason().isEmpty()) {
-            status.put("reason", decision.reason());
+            out.writeStringProperty("reason", decision.reason());
         }
         if (!decision.message().isEmpty()) {
-            status.put("message", decision.message());
+            out.writeStringProperty("message", decision.message());
         }
-        if (patch != null && !patch.isEmpty()) {
-            response.put("patchType", "JSONPatch");
-            response.put("patch", Base64.getEncoder().encodeToString(json.writeValueAsBytes(patch)));
+        out.writeEndObject();
+        if (patch != null && patchLength > 0) {
+            out.writeStringProperty("patchType", "JSONPatch");
+            out.writeName("patch");
+            out.writeBinary(Base64Variants.MIME_NO_LINEFEEDS, patch, Math.toIntExact(patchLength));
         }
         if (!decision.warnings().isEmpty()) {
-            ArrayNode warnings = response.putArray("warnings");
-            decision.warnings().forEach(warnings::add);
+            out.writeName("warnings");
+            out.writeStartArray();
+            for (String warning : decision.warnings()) {
+                out.writeString(warning);
+            }
+            out.writeEndArray();
         }
-        return review;
+        out.writeEndObject();
+        out.writeEndObject();
+    }
+
+    /**
+     * An upper bound of the bytes {@link #writeAnswer} writes: the patch's base64 and the envelope, its strings
+     * counted at six bytes a character (what JSON's escape of a control character takes).
+     */
+    static long answerBytes(String apiVersion, String uid, Decision decision, long patchLength) {
+        long strings = apiVersion.length() + uid.length() + decision.reason().length() + decision.message().length();
+        for (String warning : decision.warnings()) {
+            strings += warning.length() + 3;
+        }
+        return 256 + 6 * strings + (patchLength + 2) / 3 * 4;
     }
 
     private static String describe(JsonNode node) {

@@ -24,6 +24,11 @@ final class FailureMapping {
     enum Rejection {
         WRONG_CONTENT_TYPE(400),
         BODY_TOO_LARGE(413),
+        /**
+         * The review alone needs more working memory to decide (its parsed pod, the mutated copy, the patch) than the
+         * webhook's whole memory account holds: retrying cannot help.
+         */
+        DECISION_TOO_LARGE(413),
         EMPTY_BODY(400),
         MALFORMED_JSON(400),
         NOT_AN_ADMISSION_REVIEW(400),

@@ -157,6 +157,8 @@ final class RequestBodies {
         private List<Buffer> chunks = new ArrayList<>();
         private long size;
         private long reserved;
+        /** The part of {@link #reserved} the held chunks account for. */
+        private long chunkBytes;
         private boolean complete;
         private boolean released;
         /** The budget refused a chunk: answered 429 at once, the connection closed, the rest never read. */
@@ -194,6 +196,7 @@ final class RequestBodies {
                     dropChunks();
                     giveBack = reserved;
                     reserved = 0;
+                    chunkBytes = 0;
                 }
             }
             if (giveBack > 0) {
@@ -221,6 +224,7 @@ final class RequestBodies {
                     return true;
                 }
                 chunks.add(chunk);
+                chunkBytes += chunk.length() + CHUNK_OVERHEAD_BYTES;
             }
             return false;
         }
@@ -263,6 +267,35 @@ final class RequestBodies {
             chunks = new ArrayList<>(0);
         }
 
+        /**
+         * Drops the chunks and gives back what they held: the body has been parsed (the kept tree is charged on its
+         * own) and nothing reads it again.
+         */
+        void releaseChunks() {
+            long bytes;
+            synchronized (this) {
+                dropChunks();
+                bytes = Math.min(chunkBytes, reserved);
+                chunkBytes = 0;
+                reserved -= bytes;
+            }
+            if (bytes > 0) {
+                account.release(bytes);
+            }
+        }
+
+        /** Gives back {@code bytes} of what {@link #reserveMore} reserved (a working buffer that is gone). */
+        void giveBack(long bytes) {
+            long given;
+            synchronized (this) {
+                given = Math.min(bytes, reserved);
+                reserved -= given;
+            }
+            if (given > 0) {
+                account.release(given);
+            }
+        }
+
         /** Gives back everything this body holds; idempotent. */
         void release() {
             long bytes;
@@ -273,6 +306,7 @@ final class RequestBodies {
                 released = true;
                 bytes = reserved;
                 reserved = 0;
+                chunkBytes = 0;
                 dropChunks();
             }
             inFlight.remove(this);

@@ -1,7 +1,12 @@
 package io.tenantgateway.webhook;
 
+import io.tenantgateway.webhook.policy.AdmissionPolicy;
+import io.tenantgateway.webhook.policy.CompactNodes;
+import io.tenantgateway.webhook.policy.TreeCost;
 import java.io.InputStream;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.function.LongConsumer;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -14,6 +19,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.NullNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.node.StringNode;
 import tools.jackson.core.exc.StreamReadException;
 
 /**
@@ -35,9 +41,13 @@ import tools.jackson.core.exc.StreamReadException;
  * trees is the patch between the full objects, since both trees keep every path the policy writes and every array
  * index it appends after.
  *
- * <p>The kept tree is charged to the caller as it grows ({@link #read}'s {@code charge}, an estimate of the heap
- * it and its policy copy hold), so a review made of millions of tiny containers is refused by the memory budget
- * instead of built.
+ * <p>The kept tree is charged to the caller as it grows ({@link #read}'s {@code charge}), at what it holds on the
+ * heap as {@link TreeCost} estimates it: a review made of millions of tiny containers is refused by the memory
+ * budget instead of built, and a review of ten thousand ordinary ones is charged what it costs, not a multiple of
+ * its body. The tree is made by {@link CompactNodes} (small field tables), the property names of the fields kept
+ * by name are the schema's own strings, and per read, names of {@code limits}/{@code requests} and short string
+ * values are shared between the containers that repeat them (a bounded table each): ten thousand containers
+ * asking for {@code nvidia.com/gpu: "1"} hold one such name and one such value.
  *
  * <p>Jackson's read constraints ({@link #constraints}) bound what the tokenizer itself may do: document length
  * (the body limit), nesting depth, token count, string, number and property-name lengths.
@@ -51,22 +61,23 @@ final class ReviewReader {
     static final int MAX_NUMBER_LENGTH = 100;
     /** Longest property name; managedFields keys ({@code k:{"name":"…"}}) are the longest legitimate ones. */
     static final int MAX_NAME_LENGTH = 50_000;
-    /** Estimated heap per kept node (Jackson node, its map entry or list slot). */
-    private static final long NODE_BYTES = 96;
-    /** The policy deep-copies the kept object and diffs the two: three trees' worth at most. */
-    private static final long TREE_COPIES = 3;
+    /** Strings up to this length are shared between the nodes that repeat them within one read. */
+    static final int SHARED_STRING_LENGTH = 64;
+    /** At most this many distinct names and values are shared per read (the table's own cost stays small). */
+    static final int SHARED_ENTRIES = 1024;
+    /** A shared table's entry: the hash map's node and its table slot. */
+    private static final long SHARED_ENTRY_BYTES = 48;
 
     private final JsonMapper mapper;
-    private final JsonNodeFactory nodes;
+    private final JsonNodeFactory nodes = CompactNodes.INSTANCE;
 
     /** @param maxRequestBytes the body limit: the document length limit and, halved, the token count limit */
-    ReviewReader(JsonMapper json, int maxRequestBytes) {
+    ReviewReader(int maxRequestBytes) {
         this.mapper = JsonMapper.builder(JsonFactory.builder()
                 .streamReadConstraints(constraints(maxRequestBytes))
                 // Names from hostile bodies would otherwise grow the factory's shared symbol table.
                 .disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES)
                 .build()).build();
-        this.nodes = json.getNodeFactory();
     }
 
     /**
@@ -89,7 +100,11 @@ final class ReviewReader {
     private sealed interface Keep permits Fields, FlatMap, Items, Placeholders, Scalar {
     }
 
-    private record Fields(Map<String, Keep> fields) implements Keep {
+    /** @param names each field's name to the schema's own instance of it (kept trees hold no copies) */
+    private record Fields(Map<String, Keep> fields, Map<String, String> names) implements Keep {
+        Fields(Map<String, Keep> fields) {
+            this(fields, fields.keySet().stream().collect(Collectors.toUnmodifiableMap(name -> name, name -> name)));
+        }
     }
 
     /** Every key, with scalar values (nested values keep only their shape). */
@@ -115,8 +130,8 @@ final class ReviewReader {
             "env", new Items(new Fields(Map.of("name", SCALAR)))));
     private static final Keep POD = new Fields(Map.of(
             "metadata", new Fields(Map.of("name", SCALAR, "generateName", SCALAR, "namespace", SCALAR,
-                    "annotations", new Fields(io.tenantgateway.webhook.policy.AdmissionPolicy.POD_ANNOTATIONS.stream().collect(
-                            java.util.stream.Collectors.toUnmodifiableMap(key -> key, key -> SCALAR))))),
+                    "annotations", new Fields(AdmissionPolicy.POD_ANNOTATIONS.stream().collect(
+                            Collectors.toUnmodifiableMap(key -> key, key -> SCALAR))))),
             "spec", new Fields(Map.of(
                     "schedulerName", SCALAR,
                     "nodeName", SCALAR,
@@ -138,7 +153,8 @@ final class ReviewReader {
     /**
      * Reads one JSON document.
      *
-     * @param charge called with the estimated heap bytes of the kept tree as it grows (in steps); throws to stop
+     * @param charge called with the estimated heap bytes of the kept tree as it grows (in steps of
+     *     {@value Charger#STEP} bytes and once at the end); throws to stop
      * @return the kept tree; {@code null} when the body holds no JSON value (empty or whitespace only)
      * @throws tools.jackson.core.JacksonException malformed JSON, trailing tokens or a read constraint
      */
@@ -163,78 +179,132 @@ final class ReviewReader {
     /** The value at the parser's current token, as {@code keep} says. */
     private JsonNode value(JsonParser parser, Keep keep, Charger charger) {
         JsonToken token = parser.currentToken();
-        charger.add(NODE_BYTES);
         if (!token.isStructStart()) {
             return scalar(parser, token, charger);
         }
         boolean object = token == JsonToken.START_OBJECT;
         if (object && keep instanceof Fields fields) {
-            ObjectNode node = nodes.objectNode();
+            ObjectNode node = object(charger);
             for (String name = parser.nextName(); name != null; name = parser.nextName()) {
                 Keep child = fields.fields().get(name);
                 parser.nextToken();
                 if (child == null) {
                     parser.skipChildren();
                 } else {
-                    charger.add(NODE_BYTES + 2L * name.length());
-                    node.set(name, value(parser, child, charger));
+                    charger.add(TreeCost.FIELD);
+                    node.set(fields.names().get(name), value(parser, child, charger));
                 }
             }
             return node;
         }
         if (object && keep instanceof FlatMap) {
-            ObjectNode node = nodes.objectNode();
+            ObjectNode node = object(charger);
             for (String name = parser.nextName(); name != null; name = parser.nextName()) {
                 parser.nextToken();
-                charger.add(NODE_BYTES + 2L * name.length());
-                node.set(name, value(parser, SCALAR, charger));
+                charger.add(TreeCost.FIELD);
+                node.set(charger.shared.name(name), value(parser, SCALAR, charger));
             }
             return node;
         }
         if (!object && keep instanceof Items items) {
-            ArrayNode node = nodes.arrayNode();
+            ArrayNode node = array(charger);
             while (parser.nextToken() != JsonToken.END_ARRAY) {
+                charger.add(TreeCost.ELEMENT);
                 node.add(value(parser, items.item(), charger));
             }
             return node;
         }
         if (!object && keep instanceof Placeholders) {
-            ArrayNode node = nodes.arrayNode();
+            ArrayNode node = array(charger);
             while (parser.nextToken() != JsonToken.END_ARRAY) {
                 parser.skipChildren();
-                charger.add(8);
+                charger.add(TreeCost.ELEMENT);
                 node.add(NullNode.getInstance());
             }
             return node;
         }
         // Not the shape the webhook reads here: keep the shape (for the error message), not the content.
         parser.skipChildren();
-        return object ? nodes.objectNode() : nodes.arrayNode();
+        return object ? object(charger) : array(charger);
+    }
+
+    private ObjectNode object(Charger charger) {
+        charger.add(TreeCost.OBJECT);
+        return nodes.objectNode();
+    }
+
+    private ArrayNode array(Charger charger) {
+        charger.add(TreeCost.ARRAY);
+        return nodes.arrayNode();
     }
 
     private JsonNode scalar(JsonParser parser, JsonToken token, Charger charger) {
         return switch (token) {
-            case VALUE_STRING -> {
-                String text = parser.getString();
-                charger.add(2L * text.length());
-                yield nodes.stringNode(text);
+            case VALUE_STRING -> charger.shared.value(parser.getString());
+            case VALUE_NUMBER_INT -> {
+                charger.add(TreeCost.NUMBER);
+                yield switch (parser.getNumberType()) {
+                    case INT -> nodes.numberNode(parser.getIntValue());
+                    case LONG -> nodes.numberNode(parser.getLongValue());
+                    default -> nodes.numberNode(parser.getBigIntegerValue());
+                };
             }
-            case VALUE_NUMBER_INT -> switch (parser.getNumberType()) {
-                case INT -> nodes.numberNode(parser.getIntValue());
-                case LONG -> nodes.numberNode(parser.getLongValue());
-                default -> nodes.numberNode(parser.getBigIntegerValue());
-            };
-            case VALUE_NUMBER_FLOAT -> nodes.numberNode(parser.getDoubleValue());
+            case VALUE_NUMBER_FLOAT -> {
+                charger.add(TreeCost.NUMBER);
+                yield nodes.numberNode(parser.getDoubleValue());
+            }
             case VALUE_TRUE -> nodes.booleanNode(true);
             case VALUE_FALSE -> nodes.booleanNode(false);
             default -> nodes.nullNode();
         };
     }
 
-    /** Adds up estimates and hands them to the caller in steps of 16 KiB (× the tree copies). */
-    private static final class Charger {
-        private static final long STEP = 16 * 1024;
+    /**
+     * One read's shared names and short values, at most {@value #SHARED_ENTRIES} of each; what is not shared is
+     * charged as its own copy.
+     */
+    private final class Shared {
+        private final Charger charger;
+        private final Map<String, String> names = new HashMap<>();
+        private final Map<String, StringNode> values = new HashMap<>();
+
+        Shared(Charger charger) {
+            this.charger = charger;
+        }
+
+        String name(String name) {
+            String known = names.get(name);
+            if (known != null) {
+                return known;
+            }
+            charger.add(TreeCost.string(name));
+            if (name.length() <= SHARED_STRING_LENGTH && names.size() < SHARED_ENTRIES) {
+                charger.add(SHARED_ENTRY_BYTES);
+                names.put(name, name);
+            }
+            return name;
+        }
+
+        StringNode value(String text) {
+            StringNode known = values.get(text);
+            if (known != null) {
+                return known;
+            }
+            charger.add(TreeCost.VALUE_NODE + TreeCost.string(text));
+            StringNode node = nodes.stringNode(text);
+            if (text.length() <= SHARED_STRING_LENGTH && values.size() < SHARED_ENTRIES) {
+                charger.add(SHARED_ENTRY_BYTES);
+                values.put(text, node);
+            }
+            return node;
+        }
+    }
+
+    /** Adds up estimates and hands them to the caller in steps of {@value #STEP} bytes. */
+    private final class Charger {
+        static final long STEP = 16 * 1024;
         private final LongConsumer charge;
+        final Shared shared = new Shared(this);
         private long pending;
 
         Charger(LongConsumer charge) {
@@ -250,7 +320,7 @@ final class ReviewReader {
 
         void flush() {
             if (pending > 0) {
-                long bytes = pending * TREE_COPIES;
+                long bytes = pending;
                 pending = 0;
                 charge.accept(bytes);
             }

@@ -73,6 +73,7 @@ public final class WebhookServer implements AutoCloseable {
     private boolean ownsVertx;
     private ReverseProxyHandler proxy;
     private HttpServer server;
+    private DecisionWorkers workers;
     private volatile ConnectionGuard guard;
     private boolean started;
     private boolean closed;
@@ -133,8 +134,9 @@ public final class WebhookServer implements AutoCloseable {
                     .setUseAlpn(true)
                     .setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1)));
             VertxTls.configureServer(options, serverTls, config.clientAuth(), clock);
+            workers = new DecisionWorkers();
             AdmissionHandler handler = new AdmissionHandler(config, policy::get, proxy, metrics, recent, clock,
-                    new RequestBodies(bodyAccount, System::nanoTime, metrics::bodyCut));
+                    new RequestBodies(bodyAccount, System::nanoTime, metrics::bodyCut), workers);
             try {
                 io.vertx.core.http.HttpServer created = vertx.createHttpServer(options);
                 guard = new ConnectionGuard(vertx, "webhook", config.limits());
@@ -275,6 +277,10 @@ public final class WebhookServer implements AutoCloseable {
                 log.warn("closing the webhook's HTTPS server failed: {}", e.getMessage());
             }
             server = null;
+        }
+        if (workers != null) {
+            workers.close();
+            workers = null;
         }
         if (proxy != null) {
             proxy.close();

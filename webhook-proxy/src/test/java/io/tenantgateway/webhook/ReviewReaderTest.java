@@ -27,7 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** The streaming read keeps only what the policy reads, and the policy's answer on it is the full tree's answer. */
 class ReviewReaderTest {
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private final ReviewReader reader = new ReviewReader(JSON, WebhookConfig.DEFAULT_MAX_REQUEST_BYTES);
+    private final ReviewReader reader = new ReviewReader(WebhookConfig.DEFAULT_MAX_REQUEST_BYTES);
 
     private JsonNode read(String json, AtomicLong charged) {
         return reader.read(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)), charged::addAndGet);
@@ -141,7 +141,7 @@ class ReviewReaderTest {
     @Test
     void readConstraintsRefuseTinyNodesDeepNestingAndLongStringsCheaply() {
         String tiny = "{\"a\":[" + "{},".repeat(1_200_000) + "{}]}"; // 3.6 MB, 2.4 M tokens: past limit / 2
-        assertThatThrownBy(() -> new ReviewReader(JSON, tiny.length() + 1).read(
+        assertThatThrownBy(() -> new ReviewReader(tiny.length() + 1).read(
                 new ByteArrayInputStream(tiny.getBytes(StandardCharsets.US_ASCII)), bytes -> { }))
                 .isInstanceOf(StreamConstraintsException.class).hasMessageContaining("Token count");
         String deep = "[".repeat(65) + "]".repeat(65);

@@ -135,6 +135,17 @@ public final class AgentProcess implements AutoCloseable {
         return found[0];
     }
 
+    /** The process's resident set ({@code VmRSS} of /proc/PID/status), in KiB. */
+    public long rssKiB() throws IOException {
+        for (String line : java.nio.file.Files.readAllLines(Path.of("/proc", Long.toString(process.pid()),
+                "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("\\D", ""));
+            }
+        }
+        throw new IllegalStateException("no VmRSS for pid " + process.pid() + " (exited?)");
+    }
+
     public List<String> lines(String containing) {
         return log.stream().filter(line -> line.contains(containing)).toList();
     }

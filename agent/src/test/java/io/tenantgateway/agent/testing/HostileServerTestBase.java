@@ -63,14 +63,9 @@ public abstract class HostileServerTestBase {
 
     /** The agent's resident set ({@code VmRSS} of /proc/PID/status), in bytes; records the peak. */
     protected long rss() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(agent.process.pid()), "status"))) {
-            if (line.startsWith("VmRSS:")) {
-                long bytes = Long.parseLong(line.replaceAll("\\D", "")) * 1024;
-                peakRss = Math.max(peakRss, bytes);
-                return bytes;
-            }
-        }
-        throw new AssertionError("no VmRSS for pid " + agent.process.pid());
+        long bytes = agent.rssKiB() * 1024;
+        peakRss = Math.max(peakRss, bytes);
+        return bytes;
     }
 
     /** The agent's /metrics (health port). */

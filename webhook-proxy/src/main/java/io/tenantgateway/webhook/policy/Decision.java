@@ -16,7 +16,9 @@ import tools.jackson.databind.JsonNode;
  * @param reason the {@code status.reason} ({@code Forbidden} for denials), or {@code ""}
  * @param message the {@code status.message}, or {@code ""}
  * @param mutated the object after mutation when allowed with a possible change, else {@code null}; the caller
- *     diffs it against the original to build the JSON patch
+ *     diffs it against the original to build the JSON patch ({@link #writePatch}). The decision takes the tree
+ *     over as it is, without a copy (a copy of a pod with thousands of containers is megabytes): whoever makes a
+ *     decision hands it a tree nobody else holds or changes
  * @param warnings admission warnings shown to the user ({@code kubectl} prints them)
  */
 public record Decision(Outcome outcome, int code, String reason, String message, JsonNode mutated,
@@ -35,7 +37,6 @@ public record Decision(Outcome outcome, int code, String reason, String message,
         requireNonNull(outcome, "outcome");
         reason = reason == null ? "" : reason;
         message = message == null ? "" : message;
-        mutated = mutated == null ? null : mutated.deepCopy();
         warnings = List.copyOf(warnings == null ? List.of() : warnings);
         if (outcome != Outcome.ALLOWED && mutated != null) {
             throw new IllegalArgumentException("a " + outcome.label() + " decision carries no mutated object");
@@ -73,6 +74,24 @@ public record Decision(Outcome outcome, int code, String reason, String message,
     @Override
     public JsonNode mutated() {
         return mutated == null ? null : mutated.deepCopy();
+    }
+
+    /**
+     * Writes the JSON patch from {@code original} to the mutated object ({@link JsonPatches#write}), without copying
+     * either; nothing when the decision carries no mutated object.
+     *
+     * @return the number of operations written, or -1 when there is no mutated object (nothing written)
+     */
+    public int writePatch(JsonNode original, tools.jackson.core.JsonGenerator out) {
+        return mutated == null ? -1 : JsonPatches.write(original, mutated, out);
+    }
+
+    /**
+     * The heap the mutated object holds, as {@link TreeCost} estimates it (0 when there is none): what the decision
+     * adds to the parsed request while it waits to be written.
+     */
+    public long mutatedBytes() {
+        return mutated == null ? 0 : TreeCost.of(mutated);
     }
 
     public Decision withWarning(String warning) {
