@@ -464,14 +464,7 @@ final class Doctor implements AutoCloseable {
         try (KubernetesClient client = KubernetesClients.create(clientConfig)) {
             answers = KubernetesAccess.review(client, config, needed);
         } catch (KubernetesClientException e) {
-            String fix = e.getCode() == 401 ? "the API server does not accept these credentials: check the kubeconfig"
-                    + " user / the service-account token mount"
-                    : e.getCode() == 403 ? "this identity may not even create SelfSubjectAccessReviews (normally"
-                            + " allowed to every authenticated user by system:basic-user)"
-                    : "check the API server address (" + clientConfig.getMasterUrl() + ") and that it is reachable"
-                            + " from this node";
-            return DoctorCheck.fail("kubernetes", "API " + clientConfig.getMasterUrl() + ": "
-                    + Optional.ofNullable(e.getStatus()).map(s -> s.getMessage()).orElse(e.getMessage()), fix);
+            return apiFailure(clientConfig.getMasterUrl(), e);
         }
         apiOk = true;
         List<KubernetesAccess.Answer> denied = answers.stream().filter(a -> !a.allowed()).toList();
@@ -488,6 +481,40 @@ final class Doctor implements AutoCloseable {
                 + " for nodes/status patch, components/webhook-tls-secret for the Secret; table in manifests/README.md),"
                 + " or add the verbs listed to a ClusterRole bound to it; check with kubectl auth can-i <verb>"
                 + " <resource> --as=system:serviceaccount:<ns>:<sa>", lines);
+    }
+
+    /**
+     * The permission review failed: which of three things happened decides the fix. No answer at all (refused,
+     * timed out, TLS): the address or the network. 401 / 403: the credentials or their RBAC. Any other HTTP answer:
+     * the API server is there but does not take a SelfSubjectAccessReview (an API server with the
+     * authorization API off, a mock, a proxy that allows only some paths) — a warning, and the checks that only need
+     * the API go on.
+     */
+    private DoctorCheck apiFailure(String server, KubernetesClientException e) {
+        String said = Optional.ofNullable(e.getStatus()).map(s -> s.getMessage()).filter(m -> m != null
+                && !m.isEmpty()).orElse(e.getMessage());
+        int code = e.getCode();
+        if (code <= 0) {
+            return DoctorCheck.fail("kubernetes", "API " + server + ": no answer: " + Connections.describe(e),
+                    "check the API server address (" + server + ") and that it is reachable from this node (the"
+                            + " in-cluster address is KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT)");
+        }
+        if (code == 401) {
+            return DoctorCheck.fail("kubernetes", "API " + server + ": HTTP 401: " + said, "the API server does not"
+                    + " accept these credentials: check the kubeconfig user / the service-account token mount");
+        }
+        if (code == 403) {
+            return DoctorCheck.fail("kubernetes", "API " + server + ": HTTP 403: " + said, "this identity may not"
+                    + " even create SelfSubjectAccessReviews (normally allowed to every authenticated user by"
+                    + " system:basic-user): bind system:basic-user, or check the agent's RBAC with kubectl auth"
+                    + " can-i --as=system:serviceaccount:<ns>:<sa>");
+        }
+        apiOk = true; // it answered: the checks that read objects go on, and say what they find
+        return DoctorCheck.warn("kubernetes", "API " + server + " answered, but not a SelfSubjectAccessReview (HTTP "
+                + code + ": " + said + "), so the " + KubernetesAccess.needed(config).size() + " permissions the"
+                + " enabled parts use were not checked", "nothing to fix if this API server has no authorization"
+                + " API (a test server, a restricting proxy); otherwise check them with kubectl auth can-i <verb>"
+                + " <resource> --as=system:serviceaccount:<ns>:<sa> (table in manifests/README.md)");
     }
 
     private Config clientConfig() throws IOException {

@@ -3,6 +3,7 @@ package io.tenantgateway.agent.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
@@ -10,6 +11,9 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatu
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.utils.ResponseProvider;
 import io.tenantgateway.agent.testing.CliRun;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
@@ -32,6 +36,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +65,9 @@ class DoctorIT {
     private static final String NVIDIA_REGISTER = "hami.io/node-nvidia-register";
     private static final String HYGON_REGISTER = "hami.io/node-dcu-register";
 
+    /** The HTTP status the mock API server answers SelfSubjectAccessReviews with (201: it reviews them). */
+    private static final AtomicInteger REVIEW_STATUS = new AtomicInteger(201);
+
     /** Permission keys the mock API server answers allowed=false for. */
     private static final Set<String> DENIED = ConcurrentHashMap.newKeySet();
 
@@ -77,19 +85,44 @@ class DoctorIT {
         konnectivity = konnectivityServer("kas-0", pki.serverMaterial());
         kubeconfig = MockApiKubeconfig.write(dir, client);
         server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
-                .andReply(201, request -> {
-                    SelfSubjectAccessReview review = client.getKubernetesSerialization()
-                            .unmarshal(request.getBody().readUtf8(), SelfSubjectAccessReview.class);
-                    var attributes = review.getSpec().getResourceAttributes();
-                    String key = (attributes.getGroup() == null || attributes.getGroup().isEmpty() ? "core"
-                            : attributes.getGroup()) + "/" + attributes.getResource()
-                            + (attributes.getSubresource() == null ? "" : "/" + attributes.getSubresource()) + ":"
-                            + attributes.getVerb();
-                    boolean allowed = !DENIED.contains(key);
-                    review.setStatus(new SubjectAccessReviewStatusBuilder().withAllowed(allowed)
-                            .withReason(allowed ? "RBAC: allowed by ClusterRoleBinding tenant-gateway"
-                                    : "no RBAC policy matched").build());
-                    return review;
+                .andReply(new ResponseProvider<Object>() {
+                    private Headers headers = new Headers.Builder().build();
+
+                    @Override
+                    public int getStatusCode(RecordedRequest request) {
+                        return REVIEW_STATUS.get();
+                    }
+
+                    @Override
+                    public Object getBody(RecordedRequest request) {
+                        if (REVIEW_STATUS.get() != 201) {
+                            return new StatusBuilder().withCode(REVIEW_STATUS.get()).withStatus("Failure")
+                                    .withMessage(REVIEW_STATUS.get() == 403 ? "selfsubjectaccessreviews is forbidden"
+                                            : "SelfSubjectAccessReview is invalid").build();
+                        }
+                        SelfSubjectAccessReview review = client.getKubernetesSerialization()
+                                .unmarshal(request.getBody().readUtf8(), SelfSubjectAccessReview.class);
+                        var attributes = review.getSpec().getResourceAttributes();
+                        String key = (attributes.getGroup() == null || attributes.getGroup().isEmpty() ? "core"
+                                : attributes.getGroup()) + "/" + attributes.getResource()
+                                + (attributes.getSubresource() == null ? "" : "/" + attributes.getSubresource())
+                                + ":" + attributes.getVerb();
+                        boolean allowed = !DENIED.contains(key);
+                        review.setStatus(new SubjectAccessReviewStatusBuilder().withAllowed(allowed)
+                                .withReason(allowed ? "RBAC: allowed by ClusterRoleBinding tenant-gateway"
+                                        : "no RBAC policy matched").build());
+                        return review;
+                    }
+
+                    @Override
+                    public Headers getHeaders() {
+                        return headers;
+                    }
+
+                    @Override
+                    public void setHeaders(Headers headers) {
+                        this.headers = headers;
+                    }
                 }).always();
         // This node as HAMi's plugins registered it: NVIDIA's JSON and Hygon's legacy text.
         client.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata()
@@ -341,6 +374,56 @@ class DoctorIT {
                 .contains("fix: nothing accepts connections there: check --proxy-server-port (Kamaji: 8132")
                 .containsPattern("SKIP  tls +no connection \\(tcp failed\\)")
                 .containsPattern("SKIP  grpc-connect");
+    }
+
+    @Test
+    void anApiServerThatAnswersButReviewsNoPermissionsIsAWarningAndTheChecksGoOn() {
+        REVIEW_STATUS.set(422); // what fabric8's CRUD mock (the lab's API server) answers
+        try {
+            CliRun result = doctor(goodFlags());
+
+            assertThat(result.out()).containsPattern("WARN  kubernetes +API http://.* answered, but not a"
+                            + " SelfSubjectAccessReview \\(HTTP 422: SelfSubjectAccessReview is invalid\\), so the [0-9]+"
+                            + " permissions the enabled parts use were not checked")
+                    .contains("fix: nothing to fix if this API server has no authorization API")
+                    .containsPattern("PASS  registrations +2 registration\\(s\\) on node worker-1")
+                    .containsPattern("PASS  device-config +ConfigMap kube-system/hami-scheduler-device");
+            assertThat(result.exitCode()).as(result.both()).isZero();
+        } finally {
+            REVIEW_STATUS.set(201);
+        }
+    }
+
+    @Test
+    void anIdentityThatMayNotReviewIsForbiddenWithTheRbacFix() {
+        REVIEW_STATUS.set(403);
+        try {
+            CliRun result = doctor(goodFlags());
+
+            assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+            assertThat(result.out()).containsPattern("FAIL  kubernetes +API http://.*: HTTP 403: selfsubjectaccessreviews"
+                            + " is forbidden")
+                    .contains("fix: this identity may not even create SelfSubjectAccessReviews")
+                    .containsPattern("SKIP  registrations +the Kubernetes API check failed");
+        } finally {
+            REVIEW_STATUS.set(201);
+        }
+    }
+
+    @Test
+    void anUnreachableApiServerIsNamedWithItsAddress() throws Exception {
+        int closed = TunnelTestbed.freePort();
+        Path unreachable = dir.resolve("unreachable-kubeconfig");
+        Files.writeString(unreachable, Files.readString(kubeconfig).replaceAll("http://[^\\s\"']+",
+                "http://127.0.0.1:" + closed));
+        List<String> args = goodFlags();
+        args.replaceAll(arg -> arg.startsWith("--kubeconfig=") ? "--kubeconfig=" + unreachable : arg);
+        CliRun result = doctor(args);
+
+        assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
+        assertThat(result.out()).containsPattern("FAIL  kubernetes +API http://127\\.0\\.0\\.1:" + closed + "/?: no answer")
+                .contains("fix: check the API server address (http://127.0.0.1:" + closed)
+                .containsPattern("SKIP  registrations +the Kubernetes API check failed");
     }
 
     @Test

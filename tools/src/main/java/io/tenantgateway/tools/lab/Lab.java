@@ -235,7 +235,8 @@ public final class Lab implements AutoCloseable {
             String admin = agent.admin().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
             String health = agent.health().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
             agents.add(new LabReport.AgentEndpoints(worker.node(), admin.isEmpty() ? "" : admin + "/ui",
-                    health.isEmpty() ? "" : health + "/metrics", health.isEmpty() ? "" : health + "/readyz?verbose"));
+                    health.isEmpty() ? "" : health + "/metrics", health.isEmpty() ? "" : health + "/readyz?verbose",
+                    "bin/tenant-gateway doctor " + String.join(" ", worker.agentArgs())));
         }
         return new LabReport.Endpoints(tenant.spec.name(), tenant.apiUrl(), tenant.kubeconfig().toString(),
                 LabTenant.hostPort(tenant.server().agentAddress()), tenant.spec.auth().label, tenant.frontend(),

@@ -70,7 +70,11 @@ public record LabReport(List<CheckResult> checks, Duration wall, List<Endpoints>
      * @param statusPage the agent's admin server {@code /ui}
      * @param metrics the agent's health server {@code /metrics}
      */
-    public record AgentEndpoints(String node, String statusPage, String metrics, String readyz) {
+    /**
+     * @param doctor {@code tenant-gateway doctor} with the agent's own {@code run} flags: what checks this agent's
+     *     setup from outside the process, as an operator would on the node
+     */
+    public record AgentEndpoints(String node, String statusPage, String metrics, String readyz, String doctor) {
     }
 
     /**

@@ -82,6 +82,7 @@ final class LabReportFormat {
                 line(out, "status page", agent.statusPage() + "  (agent " + agent.node() + ")");
                 line(out, "metrics", agent.metrics());
                 line(out, "readiness", agent.readyz());
+                line(out, "doctor", agent.doctor());
             }
         }
         return out.toString();
@@ -147,10 +148,11 @@ final class LabReportFormat {
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
     }
 
-    /** An agent's status page, metrics and readiness URLs. */
+    /** An agent's status page, metrics and readiness URLs, and its doctor command. */
     private static void putPages(ObjectNode node, LabReport.AgentEndpoints agent) {
         node.put("statusPage", agent.statusPage());
         node.put("metrics", agent.metrics());
         node.put("readyz", agent.readyz());
+        node.put("doctor", agent.doctor());
     }
 }

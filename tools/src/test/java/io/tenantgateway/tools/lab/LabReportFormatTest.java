@@ -16,9 +16,9 @@ class LabReportFormatTest {
             "/tmp/lab/tenant-a/kubeconfig", "127.0.0.1:2", "token auth", "uds /tmp/lab/tenant-a/k.socket",
             "tenant-gateway-webhook.kube-system.svc = 127.0.0.1:3", List.of(
                     new LabReport.AgentEndpoints("worker-a", "http://127.0.0.1:4/ui", "http://127.0.0.1:5/metrics",
-                            "http://127.0.0.1:5/readyz?verbose"),
+                            "http://127.0.0.1:5/readyz?verbose", "bin/tenant-gateway doctor --node-name=worker-a"),
                     new LabReport.AgentEndpoints("worker-a2", "http://127.0.0.1:6/ui", "http://127.0.0.1:7/metrics",
-                            "http://127.0.0.1:7/readyz?verbose")));
+                            "http://127.0.0.1:7/readyz?verbose", "bin/tenant-gateway doctor --node-name=worker-a2")));
     private static final List<LabReport.Device> DEVICES = List.of(
             new LabReport.Device("tenant-a", "worker-a", "NVIDIA", "hami.io/node-nvidia-register",
                     "GPU-1096109f-1111-2222-3333-444455556666", 0, "NVIDIA A100-SXM4-80GB", 81920, 100, 10, true),
@@ -98,6 +98,8 @@ class LabReportFormatTest {
         assertThat(json.path("checks").get(1).path("millis").asLong()).isEqualTo(4321);
         assertThat(json.path("checks").get(1).path("evidence").asString()).isEqualTo("held 80 ms");
         assertThat(json.path("tenants").get(0).path("statusPage").asString()).isEqualTo("http://127.0.0.1:4/ui");
+        assertThat(json.path("tenants").get(0).path("doctor").asString())
+                .isEqualTo("bin/tenant-gateway doctor --node-name=worker-a");
     }
 
     @Test
@@ -109,6 +111,7 @@ class LabReportFormatTest {
                 .contains("kubectl --kubeconfig /tmp/lab/tenant-a/kubeconfig get nodes,pods -A",
                         "status page      http://127.0.0.1:4/ui  (agent worker-a)",
                         "status page      http://127.0.0.1:6/ui  (agent worker-a2)",
-                        "readiness        http://127.0.0.1:7/readyz?verbose");
+                        "readiness        http://127.0.0.1:7/readyz?verbose",
+                        "doctor           bin/tenant-gateway doctor --node-name=worker-a2");
     }
 }
