@@ -7,6 +7,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
+import io.grpc.ClientStreamTracer;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -121,6 +122,11 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     // Loop-confined state.
     private ClientCall<Packet, Packet> call;
     private boolean callDone;
+    /**
+     * The server's trailers arrived ({@link TrailersWatch}) but grpc has not reported the end yet: it does so only
+     * once every message it already received was delivered, which a paused stream never asks for.
+     */
+    private boolean serverEnded;
     private boolean creditMode;
     private long serverWindow;
     private final ArrayDeque<EndpointConnection> parked = new ArrayDeque<>();
@@ -352,7 +358,8 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         if (config.flowControl()) {
             headers.put(key(Headers.FLOW_CONTROL), FlowControlOffer.v1(config.flowControlWindow()).format());
         }
-        call = channel.newCall(TunnelMethods.CONNECT, CallOptions.DEFAULT.withOnReadyThreshold(ON_READY_THRESHOLD));
+        call = channel.newCall(TunnelMethods.CONNECT, CallOptions.DEFAULT.withOnReadyThreshold(ON_READY_THRESHOLD)
+                .withStreamTracerFactory(new TrailersWatch()));
         call.start(new Listener(), headers);
         maybeRequest();
         connectTimer = loop.schedule(() -> {
@@ -360,6 +367,46 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 call.cancel("no response headers within " + GoDuration.format(config.connectTimeout()), null);
             }
         }, config.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Tells the loop when the server ends the stream. grpc calls {@code inboundTrailers} on the transport thread as
+     * the trailers arrive, while it holds the end back from {@link Listener#onClose} until every message it already
+     * received was delivered; a stream the agent paused would never learn of its end (issue 31).
+     */
+    private final class TrailersWatch extends ClientStreamTracer.Factory {
+        @Override
+        public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+            return new ClientStreamTracer() {
+                @Override
+                public void inboundTrailers(Metadata trailers) {
+                    try {
+                        loop.execute(TunnelClient.this::onServerEnded); // after grpc finished handling them
+                    } catch (RejectedExecutionException e) {
+                        // the loop is gone, and the stream with it
+                    }
+                }
+            };
+        }
+    }
+
+    private void onServerEnded() {
+        if (callDone) {
+            return; // nothing was waiting: grpc reported the end already
+        }
+        serverEnded = true;
+        maybeRequest(); // not paused: the rest is delivered and grpc reports the end; paused: cancelled there
+    }
+
+    /**
+     * The stream cannot take its next message now, for {@code reason}. If the server already ended it, waiting would
+     * hold the ended stream (and its tunnels) until the pause ends, maybe never: the rest of what the server sent
+     * before its end is dropped and the stream cancelled, so the tunnels close and the set reconnects.
+     */
+    private void paused(String reason) {
+        if (serverEnded && !callDone) {
+            call.cancel("server ended the stream while the agent was not reading it (" + reason + ")", null);
+        }
     }
 
     private final class Listener extends ClientCall.Listener<Packet> {
@@ -476,15 +523,18 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
      * Asks the stream for its next message unless something says wait; each wait has its own wake-up: a full tunnel
      * buffer ({@link #bufferFull}), a server that does not read our answers ({@code onReady}), the turn's quota
      * ({@link #newTurn}), the target-buffer budget ({@link TargetBudget#await} or this stream's targets draining).
+     * Once the server ended the stream, no wait but the turn's: a pause ends it ({@link #paused}).
      */
     private void maybeRequest() {
         if (requested || callDone || call == null) {
             return;
         }
         if (!fullBuffers.isEmpty()) {
+            paused("a tunnel buffer is full");
             return;
         }
         if (!halfClosed && sentWhileUnready >= MAX_SENT_WHILE_UNREADY && !call.isReady()) {
+            paused("the server does not read the agent's answers");
             return;
         }
         if (deliveredInTurn >= MESSAGES_PER_TURN) {
@@ -498,7 +548,11 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         if (targetBytes == 0) {
             budget.reserveAnyway(REQUEST_RESERVATION); // nothing of ours to drain: waiting could never end
         } else if (!budget.tryReserve(REQUEST_RESERVATION)) {
-            waitForBudget();
+            if (serverEnded) {
+                paused("target buffers reached the direct-memory budget");
+            } else {
+                waitForBudget();
+            }
             return;
         }
         if (budgetPaused) {
