@@ -66,6 +66,8 @@ public final class HostileServer implements AutoCloseable {
     public final AtomicLong dialResponseCount = new AtomicLong();
     public final AtomicLong dialErrors = new AtomicLong();
     public final AtomicLong closeResponses = new AtomicLong();
+    /** The error of every CLOSE_RSP that carried one, by connectID. */
+    public final Map<Long, String> closeErrors = new ConcurrentHashMap<>();
     public final Map<Long, Received> data = new ConcurrentHashMap<>();
     public final CompletableFuture<Void> connected = new CompletableFuture<>();
     /** Connect streams the agent opened so far (a reconnect opens another; the newest is the one served). */
@@ -157,7 +159,13 @@ public final class HostileServer implements AutoCloseable {
                 dialResponses.computeIfAbsent(packet.getDialResponse().getRandom(), r -> new CompletableFuture<>())
                         .complete(packet);
             }
-            case CLOSE_RSP -> closeResponses.incrementAndGet();
+            case CLOSE_RSP -> {
+                closeResponses.incrementAndGet();
+                if (!packet.getCloseResponse().getError().isEmpty()) {
+                    closeErrors.putIfAbsent(packet.getCloseResponse().getConnectID(),
+                            packet.getCloseResponse().getError());
+                }
+            }
             case DATA -> data.computeIfAbsent(packet.getData().getConnectID(), id -> new Received(false))
                     .add(packet.getData().getData());
             default -> {

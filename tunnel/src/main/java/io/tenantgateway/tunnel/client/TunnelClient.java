@@ -148,6 +148,10 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private long dialLogSuppressed;
     private final Set<String> malformedLogged = new HashSet<>();
     private ScheduledFuture<?> connectTimer;
+    // Stuck targets (loop-confined): the check's timer, and when it first saw the current pause.
+    private ScheduledFuture<?> stuckTimer;
+    private boolean pauseSeen;
+    private long pauseSeenAt;
     // Graceful close (loop-confined).
     private boolean closingGracefully;
     private boolean halfClosed;
@@ -424,6 +428,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 connectTimer.cancel(false);
                 Verbosity.v(log, 2).addKeyValue("serverID", id).log("Connect to server");
                 setState(State.READY);
+                startStuckTargetCheck();
                 connected.complete(new ServerIdentity(id, count, credit));
             } catch (IllegalArgumentException e) {
                 call.cancel("invalid response headers: " + e.getMessage(), null);
@@ -468,6 +473,13 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         setState(State.CLOSED);
         if (connectTimer != null) {
             connectTimer.cancel(false);
+        }
+        if (stuckTimer != null) {
+            stuckTimer.cancel(false);
+        }
+        if (budgetPaused) {
+            budgetPaused = false;
+            budget.streamPaused(false);
         }
         if (closingGracefully && !halfClosed) {
             // Cut by the grace timer, or lost before the half-close: open tunnels and unfinished target flushes.
@@ -557,6 +569,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         }
         if (budgetPaused) {
             budgetPaused = false;
+            budget.streamPaused(false);
             log.debug("target-buffer budget has room again; resuming the server stream serverID={}", serverId);
         }
         requested = true;
@@ -572,6 +585,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private void waitForBudget() {
         if (!budgetPaused) {
             budgetPaused = true;
+            budget.streamPaused(true);
             metrics.sharedStreamPaused();
             if (!budgetPauseLogged) {
                 budgetPauseLogged = true;
@@ -592,6 +606,65 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                     // the loop is gone, and the stream with it
                 }
             });
+        }
+    }
+
+    /**
+     * Runs {@link #closeStuckTargets} every second (a quarter of {@code --stuck-target-timeout} when that is shorter)
+     * for the stream's life, unless the timeout is 0. Without a pause a run reads two fields.
+     */
+    private void startStuckTargetCheck() {
+        long timeout = config.stuckTargetTimeout().toNanos();
+        if (timeout > 0) {
+            long period = Math.min(TimeUnit.SECONDS.toNanos(1), timeout / 4);
+            stuckTimer = loop.scheduleAtFixedRate(this::closeStuckTargets, period, period, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * [A8] Closes the tunnels that hold this stream paused and whose targets took nothing for
+     * {@code --stuck-target-timeout}, counted from the pause's start at the earliest: a tunnel over its buffer's
+     * high-water mark, or, while any stream waits for the target-buffer budget, each tunnel of this stream with bytes
+     * for its target. Each gets CLOSE_RSP with the reason and loses what it buffered; the stream then reads again. A
+     * target that takes bytes, however slowly, keeps its tunnel ({@link EndpointConnection#targetIdleNanos}).
+     */
+    private void closeStuckTargets() {
+        boolean holdingBudget = targetBytes > 0 && budget.streamsPaused();
+        if (callDone || fullBuffers.isEmpty() && !holdingBudget) {
+            pauseSeen = false;
+            return;
+        }
+        long now = System.nanoTime();
+        if (!pauseSeen) {
+            pauseSeen = true;
+            pauseSeenAt = now;
+        }
+        Duration timeout = config.stuckTargetTimeout();
+        List<EndpointConnection> stuck = null;
+        for (EndpointConnection connection : holdingBudget ? table.connections() : fullBuffers) {
+            if (connection.state() != EndpointConnection.State.OPEN || connection.bufferedToTarget() == 0) {
+                continue;
+            }
+            long idle = Math.min(connection.targetIdleNanos(now), now - pauseSeenAt);
+            if (idle >= timeout.toNanos()) {
+                if (stuck == null) {
+                    stuck = new ArrayList<>();
+                }
+                stuck.add(connection);
+            }
+        }
+        if (stuck == null) {
+            return;
+        }
+        String reason = "target accepted nothing for " + GoDuration.format(timeout)
+                + " while the server stream was paused for it (--stuck-target-timeout)";
+        for (EndpointConnection connection : stuck) {
+            metrics.stuckTargetClosed();
+            log.warn("closing tunnel: its target accepted nothing for {} while the server stream was paused for it;"
+                    + " the stream resumes (--stuck-target-timeout) connectionID={} address={} buffered={}"
+                    + " serverID={}", GoDuration.format(timeout), connection.connectId(), connection.address(),
+                    connection.bufferedToTarget(), serverId);
+            connection.fail(reason);
         }
     }
 
