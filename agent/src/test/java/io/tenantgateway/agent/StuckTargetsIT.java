@@ -107,10 +107,10 @@ class StuckTargetsIT extends HostileServerTestBase {
             assertThat(agent.lines("tunnel buffer full; pausing")).hasSize(1);
         });
         long readAtPause = slowTarget.received.get();
-        long twiceTheTimeout = 2 * TIMEOUT.toSeconds() * SLOW_RATE;
+        long readInTwiceTheTimeout = 2 * TIMEOUT.toSeconds() * SLOW_RATE;
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
             sampleMemory();
-            return slowTarget.received.get() - readAtPause >= twiceTheTimeout;
+            return slowTarget.received.get() - readAtPause >= readInTwiceTheTimeout;
         });
         assertThat(more).as("the stream is still paused for the slow tunnel").isNotDone();
         assertThat(server.closeErrors).doesNotContainKey(slow.connectId());
@@ -126,7 +126,8 @@ class StuckTargetsIT extends HostileServerTestBase {
         assertThat(more).isDone();
         assertThat(value(metrics(), "konnectivity_network_proxy_agent_open_endpoint_connections"))
                 .as("the slow tunnel and the fresh one").isEqualTo(2);
-        System.out.printf("12 stuck tunnels closed %s after the pause; %s%n", TIMEOUT, memoryReport());
+        System.out.printf("%d stuck tunnels closed, --stuck-target-timeout=%ds; %s%n", STUCK_TUNNELS,
+                TIMEOUT.toSeconds(), memoryReport());
         assertThat(peakDirect).as("direct buffers").isLessThanOrEqualTo(DIRECT_LIMIT);
         assertCleanLog();
     }
