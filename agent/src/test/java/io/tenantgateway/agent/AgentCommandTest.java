@@ -9,6 +9,7 @@ import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.certs.testing.TestPki;
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.policy.DialPolicy;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -89,6 +90,8 @@ class AgentCommandTest {
         assertThat(config.tunnel().leaseLabelSelector()).isEqualTo("k8s-app=konnectivity-server");
         assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(25));
         assertThat(config.tunnel().agentId()).isNotBlank();
+        // Ours (upstream waits for a stuck target for good): the flag's default is the tunnel's.
+        assertThat(config.tunnel().stuckTargetTimeout()).isEqualTo(TunnelConfig.DEFAULT_STUCK_TARGET_TIMEOUT);
     }
 
     @Test
@@ -307,6 +310,10 @@ class AgentCommandTest {
         "--vmodule=client | --vmodule: client (expected: comma-separated PATTERN=N, e.g. client*=5,server=3)",
         "--log-backtrace-at=client.go | --log-backtrace-at: client.go (expected: FILE:LINE, e.g. client.go:210)",
         "--log-flush-frequency=often | --log-flush-frequency: often (expected: a duration such as 5m, 90s, 1h30m,"
+            + " 250ms)",
+        "--stuck-target-timeout=100ms | --stuck-target-timeout: 100ms (expected: >= 1s, or 0 to never close a tunnel"
+            + " for it)",
+        "--stuck-target-timeout=soon | --stuck-target-timeout: soon (expected: a duration such as 5m, 90s, 1h30m,"
             + " 250ms)"})
     void malformedValuesOfAcceptedFlagsAreRejected(String flag, String message) {
         assertThatThrownBy(() -> config(flag)).hasMessage(message);

@@ -54,6 +54,10 @@ import java.util.UUID;
  * @param maxDataSize largest DATA payload the agent sends (the socket read size; upstream uses 4 KiB)
  * @param maxDialsInFlight {@code --max-dials-in-flight}: dials one server connection runs at once; a DIAL_REQ past it
  *     is answered at once with a DIAL_RSP error (upstream: unbounded, one goroutine per dial)
+ * @param stuckTargetTimeout {@code --stuck-target-timeout}: how long a tunnel's target may accept nothing while the
+ *     server stream is paused because of that tunnel (its buffer is full, or it holds part of the target-buffer
+ *     budget another stream waits for) before the tunnel is closed with a CLOSE_RSP error and the stream resumes;
+ *     {@link Duration#ZERO}: never (the stream waits for the target, as upstream does)
  */
 public record TunnelConfig(
         String proxyServerHost,
@@ -80,7 +84,8 @@ public record TunnelConfig(
         boolean flowControl,
         int flowControlWindow,
         int maxDataSize,
-        int maxDialsInFlight) {
+        int maxDialsInFlight,
+        Duration stuckTargetTimeout) {
 
     /** konnectivity-server answers pings more frequent than this with GOAWAY {@code too_many_pings}. */
     public static final Duration MIN_KEEPALIVE_TIME = Duration.ofSeconds(30);
@@ -91,6 +96,15 @@ public record TunnelConfig(
      * and keeps a flood's sockets (one descriptor each) well under the usual 1024 descriptor soft limit.
      */
     public static final int DEFAULT_MAX_DIALS_IN_FLIGHT = 256;
+    /**
+     * A target that accepts nothing for this long while the server stream waits for it is closed: long enough for a
+     * target that reads a few KiB a second (the kernel hands it data one TCP window update at a time, up to 64 KiB
+     * on loopback, where kubelet is dialled), short enough that the other tunnels of the stream are not held for
+     * minutes (the Go agent holds them until the target reads or goes away).
+     */
+    public static final Duration DEFAULT_STUCK_TARGET_TIMEOUT = Duration.ofSeconds(30);
+    /** Shortest {@code --stuck-target-timeout} other than 0: the check runs every second at most. */
+    public static final Duration MIN_STUCK_TARGET_TIMEOUT = Duration.ofSeconds(1);
 
     public TunnelConfig {
         requireNonNull(proxyServerHost, "proxyServerHost");
@@ -138,6 +152,12 @@ public record TunnelConfig(
         if (maxDialsInFlight < 1) {
             throw new ConfigException("--max-dials-in-flight", maxDialsInFlight, ">= 1");
         }
+        requireNonNull(stuckTargetTimeout, "stuckTargetTimeout");
+        if (stuckTargetTimeout.isNegative()
+                || !stuckTargetTimeout.isZero() && stuckTargetTimeout.compareTo(MIN_STUCK_TARGET_TIMEOUT) < 0) {
+            throw new ConfigException("--stuck-target-timeout", GoDuration.format(stuckTargetTimeout),
+                    ">= " + GoDuration.format(MIN_STUCK_TARGET_TIMEOUT) + ", or 0 to never close a tunnel for it");
+        }
     }
 
     public static Builder builder() {
@@ -181,6 +201,7 @@ public record TunnelConfig(
         out.put("flow-control", flowControl ? "v1 window=" + flowControlWindow : "off");
         out.put("max-data-size", Integer.toString(maxDataSize));
         out.put("max-dials-in-flight", Integer.toString(maxDialsInFlight));
+        out.put("stuck-target-timeout", GoDuration.format(stuckTargetTimeout));
         return out;
     }
 
@@ -240,6 +261,7 @@ public record TunnelConfig(
         private int flowControlWindow = 2 * 1024 * 1024;
         private int maxDataSize = 64 * 1024;
         private int maxDialsInFlight = DEFAULT_MAX_DIALS_IN_FLIGHT;
+        private Duration stuckTargetTimeout = DEFAULT_STUCK_TARGET_TIMEOUT;
 
         private Builder() {
         }
@@ -270,6 +292,7 @@ public record TunnelConfig(
             flowControlWindow = c.flowControlWindow;
             maxDataSize = c.maxDataSize;
             maxDialsInFlight = c.maxDialsInFlight;
+            stuckTargetTimeout = c.stuckTargetTimeout;
         }
 
         public Builder proxyServerHost(String value) {
@@ -397,12 +420,17 @@ public record TunnelConfig(
             return this;
         }
 
+        public Builder stuckTargetTimeout(Duration value) {
+            stuckTargetTimeout = value;
+            return this;
+        }
+
         public TunnelConfig build() {
             return new TunnelConfig(proxyServerHost, proxyServerPort, caCert, agentCert, agentKey, alpnProtos,
                     serviceAccountTokenPath, agentId, agentIdentifiers, syncInterval, syncIntervalCap, probeInterval,
                     syncForever, keepaliveTime, xfrChannelSize, countServerLeases, leaseNamespace,
                     leaseLabelSelector, dialTimeout, connectTimeout, dialPolicy, flowControl, flowControlWindow,
-                    maxDataSize, maxDialsInFlight);
+                    maxDataSize, maxDialsInFlight, stuckTargetTimeout);
         }
     }
 }

@@ -74,6 +74,19 @@ class TunnelConfigTest {
     }
 
     @Test
+    void stuckTargetTimeoutIsThirtySecondsZeroTurnsItOffAndBelowOneSecondIsRejected() {
+        assertThat(TunnelConfig.builder().build().stuckTargetTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(TunnelConfig.builder().build().describe()).containsEntry("stuck-target-timeout", "30s");
+        assertThat(TunnelConfig.builder().stuckTargetTimeout(Duration.ZERO).build().stuckTargetTimeout()).isZero();
+        assertThat(TunnelConfig.builder().stuckTargetTimeout(Duration.ofSeconds(1)).build().stuckTargetTimeout())
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> TunnelConfig.builder().stuckTargetTimeout(Duration.ofMillis(500)).build())
+                .hasMessage("--stuck-target-timeout: 500ms (expected: >= 1s, or 0 to never close a tunnel for it)");
+        assertThatThrownBy(() -> TunnelConfig.builder().stuckTargetTimeout(Duration.ofSeconds(-5)).build())
+                .hasMessage("--stuck-target-timeout: -5s (expected: >= 1s, or 0 to never close a tunnel for it)");
+    }
+
+    @Test
     void describeRedactsTheKeyAndShowsTokenPathOnly() {
         TunnelConfig config = TunnelConfig.builder().agentCert(Path.of("/pki/tls.crt"))
                 .agentKey(Path.of("/pki/tls.key")).serviceAccountTokenPath(Path.of("/tokens/token")).build();

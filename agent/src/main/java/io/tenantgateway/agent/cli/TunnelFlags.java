@@ -168,6 +168,12 @@ public final class TunnelFlags {
                     + " dial flood costs in sockets and memory). Default: ${DEFAULT-VALUE}.")
     int maxDialsInFlight;
 
+    @Option(names = "--stuck-target-timeout", defaultValue = "30s", order = 2,
+            description = "Close a tunnel whose target accepted nothing for this long while the server stream waited"
+                    + " for it (its buffer full, or its bytes holding the target-buffer budget); the other tunnels"
+                    + " then move again. 0: never (the stream waits, as upstream). Default: ${DEFAULT-VALUE}.")
+    String stuckTargetTimeout;
+
     @Option(names = "--flow-control", arity = "0..1", defaultValue = "true", fallbackValue = "true", order = 2,
             description = "Offer per-tunnel flow control to servers that support it. Default: ${DEFAULT-VALUE}.")
     boolean flowControl;
@@ -218,6 +224,7 @@ public final class TunnelFlags {
                 .dialPolicy(dialPolicy())
                 .flowControl(flowControl)
                 .maxDialsInFlight(maxDialsInFlight)
+                .stuckTargetTimeout(GoDuration.parse("--stuck-target-timeout", stuckTargetTimeout))
                 .build();
     }
 

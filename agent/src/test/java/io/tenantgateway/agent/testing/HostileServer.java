@@ -8,6 +8,7 @@ import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -34,6 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -64,8 +66,12 @@ public final class HostileServer implements AutoCloseable {
     public final AtomicLong dialResponseCount = new AtomicLong();
     public final AtomicLong dialErrors = new AtomicLong();
     public final AtomicLong closeResponses = new AtomicLong();
+    /** The error of every CLOSE_RSP that carried one, by connectID. */
+    public final Map<Long, String> closeErrors = new ConcurrentHashMap<>();
     public final Map<Long, Received> data = new ConcurrentHashMap<>();
     public final CompletableFuture<Void> connected = new CompletableFuture<>();
+    /** Connect streams the agent opened so far (a reconnect opens another; the newest is the one served). */
+    public final AtomicInteger streams = new AtomicInteger();
 
     /** DATA received for one connectID. */
     public static final class Received {
@@ -107,6 +113,7 @@ public final class HostileServer implements AutoCloseable {
             serverCall.sendHeaders(response);
             outstanding = READ_BATCH;
             serverCall.request(READ_BATCH);
+            streams.incrementAndGet();
             connected.complete(null);
             return new ServerCall.Listener<>() {
                 @Override
@@ -152,7 +159,13 @@ public final class HostileServer implements AutoCloseable {
                 dialResponses.computeIfAbsent(packet.getDialResponse().getRandom(), r -> new CompletableFuture<>())
                         .complete(packet);
             }
-            case CLOSE_RSP -> closeResponses.incrementAndGet();
+            case CLOSE_RSP -> {
+                closeResponses.incrementAndGet();
+                if (!packet.getCloseResponse().getError().isEmpty()) {
+                    closeErrors.putIfAbsent(packet.getCloseResponse().getConnectID(),
+                            packet.getCloseResponse().getError());
+                }
+            }
             case DATA -> data.computeIfAbsent(packet.getData().getConnectID(), id -> new Received(false))
                     .add(packet.getData().getData());
             default -> {
@@ -186,9 +199,16 @@ public final class HostileServer implements AutoCloseable {
     public void resumeReading() {
         executor.execute(() -> {
             reading = true;
-            call.request(READ_BATCH - outstanding);
-            outstanding = READ_BATCH;
+            if (outstanding < READ_BATCH) { // a new stream starts with READ_BATCH requested
+                call.request(READ_BATCH - outstanding);
+                outstanding = READ_BATCH;
+            }
         });
+    }
+
+    /** Ends the current stream with {@code status} (trailers), as a server does when its handler returns. */
+    public void endStream(Status status) {
+        executor.execute(() -> call.close(status, new Metadata()));
     }
 
     public void send(Packet packet) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.common.memory.MemoryBudget;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The agent's direct-memory account for what servers push towards targets ({@value #ACCOUNT}): payload written to
@@ -33,6 +34,7 @@ final class TargetBudget {
 
     private final MemoryBudget.Account account;
     private final ConcurrentLinkedQueue<Runnable> waiters = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pausedStreams = new AtomicInteger();
 
     TargetBudget(MemoryBudget.Account account) {
         this.account = requireNonNull(account, "account");
@@ -76,6 +78,24 @@ final class TargetBudget {
         if (fits(bytes)) { // released between the failed reservation and now
             wakeAll();
         }
+    }
+
+    /**
+     * A stream paused ({@code true}) or resumed ({@code false}) for want of room here; each pause is followed by
+     * exactly one resume. Unlike {@link #await}'s queue, which a wake-up empties for a moment, the count stays up for
+     * as long as a stream waits.
+     */
+    void streamPaused(boolean paused) {
+        if (paused) {
+            pausedStreams.incrementAndGet();
+        } else {
+            pausedStreams.decrementAndGet();
+        }
+    }
+
+    /** Whether some stream is paused until target bytes here are released (any stream's). */
+    boolean streamsPaused() {
+        return pausedStreams.get() > 0;
     }
 
     private boolean fits(long bytes) {

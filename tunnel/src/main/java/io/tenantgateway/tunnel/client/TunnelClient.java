@@ -7,6 +7,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
+import io.grpc.ClientStreamTracer;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -121,6 +122,11 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     // Loop-confined state.
     private ClientCall<Packet, Packet> call;
     private boolean callDone;
+    /**
+     * The server's trailers arrived ({@link TrailersWatch}) but grpc has not reported the end yet: it does so only
+     * once every message it already received was delivered, which a paused stream never asks for.
+     */
+    private boolean serverEnded;
     private boolean creditMode;
     private long serverWindow;
     private final ArrayDeque<EndpointConnection> parked = new ArrayDeque<>();
@@ -142,6 +148,10 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private long dialLogSuppressed;
     private final Set<String> malformedLogged = new HashSet<>();
     private ScheduledFuture<?> connectTimer;
+    // Stuck targets (loop-confined): the check's timer, and when it first saw the current pause.
+    private ScheduledFuture<?> stuckTimer;
+    private boolean pauseSeen;
+    private long pauseSeenAt;
     // Graceful close (loop-confined).
     private boolean closingGracefully;
     private boolean halfClosed;
@@ -352,7 +362,8 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         if (config.flowControl()) {
             headers.put(key(Headers.FLOW_CONTROL), FlowControlOffer.v1(config.flowControlWindow()).format());
         }
-        call = channel.newCall(TunnelMethods.CONNECT, CallOptions.DEFAULT.withOnReadyThreshold(ON_READY_THRESHOLD));
+        call = channel.newCall(TunnelMethods.CONNECT, CallOptions.DEFAULT.withOnReadyThreshold(ON_READY_THRESHOLD)
+                .withStreamTracerFactory(new TrailersWatch()));
         call.start(new Listener(), headers);
         maybeRequest();
         connectTimer = loop.schedule(() -> {
@@ -360,6 +371,46 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 call.cancel("no response headers within " + GoDuration.format(config.connectTimeout()), null);
             }
         }, config.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Tells the loop when the server ends the stream. grpc calls {@code inboundTrailers} on the transport thread as
+     * the trailers arrive, while it holds the end back from {@link Listener#onClose} until every message it already
+     * received was delivered; a stream the agent paused would never learn of its end (issue 31).
+     */
+    private final class TrailersWatch extends ClientStreamTracer.Factory {
+        @Override
+        public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+            return new ClientStreamTracer() {
+                @Override
+                public void inboundTrailers(Metadata trailers) {
+                    try {
+                        loop.execute(TunnelClient.this::onServerEnded); // after grpc finished handling them
+                    } catch (RejectedExecutionException e) {
+                        // the loop is gone, and the stream with it
+                    }
+                }
+            };
+        }
+    }
+
+    private void onServerEnded() {
+        if (callDone) {
+            return; // nothing was waiting: grpc reported the end already
+        }
+        serverEnded = true;
+        maybeRequest(); // not paused: the rest is delivered and grpc reports the end; paused: cancelled there
+    }
+
+    /**
+     * The stream cannot take its next message now, for {@code reason}. If the server already ended it, waiting would
+     * hold the ended stream (and its tunnels) until the pause ends, maybe never: the rest of what the server sent
+     * before its end is dropped and the stream cancelled, so the tunnels close and the set reconnects.
+     */
+    private void paused(String reason) {
+        if (serverEnded && !callDone) {
+            call.cancel("server ended the stream while the agent was not reading it (" + reason + ")", null);
+        }
     }
 
     private final class Listener extends ClientCall.Listener<Packet> {
@@ -377,6 +428,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                 connectTimer.cancel(false);
                 Verbosity.v(log, 2).addKeyValue("serverID", id).log("Connect to server");
                 setState(State.READY);
+                startStuckTargetCheck();
                 connected.complete(new ServerIdentity(id, count, credit));
             } catch (IllegalArgumentException e) {
                 call.cancel("invalid response headers: " + e.getMessage(), null);
@@ -421,6 +473,13 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         setState(State.CLOSED);
         if (connectTimer != null) {
             connectTimer.cancel(false);
+        }
+        if (stuckTimer != null) {
+            stuckTimer.cancel(false);
+        }
+        if (budgetPaused) {
+            budgetPaused = false;
+            budget.streamPaused(false);
         }
         if (closingGracefully && !halfClosed) {
             // Cut by the grace timer, or lost before the half-close: open tunnels and unfinished target flushes.
@@ -476,15 +535,18 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
      * Asks the stream for its next message unless something says wait; each wait has its own wake-up: a full tunnel
      * buffer ({@link #bufferFull}), a server that does not read our answers ({@code onReady}), the turn's quota
      * ({@link #newTurn}), the target-buffer budget ({@link TargetBudget#await} or this stream's targets draining).
+     * Once the server ended the stream, no wait but the turn's: a pause ends it ({@link #paused}).
      */
     private void maybeRequest() {
         if (requested || callDone || call == null) {
             return;
         }
         if (!fullBuffers.isEmpty()) {
+            paused("a tunnel buffer is full");
             return;
         }
         if (!halfClosed && sentWhileUnready >= MAX_SENT_WHILE_UNREADY && !call.isReady()) {
+            paused("the server does not read the agent's answers");
             return;
         }
         if (deliveredInTurn >= MESSAGES_PER_TURN) {
@@ -498,11 +560,16 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
         if (targetBytes == 0) {
             budget.reserveAnyway(REQUEST_RESERVATION); // nothing of ours to drain: waiting could never end
         } else if (!budget.tryReserve(REQUEST_RESERVATION)) {
-            waitForBudget();
+            if (serverEnded) {
+                paused("target buffers reached the direct-memory budget");
+            } else {
+                waitForBudget();
+            }
             return;
         }
         if (budgetPaused) {
             budgetPaused = false;
+            budget.streamPaused(false);
             log.debug("target-buffer budget has room again; resuming the server stream serverID={}", serverId);
         }
         requested = true;
@@ -518,6 +585,7 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     private void waitForBudget() {
         if (!budgetPaused) {
             budgetPaused = true;
+            budget.streamPaused(true);
             metrics.sharedStreamPaused();
             if (!budgetPauseLogged) {
                 budgetPauseLogged = true;
@@ -538,6 +606,65 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
                     // the loop is gone, and the stream with it
                 }
             });
+        }
+    }
+
+    /**
+     * Runs {@link #closeStuckTargets} every second (a quarter of {@code --stuck-target-timeout} when that is shorter)
+     * for the stream's life, unless the timeout is 0. Without a pause a run reads two fields.
+     */
+    private void startStuckTargetCheck() {
+        long timeout = config.stuckTargetTimeout().toNanos();
+        if (timeout > 0) {
+            long period = Math.min(TimeUnit.SECONDS.toNanos(1), timeout / 4);
+            stuckTimer = loop.scheduleAtFixedRate(this::closeStuckTargets, period, period, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * [A8] Closes the tunnels that hold this stream paused and whose targets took nothing for
+     * {@code --stuck-target-timeout}, counted from the pause's start at the earliest: a tunnel over its buffer's
+     * high-water mark, or, while any stream waits for the target-buffer budget, each tunnel of this stream with bytes
+     * for its target. Each gets CLOSE_RSP with the reason and loses what it buffered; the stream then reads again. A
+     * target that takes bytes, however slowly, keeps its tunnel ({@link EndpointConnection#targetIdleNanos}).
+     */
+    private void closeStuckTargets() {
+        boolean holdingBudget = targetBytes > 0 && budget.streamsPaused();
+        if (callDone || fullBuffers.isEmpty() && !holdingBudget) {
+            pauseSeen = false;
+            return;
+        }
+        long now = System.nanoTime();
+        if (!pauseSeen) {
+            pauseSeen = true;
+            pauseSeenAt = now;
+        }
+        Duration timeout = config.stuckTargetTimeout();
+        List<EndpointConnection> stuck = null;
+        for (EndpointConnection connection : holdingBudget ? table.connections() : fullBuffers) {
+            if (connection.state() != EndpointConnection.State.OPEN || connection.bufferedToTarget() == 0) {
+                continue;
+            }
+            long idle = Math.min(connection.targetIdleNanos(now), now - pauseSeenAt);
+            if (idle >= timeout.toNanos()) {
+                if (stuck == null) {
+                    stuck = new ArrayList<>();
+                }
+                stuck.add(connection);
+            }
+        }
+        if (stuck == null) {
+            return;
+        }
+        String reason = "target accepted nothing for " + GoDuration.format(timeout)
+                + " while the server stream was paused for it (--stuck-target-timeout)";
+        for (EndpointConnection connection : stuck) {
+            metrics.stuckTargetClosed();
+            log.warn("closing tunnel: its target accepted nothing for {} while the server stream was paused for it;"
+                    + " the stream resumes (--stuck-target-timeout) connectionID={} address={} buffered={}"
+                    + " serverID={}", GoDuration.format(timeout), connection.connectId(), connection.address(),
+                    connection.bufferedToTarget(), serverId);
+            connection.fail(reason);
         }
     }
 

@@ -8,7 +8,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tenantgateway.tunnel.protocol.ReceiveWindow;
@@ -83,6 +85,10 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
     private boolean bufferFull;
     private volatile long bytesToTarget;
     private volatile long bytesFromTarget;
+    // What the target took (loop-confined): DATA bytes whose write completed, and targetIdleNanos' last look.
+    private long writtenToTarget;
+    private long progressMark = -1;
+    private long progressAtNanos;
 
     /**
      * @param sendWindow credit the server granted up front (extension), or {@code <= 0} for none (plain protocol)
@@ -136,6 +142,37 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
         }
         ChannelOutboundBuffer buffer = ch.unsafe().outboundBuffer();
         return buffer == null ? 0 : buffer.totalPendingWriteBytes();
+    }
+
+    /**
+     * Nanoseconds the target has taken no bytes, as of {@code now} ({@link System#nanoTime}): since the later of the
+     * last change this method saw in what Netty handed to the socket (completed writes plus the current write's
+     * progress) and, on epoll, the kernel's last transmission of data on the connection ({@code tcpi_last_data_sent}).
+     * The kernel's view is what tells a slow reader from a stuck one: the socket's send buffer (autotuned up to 4 MiB)
+     * takes bytes long after the target stopped reading and then takes none until a third of it drained (minutes
+     * for a target reading a few KiB a second), while the kernel sends data whenever the target's window opens.
+     * Under NIO only Netty's view is there. The first call starts the clock; call it on the loop, while the tunnel
+     * holds bytes for its target, at least once per check interval.
+     */
+    public long targetIdleNanos(long now) {
+        Channel ch = channel;
+        ChannelOutboundBuffer buffer = ch.unsafe().outboundBuffer();
+        long mark = writtenToTarget + (buffer == null ? 0 : buffer.currentProgress());
+        if (mark != progressMark) {
+            progressMark = mark;
+            progressAtNanos = now;
+        }
+        if (ch instanceof EpollSocketChannel epoll && ch.isOpen()) {
+            try {
+                long sentAt = now - TimeUnit.MILLISECONDS.toNanos(epoll.tcpInfo().lastDataSent());
+                if (sentAt - progressAtNanos > 0) {
+                    progressAtNanos = sentAt;
+                }
+            } catch (ChannelException e) {
+                log.debug("no TCP_INFO for connectionID={}: {}", connectId, e.toString()); // closing: Netty's view
+            }
+        }
+        return now - progressAtNanos;
     }
 
     /** Whether the dial succeeded (the target socket was handed to this connection). */
@@ -249,7 +286,12 @@ public final class EndpointConnection implements EndpointRelayHandler.RelayListe
         bytesToTarget += size;
         port.targetWriteStarted(size);
         ChannelFuture write = channel.writeAndFlush(ByteStrings.wrap(payload));
-        write.addListener(f -> port.targetWriteDone(size));
+        write.addListener(f -> {
+            if (f.isSuccess()) {
+                writtenToTarget += size;
+            }
+            port.targetWriteDone(size);
+        });
         if (creditMode) {
             write.addListener(f -> written(size, f));
         } else {

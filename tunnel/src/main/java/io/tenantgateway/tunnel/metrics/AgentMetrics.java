@@ -40,6 +40,7 @@ public final class AgentMetrics {
     private final Counter dialDenied;
     private final Counter malformedPackets;
     private final Counter sharedStreamPauses;
+    private final Counter stuckTargetsClosed;
     private final Counter tunnelBytes;
     // Hot-path data points resolved once: label lookups per packet would cost a map access each.
     private final CounterDataPoint bytesToTarget;
@@ -90,6 +91,10 @@ public final class AgentMetrics {
         sharedStreamPauses = Counter.builder().name(OWN_PREFIX + "shared_stream_pauses_total")
                 .help("Times the agent stopped reading a server stream because one tunnel's buffer was full"
                         + " (only against servers without the flow-control extension).").register(registry);
+        stuckTargetsClosed = Counter.builder().name(OWN_PREFIX + "stuck_targets_closed_total")
+                .help("Tunnels closed because their target accepted nothing for --stuck-target-timeout while the"
+                        + " server stream was paused because of them (CLOSE_RSP with an error to the server).")
+                .register(registry);
         tunnelBytes = Counter.builder().name(OWN_PREFIX + "bytes_total")
                 .help("Payload bytes moved through tunnels, by direction (to_target, from_target).")
                 .labelNames("direction").register(registry);
@@ -167,6 +172,10 @@ public final class AgentMetrics {
 
     public void sharedStreamPaused() {
         sharedStreamPauses.inc();
+    }
+
+    public void stuckTargetClosed() {
+        stuckTargetsClosed.inc();
     }
 
     public void bytesToTarget(long bytes) {

@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.client.TunnelClient;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
@@ -178,6 +179,46 @@ class IsolationIT extends TunnelTestBase {
             assertThat(otherTarget.sinks().get(0).sha256()).isEqualTo(Payload.sha256(52, 4L * MIB));
             assertThat(log.lines("pausing the server stream")).hasSize(1);
         }
+    }
+
+    /**
+     * Without the extension, a tunnel whose target never reads holds the paused stream for --stuck-target-timeout
+     * only (issue 31): then the agent closes it (CLOSE_RSP with the reason, counted, one WARN) and the stream
+     * resumes, so a tunnel dialled behind it gets through, intact.
+     */
+    @Test
+    void withoutTheExtensionATunnelWhoseTargetTakesNothingIsClosedAfterTheStuckTargetTimeout() throws Exception {
+        TunnelServer server = server(false);
+        PrometheusRegistry registry = new PrometheusRegistry();
+        try (LogCapture log = LogCapture.of(TunnelClient.class)) {
+            TunnelClientSet agent = agent(server, TunnelHarness.agentConfig(server).xfrChannelSize(16)
+                    .stuckTargetTimeout(Duration.ofSeconds(2)), registry);
+            TargetServer stalledTarget = harness.track(TargetServer.sink(false, 0, 0));
+            TargetServer otherTarget = harness.track(TargetServer.sink(true, 0, 0));
+            ProxyClient client = harness.proxyClient(server);
+
+            TransferHandler a = new TransferHandler(61, 16L * MIB, 0);
+            TunnelHarness.dial(client, stalledTarget.hostPort(), a);
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                    assertThat(log.lines("pausing the server stream")).hasSize(1));
+            // B's DIAL_REQ waits behind the paused stream until A is closed.
+            TransferHandler b = new TransferHandler(62, 4L * MIB, 0);
+            client.dial(otherTarget.hostPort(), b);
+            await().atMost(Duration.ofSeconds(60)).until(() -> !otherTarget.sinks().isEmpty()
+                    && otherTarget.sinks().get(0).received() == 4L * MIB);
+            assertThat(otherTarget.sinks().get(0).sha256()).isEqualTo(Payload.sha256(62, 4L * MIB));
+            assertThat(log.lines("closing tunnel: its target accepted nothing for 2s")).hasSize(1);
+            assertThat(stuckTargetsClosed(registry)).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> !a.channel().isActive()); // the server closed A
+            assertThat(stalledTarget.sinks().get(0).received()).isZero();
+        }
+    }
+
+    private static double stuckTargetsClosed(PrometheusRegistry registry) {
+        return registry.scrape().stream()
+                .filter(m -> m.getMetadata().getName().equals("tenant_gateway_tunnel_stuck_targets_closed"))
+                .map(CounterSnapshot.class::cast).flatMap(m -> m.getDataPoints().stream())
+                .mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue).sum();
     }
 
     private static TunnelSnapshot tunnelTo(TunnelClientSet agent, TargetServer target) {
