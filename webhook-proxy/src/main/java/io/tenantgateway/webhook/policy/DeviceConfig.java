@@ -139,8 +139,7 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
         try (InputStream in = Files.newInputStream(file)) {
             byte[] bytes = in.readNBytes(MAX_BYTES + 1);
             if (bytes.length > MAX_BYTES) {
-                throw tooLarge("--device-config", file + " has " + Math.max(bytes.length, Files.size(file))
-                        + " bytes");
+                throw tooLarge(source(file), Math.max(bytes.length, Files.size(file)) + " bytes");
             }
             return new String(bytes, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {

@@ -217,7 +217,7 @@ class DeviceConfigTest {
         assertThatThrownBy(() -> DeviceConfig.load(big))
                 .isInstanceOfSatisfying(InvalidDeviceConfigException.class, e -> assertThat(e.problem())
                         .isEqualTo(InvalidDeviceConfigException.Problem.TOO_LARGE))
-                .hasMessage("--device-config: " + big + " has " + Files.size(big) + " bytes (expected: at most"
+                .hasMessage("--device-config " + big + ": " + Files.size(big) + " bytes (expected: at most"
                         + " 1048576 bytes, 1 MiB: the most a Kubernetes ConfigMap holds)");
         assertThatThrownBy(() -> DeviceConfig.loadNvidia(big)).hasMessageContaining("at most 1048576 bytes");
 
