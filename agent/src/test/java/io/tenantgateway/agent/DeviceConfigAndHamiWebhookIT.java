@@ -136,12 +136,12 @@ class DeviceConfigAndHamiWebhookIT {
             assertThat(rejected.get(0).getInvolvedObject().getName()).isEqualTo("hami-scheduler-device");
             assertThat(rejected.get(0).getMessage()).startsWith("ConfigMap kube-system/hami-scheduler-device"
                     + " data.device-config.yaml: not valid YAML: ")
-                    .contains("keeping the device config in use (ConfigMap kube-system/hami-scheduler-device"
-                            + " resourceVersion ");
+                    .endsWith("; the webhook keeps the last valid version");
             assertThat(metrics()).contains("tenant_gateway_device_config_invalid 1.0",
-                    "tenant_gateway_device_config_reloads_total{result=\"rejected\"} 1.0");
+                    "tenant_gateway_device_config_reloads_total{result=\"rejected\"} 1.0",
+                    "tenant_gateway_device_config_rejected_total{reason=\"not_yaml\"} 1.0");
         });
-        assertThat(readiness()).contains("[+]webhook-device-config ok (newest version rejected: ConfigMap"
+        assertThat(readiness()).contains("[+]webhook-device-config ok (newest version rejected (not_yaml): ConfigMap"
                 + " kube-system/hami-scheduler-device data.device-config.yaml: not valid YAML: ");
         assertThat(webhook.admitPod(port, "team-a", SHARE_ONLY).patch()).as("last good config in use")
                 .contains("/limits/example.com~1gpu\",\"value\":\"1\"");

@@ -70,7 +70,8 @@ public final class DevicePluginPart implements Part {
         // The allocator's failure bookkeeping runs before the plugin serves, and stops after it (closed in reverse):
         // no Allocate call runs once the plugin stopped.
         HamiAllocator hami = new HamiAllocator(context.kubernetes(), allocatorConfig, NodeVendor.NVIDIA,
-                HamiAllocator.byUuid(() -> plugin.gpuUuids()), decisions, metrics, context.clock());
+                HamiAllocator.byUuid(() -> plugin.gpuUuids()), decisions, metrics, context.clock(),
+                context.eventCorrelator());
         hami.start();
         context.own(hami);
         DevicePlugin created = new DevicePlugin(config.plugin(), hami, context.registry(),
@@ -223,7 +224,7 @@ public final class DevicePluginPart implements Part {
         private VendorPlugin create(NodeVendor vendor) {
             VendorPlugin created = new VendorPlugin(vendor);
             created.allocator = new HamiAllocator(context.kubernetes(), allocatorConfig, vendor,
-                    created::nodeDevices, decisions, metrics, context.clock());
+                    created::nodeDevices, decisions, metrics, context.clock(), context.eventCorrelator());
             created.plugin = new DevicePlugin(DevicePluginConfig.forVendor(template.directory(), vendor)
                     .withTimingOf(template), created.allocator, new PrometheusRegistry(),
                     reason -> context.registrationOwnedElsewhere(vendor, reason), context.version(), context.clock());

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.tenantgateway.agent.k8s.EventCorrelator;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.LockDecision;
@@ -148,6 +149,13 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
      */
     public HamiAllocator(KubernetesClient client, AllocatorConfig config, NodeVendor vendor,
             Supplier<Map<String, Long>> nodeDevices, ReentrantLock decisions, LockMetrics metrics, Clock clock) {
+        this(client, config, vendor, nodeDevices, decisions, metrics, clock, new EventCorrelator(clock));
+    }
+
+    /** As above, its Events through the agent's one correlator. */
+    public HamiAllocator(KubernetesClient client, AllocatorConfig config, NodeVendor vendor,
+            Supplier<Map<String, Long>> nodeDevices, ReentrantLock decisions, LockMetrics metrics, Clock clock,
+            EventCorrelator correlator) {
         this.client = requireNonNull(client, "client");
         this.config = requireNonNull(config, "config");
         this.vendor = requireNonNull(vendor, "vendor");
@@ -159,7 +167,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
         this.pending = new PendingPodPolicy(node);
         this.policy = new AllocatePolicy(VendorAllocation.of(vendor, config.hamiCore()), config.hamiCore(), node);
         this.lockPolicy = new LockPolicy(LockPolicy.DEFAULT_NODE_LOCK_TIMEOUT, true);
-        this.events = new EventRecorder(client, node, clock);
+        this.events = new EventRecorder(client, node, clock, correlator);
         this.bookkeeping = new FailureBookkeeping(node, this::attempt, config.failureRetry(),
                 config.pendingFailureLimit(), metrics, clock);
     }

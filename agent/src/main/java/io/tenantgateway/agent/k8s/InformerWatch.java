@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One informer whose every change asks for one look at its whole cache: the callbacks only enqueue a single key on a
@@ -26,6 +28,7 @@ import java.util.function.Supplier;
  * must stay retryable on the same instance.
  */
 public final class InformerWatch<T extends HasMetadata> implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(InformerWatch.class);
     private static final String KEY = "all";
 
     private final String name;
@@ -33,8 +36,10 @@ public final class InformerWatch<T extends HasMetadata> implements AutoCloseable
     private final Supplier<SharedIndexInformer<T>> informers;
     private final Consumer<Store<T>> reconcile;
     private volatile SharedIndexInformer<T> informer;
+    /** Why the informer stopped by itself (not by {@link #close()}); {@code null} while it runs. */
+    private volatile String stopped;
     private WorkQueue<String> queue;
-    private boolean closed;
+    private volatile boolean closed;
 
     /**
      * @param name what is watched, for messages ({@code device config watch for ConfigMap kube-system/x})
@@ -85,6 +90,21 @@ public final class InformerWatch<T extends HasMetadata> implements AutoCloseable
         }
         queue = started;
         started.enqueue(KEY);
+        // Not under this object's lock: close() may complete it from the thread that holds the lock.
+        watching.stopped().whenComplete((ignored, error) -> {
+            if (!closed && informer == watching) {
+                stopped = error == null ? "stopped" : String.valueOf(error.getMessage());
+                log.warn("{} stopped: {}", name, stopped, error);
+            }
+        });
+    }
+
+    /**
+     * Why the informer stopped by itself ({@code null} while it runs, and after {@link #close()}): fabric8 retries a
+     * lost watch itself, so this is an error it gave up on; the owner's readiness says so.
+     */
+    public String stopped() {
+        return stopped;
     }
 
     @Override

@@ -126,6 +126,9 @@ public final class KubernetesPermissions {
                             + " GPUAllocated, GPUAllocationFailed (device plugin); WebhookCertificateIssued,"
                             + " WebhookCertificateRenewed, WebhookCARotated, WebhookCertificateFailed;"
                             + " DeviceConfigRejected; HamiWebhookConflict"),
+            permission("", "events", "patch", EnumSet.of(Use.LOCK_CONTROLLER, Use.DEVICE_PLUGIN,
+                    Use.WEBHOOK_TLS_SELF_MANAGED, Use.DEVICE_CONFIG_MAP, Use.HAMI_WEBHOOK_CHECK),
+                    "the same Event again: its count bumped (JSON merge patch), as client-go's correlator does"),
             permission("", "configmaps", "get", EnumSet.of(Use.DEVICE_CONFIG_MAP),
                     "HAMi's device-config.yaml (--device-config-map, resourceNames-restricted): doctor reads it"),
             permission("", "configmaps", "list", EnumSet.of(Use.DEVICE_CONFIG_MAP),

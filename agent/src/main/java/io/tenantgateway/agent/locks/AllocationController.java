@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.tenantgateway.agent.k8s.EventHandlers;
+import io.tenantgateway.agent.k8s.EventCorrelator;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.LockDecision;
@@ -97,6 +98,12 @@ public final class AllocationController extends Lifecycle {
      * @param metrics the node-lock metrics, registered and unregistered by the owner (shared with the allocator)
      */
     public AllocationController(KubernetesClient client, AllocationConfig config, LockMetrics metrics, Clock clock) {
+        this(client, config, metrics, clock, new EventCorrelator(clock));
+    }
+
+    /** As above, its Events through the agent's one correlator. */
+    public AllocationController(KubernetesClient client, AllocationConfig config, LockMetrics metrics, Clock clock,
+            EventCorrelator correlator) {
         super("allocation controller for node " + requireNonNull(config, "config").nodeName());
         this.client = requireNonNull(client, "client");
         this.config = requireNonNull(config, "config");
@@ -104,7 +111,7 @@ public final class AllocationController extends Lifecycle {
         this.clock = requireNonNull(clock, "clock");
         this.policy = new LockPolicy(config.nodeLockTimeout(), config.mode() == AllocationMode.DEVICE_PLUGIN);
         this.metrics = requireNonNull(metrics, "metrics");
-        this.events = new EventRecorder(client, node, clock);
+        this.events = new EventRecorder(client, node, clock, correlator);
         this.queue = new WorkQueue<>(name(), "allocation-controller-" + node, new Reconcile(), config.retryBackoff(),
                 CLOSE_TIMEOUT);
     }

@@ -35,12 +35,14 @@ public final class LockControllerPart implements Part {
     public void start(PartContext context) {
         AllocationConfig resolved = config.withNodeName(context.nodeName());
         LockMetrics metrics = context.shared(LockMetrics.class, () -> new LockMetrics(context.registry()));
-        controller = new AllocationController(context.kubernetes(), resolved, metrics, context.clock());
+        controller = new AllocationController(context.kubernetes(), resolved, metrics, context.clock(),
+                context.eventCorrelator());
         context.inBackground(CHECK, "lock controller", () -> {
             // A failed start leaves a controller closed (Lifecycle): the next attempt builds a new one.
             AllocationController current = controller;
             if (current.isClosed()) {
-                current = new AllocationController(context.kubernetes(), resolved, metrics, context.clock());
+                current = new AllocationController(context.kubernetes(), resolved, metrics, context.clock(),
+                        context.eventCorrelator());
                 controller = current;
             }
             current.start();

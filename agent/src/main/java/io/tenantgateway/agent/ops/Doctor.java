@@ -21,7 +21,7 @@ import io.grpc.Status;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.NetUtil;
-import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.AgentConfig;
@@ -573,9 +573,11 @@ final class Doctor implements AutoCloseable {
             return DoctorCheck.skip("device-config", "the Kubernetes API check failed");
         }
         String[] parts = DeviceConfigWatch.splitName(name.get());
-        ConfigMap configMap;
+        GenericKubernetesResource configMap;
         try (KubernetesClient client = KubernetesClients.create(clientConfig())) {
-            configMap = client.configMaps().inNamespace(parts[0]).withName(parts[1]).get();
+            // Untyped, as the webhook watches it: whatever a client stored there is read, then judged.
+            configMap = client.genericKubernetesResources("v1", "ConfigMap").inNamespace(parts[0])
+                    .withName(parts[1]).get();
         } catch (IOException | RuntimeException e) {
             return DoctorCheck.fail("device-config", "cannot read ConfigMap " + name.get() + ": " + e.getMessage(),
                     "grant get/list/watch on that ConfigMap (manifests/base ClusterRole)");
@@ -585,14 +587,8 @@ final class Doctor implements AutoCloseable {
                     + " HAMi's defaults", "install HAMi's chart (it creates hami-scheduler-device), or point"
                     + " --device-config-map at the ConfigMap HAMi's scheduler reads");
         }
-        String yaml = configMap.getData() == null ? null : configMap.getData().get(DeviceConfig.CONFIG_MAP_KEY);
         try {
-            if (yaml == null) {
-                throw new IllegalArgumentException("ConfigMap " + name.get() + " has no data."
-                        + DeviceConfig.CONFIG_MAP_KEY);
-            }
-            DeviceConfig parsed = DeviceConfig.parse(yaml, "ConfigMap " + name.get() + " data."
-                    + DeviceConfig.CONFIG_MAP_KEY);
+            DeviceConfig parsed = DeviceConfigWatch.parse(configMap, name.get());
             return DoctorCheck.pass("device-config", "ConfigMap " + name.get() + ": nvidia.resourceCountName="
                     + parsed.nvidia().resourceCountName());
         } catch (IllegalArgumentException e) {

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.DeferredCheck;
 import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.k8s.EventCorrelator;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.node.NodeIdentity;
@@ -63,9 +64,17 @@ public final class PartContext {
         return services.vertx();
     }
 
-    /** An Event recorder; {@code source.host} is this node's name, else the agent id. */
+    /**
+     * An Event recorder; {@code source.host} is this node's name, else the agent id. Every recorder of the agent
+     * shares its one {@link #eventCorrelator()}.
+     */
     public EventRecorder events() {
-        return new EventRecorder(kubernetes(), node().name().orElse(services.agentId()), clock());
+        return new EventRecorder(kubernetes(), node().name().orElse(services.agentId()), clock(), eventCorrelator());
+    }
+
+    /** The agent's one Event correlator (aggregation, count bumps, spam filter), for components that name the host. */
+    public EventCorrelator eventCorrelator() {
+        return services.shared(EventCorrelator.class, () -> new EventCorrelator(clock(), registry()));
     }
 
     /** This node: known, or discovered from the agent's pod (a part that needs the name starts once it is known). */

@@ -11,6 +11,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.controller.WorkQueue;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.k8s.EventHandlers;
+import io.tenantgateway.agent.k8s.EventCorrelator;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.certs.CertBundle;
@@ -125,13 +126,19 @@ public final class WebhookCertificateController extends Lifecycle implements Tls
      */
     public WebhookCertificateController(KubernetesClient client, WebhookCertificatesConfig config,
             PrometheusRegistry registry, Clock clock, String identity) {
+        this(client, config, registry, clock, identity, new EventCorrelator(clock));
+    }
+
+    /** @param correlator the agent's Event correlator */
+    public WebhookCertificateController(KubernetesClient client, WebhookCertificatesConfig config,
+            PrometheusRegistry registry, Clock clock, String identity, EventCorrelator correlator) {
         super("webhook certificates in Secret " + requireNonNull(config, "config").secret());
         this.client = requireNonNull(client, "client");
         this.config = config;
         this.clock = requireNonNull(clock, "clock");
         this.identity = requireNonNull(identity, "identity");
         this.policy = config.policy(clock);
-        this.events = new EventRecorder(client, identity, clock);
+        this.events = new EventRecorder(client, identity, clock, correlator);
         this.metrics = new CertificateMetrics(registry);
         this.queue = new WorkQueue<>(name(), "webhook-certificates", new Reconcile(),
                 Backoff.agentSync(Duration.ofSeconds(1), Duration.ofSeconds(30)), CLOSE_TIMEOUT);

@@ -152,7 +152,7 @@ public final class WebhookPart implements Part {
         String source = "self-managed Secret " + settings.secret();
         context.inBackground(SERVING_CHECK, "webhook (TLS from " + source + ")", () -> {
             WebhookCertificateController attempt = new WebhookCertificateController(context.kubernetes(), settings,
-                    context.registry(), context.clock(), host);
+                    context.registry(), context.clock(), host, context.eventCorrelator());
             certificates = attempt;
             attempt.start();
             try {

@@ -136,7 +136,7 @@ class WebhookCommandTest {
                 "error: --upstream-ca: given without --upstream (expected: both or neither)");
         Path badConfig = Files.writeString(dir.resolve("device-config.yaml"), "nvidia:\n  defaultGPUNum: many\n");
         assertUsageError(webhook("--device-config", badConfig.toString(), "--tls-cert", cert, "--tls-key", key),
-                "error: " + badConfig + ": nvidia.defaultGPUNum: 'many' (expected: a whole number)");
+                "error: --device-config " + badConfig + ": nvidia.defaultGPUNum: 'many' (expected: a whole number)");
     }
 
     /** The command's own names and run's names for the same flags: the standalone's win when both are given. */

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -9,7 +10,7 @@ import java.util.Optional;
  * containers that do not ask for it (with {@code overwriteEnv}), rounds memory up to a vNPU template, and rejects
  * what the chip cannot split.
  */
-public final class AscendVendor implements Vendor {
+public final class AscendVendor implements ChipVendors.Chip {
     public static final String VISIBLE_DEVICES_ENV = "ASCEND_VISIBLE_DEVICES";
     public static final String VNPU_MODE_ANNOTATION = "huawei.com/vnpu-mode";
     public static final String HAMI_CORE = "hami-core";
@@ -40,12 +41,33 @@ public final class AscendVendor implements Vendor {
     }
 
     @Override
+    public String countName() {
+        return chip.resourceName();
+    }
+
+    @Override
+    public List<String> writtenNames() {
+        return chip.resourceMemoryName().isEmpty() ? List.of() : List.of(chip.resourceMemoryName());
+    }
+
+    /** With {@code overwriteEnv}, a container that does not ask for the chip gets an empty visible-devices entry. */
+    @Override
+    public boolean actsOnEveryContainer() {
+        return chip.overwriteEnv();
+    }
+
+    @Override
+    public void mutateUnasked(ContainerNode container) {
+        if (chip.overwriteEnv()) {
+            container.appendEnv(VISIBLE_DEVICES_ENV, "");
+        }
+    }
+
+    @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         Optional<Quantity> countLimit = container.limit(chip.resourceName());
         if (countLimit.isEmpty()) {
-            if (chip.overwriteEnv()) {
-                container.appendEnv(VISIBLE_DEVICES_ENV, "");
-            }
+            mutateUnasked(container);
             return false;
         }
         long count = countLimit.get().value();

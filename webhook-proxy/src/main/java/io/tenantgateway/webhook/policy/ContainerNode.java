@@ -1,5 +1,7 @@
 package io.tenantgateway.webhook.policy;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -75,6 +77,22 @@ public final class ContainerNode {
     public Optional<Quantity> limitOrRequest(String resource) {
         Optional<Quantity> limit = limit(resource);
         return limit.isPresent() ? limit : request(resource);
+    }
+
+    /** The resource names {@code resources.limits} holds (a per-chip backend is looked up by them). */
+    List<String> limitNames() {
+        return names(limits(false));
+    }
+
+    /** The resource names {@code resources.limits} or {@code resources.requests} holds. */
+    List<String> declaredNames() {
+        List<String> names = new ArrayList<>(limitNames());
+        names.addAll(names(requests()));
+        return names;
+    }
+
+    private static List<String> names(ObjectNode list) {
+        return list == null ? List.of() : List.copyOf(list.propertyNames());
     }
 
     /** Whether {@code resources.limits} or {@code resources.requests} names the resource. */

@@ -4,6 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.common.config.ConfigException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -43,6 +46,18 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
     public static final String NVIDIA_BLOCK = "nvidia";
     public static final String ASCEND_BLOCK = "vnpus";
     public static final String ILUVATAR_BLOCK = "iluvatars";
+
+    /**
+     * The largest {@code device-config.yaml} read, in bytes (1 MiB, the most a Kubernetes ConfigMap holds): a file
+     * or ConfigMap value over it is refused before it is parsed.
+     */
+    public static final int MAX_BYTES = 1024 * 1024;
+    /** At most this many {@code vnpus} entries, and as many {@code iluvatars} entries (HAMi's chart has 7 and 4). */
+    public static final int MAX_CHIPS = 4096;
+    /** At most this many {@code templates} per Ascend chip (HAMi's chart has at most 4). */
+    public static final int MAX_TEMPLATES = 64;
+    /** Go's {@code int32} maximum: HAMi reads most counts and factors into {@code int32} fields. */
+    static final long INT32_MAX = Integer.MAX_VALUE;
 
     /**
      * The other vendors' mapping blocks, the resource-name keys the webhook reads from each, and the values HAMi's
@@ -90,7 +105,12 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
      *     the file and the key)
      */
     public static DeviceConfig load(Path file) {
-        return parse(read(file), file.toString());
+        return parse(read(file), source(file));
+    }
+
+    /** How errors name a file: {@code --device-config /etc/hami/device-config.yaml}. */
+    private static String source(Path file) {
+        return "--device-config " + file;
     }
 
     /**
@@ -101,23 +121,27 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
      * @throws ConfigException as {@link #load}, for the file and its nvidia block
      */
     public static NvidiaConfig loadNvidia(Path file) {
-        String source = file.toString();
-        Document document = document(read(file), source);
+        Document document = document(read(file), source(file));
         if (document.root() == null) {
             return NvidiaConfig.defaults();
         }
         try {
             return parseNvidia(new Block(document.root().get(NVIDIA_BLOCK), document.source() + ": nvidia"));
-        } catch (IllegalArgumentException e) {
-            throw e.getMessage().startsWith(document.source()) ? e : ConfigException.of(document.source(),
-                    e.getMessage(), e);
+        } catch (IllegalArgumentException | JacksonException e) {
+            throw InvalidDeviceConfigException.of(InvalidDeviceConfigException.Problem.INVALID_VALUE,
+                    document.source(), e);
         }
     }
 
+    /** The file's text, refused unread past {@link #MAX_BYTES} (a 20 MB file would fill the agent's heap). */
     private static String read(Path file) {
         requireNonNull(file, "file");
-        try {
-            return Files.readString(file, StandardCharsets.UTF_8);
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+            if (bytes.length > MAX_BYTES) {
+                throw tooLarge(source(file), Math.max(bytes.length, Files.size(file)) + " bytes");
+            }
+            return new String(bytes, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             throw new ConfigException("--device-config", file + " does not exist", "HAMi's device-config.yaml", e);
         } catch (IOException e) {
@@ -129,14 +153,42 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
     private record Document(JsonNode root, String source) {
     }
 
+    private static InvalidDeviceConfigException tooLarge(String source, String size) {
+        return new InvalidDeviceConfigException(InvalidDeviceConfigException.Problem.TOO_LARGE, source, size,
+                "at most " + MAX_BYTES + " bytes, 1 MiB: the most a Kubernetes ConfigMap holds");
+    }
+
+    /** The UTF-8 length of {@code text}, counted without encoding it. */
+    static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes++;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+
     private static Document document(String yaml, String source) {
         requireNonNull(yaml, "yaml");
+        if (yaml.length() > MAX_BYTES || utf8Length(yaml) > MAX_BYTES) {
+            throw tooLarge(source, utf8Length(yaml) + " bytes");
+        }
         JsonNode root = readYaml(yaml, source);
         if (root.isObject() && "ConfigMap".equals(root.path("kind").asString(""))) {
             JsonNode embedded = root.path("data").path(CONFIG_MAP_KEY);
             if (!embedded.isString()) {
-                throw new ConfigException(source, "ConfigMap has no data." + CONFIG_MAP_KEY,
-                        "HAMi's hami-scheduler-device ConfigMap");
+                throw new InvalidDeviceConfigException(InvalidDeviceConfigException.Problem.NO_KEY, source,
+                        "ConfigMap has no data." + CONFIG_MAP_KEY, "HAMi's hami-scheduler-device ConfigMap");
             }
             source = source + " data." + CONFIG_MAP_KEY;
             root = readYaml(embedded.stringValue(), source);
@@ -145,8 +197,8 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
             return new Document(null, source);
         }
         if (!root.isObject()) {
-            throw new ConfigException(source, "top level is " + JsonTypes.describe(root),
-                    "a mapping with an nvidia: block");
+            throw new InvalidDeviceConfigException(InvalidDeviceConfigException.Problem.INVALID_VALUE, source,
+                    "top level is " + JsonTypes.describe(root), "a mapping with an nvidia: block");
         }
         return new Document(root, source);
     }
@@ -155,7 +207,8 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
      * Parses YAML text.
      *
      * @param source named in error messages (a file name, {@code ConfigMap kube-system/hami-scheduler-device})
-     * @throws ConfigException naming {@code source}, the key, the value and what was expected
+     * @throws InvalidDeviceConfigException naming {@code source}, the key, the value and what was expected, and
+     *     what kind of problem it is (for metrics)
      */
     public static DeviceConfig parse(String yaml, String source) {
         Document document = document(yaml, source);
@@ -181,30 +234,31 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
             return new DeviceConfig(parseNvidia(new Block(root.get(NVIDIA_BLOCK), source + ": nvidia")), blocks,
                     parseAscend(root.get(ASCEND_BLOCK), source + ": " + ASCEND_BLOCK),
                     parseIluvatar(root.get(ILUVATAR_BLOCK), source + ": " + ILUVATAR_BLOCK));
-        } catch (IllegalArgumentException e) {
-            throw e.getMessage().startsWith(source) ? e : ConfigException.of(source, e.getMessage(), e);
+        } catch (IllegalArgumentException | JacksonException e) {
+            // A JacksonException here is a value the tree cannot convert: still the file's fault, named as such.
+            throw InvalidDeviceConfigException.of(InvalidDeviceConfigException.Problem.INVALID_VALUE, source, e);
         }
     }
 
-    /** A block's {@code memoryFactor}: a whole number >= 1, or {@code null} when absent. */
+    /** A block's {@code memoryFactor}: a whole number in {@code 1..2^31-1}, or {@code null} when absent. */
     private static String memoryFactor(Block block) {
         JsonNode value = block.value("memoryFactor");
         if (value == null) {
             return null;
         }
-        long factor = block.integer("memoryFactor", 1);
-        if (factor < 1 || factor > Integer.MAX_VALUE) {
-            throw new ConfigException(block.path() + ".memoryFactor", factor, ">= 1");
-        }
-        return Long.toString(factor);
+        return Long.toString(block.integer("memoryFactor", 1, 1, INT32_MAX));
     }
 
-    private static List<JsonNode> list(JsonNode node, String path) {
+    /** A YAML list of at most {@code max} entries. */
+    private static List<JsonNode> list(JsonNode node, String path, int max) {
         if (node == null || node.isNull()) {
             return List.of();
         }
         if (!node.isArray()) {
             throw new ConfigException(path, JsonTypes.describe(node), "a list");
+        }
+        if (node.size() > max) {
+            throw new ConfigException(path, node.size() + " entries", "at most " + max);
         }
         List<JsonNode> out = new ArrayList<>();
         node.forEach(out::add);
@@ -219,21 +273,23 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
             configsPath = path + ".configs";
         }
         List<AscendChip> chips = new ArrayList<>();
-        List<JsonNode> entries = list(configs, configsPath);
+        List<JsonNode> entries = list(configs, configsPath, MAX_CHIPS);
         for (int i = 0; i < entries.size(); i++) {
             String at = configsPath + "[" + i + "]";
             Block b = new Block(entries.get(i), at);
             List<AscendChip.Template> templates = new ArrayList<>();
-            List<JsonNode> templateNodes = list(b.value("templates"), at + ".templates");
+            List<JsonNode> templateNodes = list(b.value("templates"), at + ".templates", MAX_TEMPLATES);
             for (int t = 0; t < templateNodes.size(); t++) {
                 Block tb = new Block(templateNodes.get(t), at + ".templates[" + t + "]");
-                templates.add(new AscendChip.Template(tb.string("name", ""), tb.integer("memory", 0)));
+                templates.add(new AscendChip.Template(tb.string("name", ""),
+                        tb.integer("memory", 0, 0, Long.MAX_VALUE)));
             }
+            // Memory in MiB (Go int64, never negative); memoryFactor Go int32, 0 (absent) read as 1.
             chips.add(new AscendChip(b.string("commonWord", ""), b.string("chipName", ""),
                     b.string("resourceName", ""), b.string("resourceMemoryName", ""),
-                    b.string("resourceCoreName", ""), b.integer("memoryAllocatable", 0),
-                    b.integer("memoryCapacity", 0), (int) Math.max(1, Math.min(Integer.MAX_VALUE,
-                            b.integer("memoryFactor", 1))), b.string("runtimeClassName", ""),
+                    b.string("resourceCoreName", ""), b.integer("memoryAllocatable", 0, 0, Long.MAX_VALUE),
+                    b.integer("memoryCapacity", 0, 0, Long.MAX_VALUE),
+                    (int) Math.max(1, b.integer("memoryFactor", 1, 0, INT32_MAX)), b.string("runtimeClassName", ""),
                     b.bool("overwriteEnv", false), templates, b.bool("superPod", false)));
         }
         return chips;
@@ -241,7 +297,7 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
 
     private static List<IluvatarChip> parseIluvatar(JsonNode node, String path) {
         List<IluvatarChip> chips = new ArrayList<>();
-        List<JsonNode> entries = list(node, path);
+        List<JsonNode> entries = list(node, path, MAX_CHIPS);
         for (int i = 0; i < entries.size(); i++) {
             Block b = new Block(entries.get(i), path + "[" + i + "]");
             chips.add(new IluvatarChip(b.string("chipName", ""), b.string("commonWord", ""),
@@ -320,7 +376,8 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
         try {
             return YAMLMapper.builder().build().readTree(yaml);
         } catch (JacksonException e) {
-            throw ConfigException.of(source, "not valid YAML: " + e.getOriginalMessage(), e);
+            throw InvalidDeviceConfigException.of(InvalidDeviceConfigException.Problem.NOT_YAML, source,
+                    "not valid YAML: " + e.getOriginalMessage(), e);
         }
     }
 
@@ -333,15 +390,15 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
                 block.string("resourceCoreName", d.resourceCoreName()),
                 block.string("resourcePriorityName", d.resourcePriorityName()),
                 block.bool("overwriteEnv", d.overwriteEnv()),
-                block.integer("defaultMemory", d.defaultMemory()),
-                block.integer("defaultCores", d.defaultCores()),
-                block.integer("defaultGPUNum", d.defaultGpuNum()),
-                (int) Math.min(Integer.MAX_VALUE, block.integer("memoryFactor", d.memoryFactor())),
+                block.integer("defaultMemory", d.defaultMemory(), 0, INT32_MAX),
+                block.integer("defaultCores", d.defaultCores(), 0, 100),
+                block.integer("defaultGPUNum", d.defaultGpuNum(), 0, INT32_MAX),
+                (int) block.integer("memoryFactor", d.memoryFactor(), 1, INT32_MAX),
                 block.string("gpuCorePolicy", d.gpuCorePolicy()),
                 block.string("runtimeClassName", d.runtimeClassName()),
-                block.integer("deviceSplitCount", d.deviceSplitCount()),
-                block.decimal("deviceMemoryScaling", d.deviceMemoryScaling()),
-                block.decimal("deviceCoreScaling", d.deviceCoreScaling()));
+                block.integer("deviceSplitCount", d.deviceSplitCount(), 1, INT32_MAX),
+                block.scaling("deviceMemoryScaling", d.deviceMemoryScaling()),
+                block.scaling("deviceCoreScaling", d.deviceCoreScaling()));
     }
 
     /** Typed reads from one YAML block; errors name the key, the value and what was expected. */
@@ -382,7 +439,8 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
             return value.booleanValue();
         }
 
-        long integer(String key, long fallback) {
+        /** A whole number in {@code min..max} (the key's Go type, narrowed where HAMi's meaning is). */
+        long integer(String key, long fallback, long min, long max) {
             JsonNode value = value(key);
             if (value == null) {
                 return fallback;
@@ -390,10 +448,15 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
             if (!value.isIntegralNumber()) {
                 throw new ConfigException(path + "." + key, "'" + value.asString() + "'", "a whole number");
             }
-            return value.longValue();
+            BigInteger number = value.bigIntegerValue(); // any size: 2^63 must be an error, not an overflow
+            if (number.compareTo(BigInteger.valueOf(min)) < 0 || number.compareTo(BigInteger.valueOf(max)) > 0) {
+                throw new ConfigException(path + "." + key, number, min + ".." + max);
+            }
+            return number.longValueExact();
         }
 
-        double decimal(String key, double fallback) {
+        /** A scaling factor: a finite number in {@code (0, NvidiaConfig.MAX_SCALING]}. */
+        double scaling(String key, double fallback) {
             JsonNode value = value(key);
             if (value == null) {
                 return fallback;
@@ -401,7 +464,21 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
             if (!value.isNumber()) {
                 throw new ConfigException(path + "." + key, "'" + value.asString() + "'", "a number");
             }
-            return value.doubleValue();
+            BigDecimal number = finite(value);
+            if (number == null || number.signum() <= 0
+                    || number.compareTo(BigDecimal.valueOf(NvidiaConfig.MAX_SCALING)) > 0) {
+                throw new ConfigException(path + "." + key, value.asString(), NvidiaConfig.SCALING_RANGE);
+            }
+            return number.doubleValue();
+        }
+
+        /** The number exactly, or {@code null} for NaN and infinities. */
+        private static BigDecimal finite(JsonNode value) {
+            if (value.isDouble() || value.isFloat()) {
+                double d = value.doubleValue();
+                return Double.isFinite(d) ? BigDecimal.valueOf(d) : null;
+            }
+            return value.decimalValue();
         }
     }
 }

@@ -2,10 +2,11 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.List;
 import java.util.Optional;
 
 /** HAMi's Iluvatar backend for one chip (spec §3.2): cores for multi-device requests, the container name in env. */
-public final class IluvatarVendor implements Vendor {
+public final class IluvatarVendor implements ChipVendors.Chip {
     /** Upstream's spelling. */
     public static final String CONTAINER_NAME_ENV = "SOL_CONTINER_NAME";
 
@@ -29,6 +30,16 @@ public final class IluvatarVendor implements Vendor {
     @Override
     public String name() {
         return chip.commonWord();
+    }
+
+    @Override
+    public String countName() {
+        return chip.resourceCountName();
+    }
+
+    @Override
+    public List<String> writtenNames() {
+        return chip.resourceCoreName().isEmpty() ? List.of() : List.of(chip.resourceCoreName());
     }
 
     @Override

@@ -34,6 +34,13 @@ public record NvidiaConfig(
 
     /** HAMi's {@code GPUCoreUtilizationPolicy} values. */
     public static final Set<String> CORE_POLICIES = Set.of("default", "force", "disable");
+    /**
+     * The largest {@code deviceMemoryScaling} and {@code deviceCoreScaling}: HAMi documents values over 1 as
+     * overcommit, and its device plugin multiplies a GPU's memory by the factor into an {@code int32} MiB count,
+     * which 100 keeps far inside for any GPU made.
+     */
+    public static final long MAX_SCALING = 100;
+    static final String SCALING_RANGE = "> 0 and <= " + MAX_SCALING;
 
     public NvidiaConfig {
         resourceCountName = required("nvidia.resourceCountName", resourceCountName);
@@ -58,11 +65,11 @@ public record NvidiaConfig(
         atLeast("nvidia.defaultGPUNum", defaultGpuNum, 0);
         atLeast("nvidia.memoryFactor", memoryFactor, 1);
         atLeast("nvidia.deviceSplitCount", deviceSplitCount, 1);
-        if (!(deviceMemoryScaling > 0)) {
-            throw new ConfigException("nvidia.deviceMemoryScaling", deviceMemoryScaling, "> 0");
+        if (!(deviceMemoryScaling > 0 && deviceMemoryScaling <= MAX_SCALING)) {
+            throw new ConfigException("nvidia.deviceMemoryScaling", deviceMemoryScaling, SCALING_RANGE);
         }
-        if (!(deviceCoreScaling > 0)) {
-            throw new ConfigException("nvidia.deviceCoreScaling", deviceCoreScaling, "> 0");
+        if (!(deviceCoreScaling > 0 && deviceCoreScaling <= MAX_SCALING)) {
+            throw new ConfigException("nvidia.deviceCoreScaling", deviceCoreScaling, SCALING_RANGE);
         }
     }
 

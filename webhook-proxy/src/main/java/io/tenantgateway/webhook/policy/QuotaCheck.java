@@ -43,31 +43,42 @@ final class QuotaCheck {
         if (lookup == QuotaLookup.NONE) {
             return Result.FITS; // no quota anywhere (the standalone webhook without API access): nothing to count
         }
-        for (Vendor vendor : vendors) {
-            if (compat == HamiCompat.V2_9 && !(vendor instanceof NvidiaVendor)) {
+        for (Vendor group : vendors) {
+            if (compat == HamiCompat.V2_9 && !(group instanceof NvidiaVendor)) {
                 continue; // v2.9 checks NVIDIA's resources only
             }
-            Vendor.QuotaResources resources = vendor.quotaResources();
-            if (resources.memoryResource() == null && resources.coreResource() == null) {
-                continue;
-            }
-            long[] request = compat == HamiCompat.V2_9 ? requestV29(pod, vendor) : requestV210(pod, vendor);
-            long memory = request[0];
-            long cores = request[1];
-            if (memory == 0 && cores == 0) {
-                continue;
-            }
-            int factor = resources.memoryFactor();
-            boolean zeroBlocks = compat == HamiCompat.V2_10;
-            try {
-                if (exceeds(lookup, namespace, resources.memoryResource(), resources, true, memory, factor, zeroBlocks)
-                        || exceeds(lookup, namespace, resources.coreResource(), resources, false, cores, 1,
-                                zeroBlocks)) {
-                    return Result.EXCEEDED;
+            for (Vendor vendor : group.quotaVendors(pod)) {
+                Result result = check(pod, namespace, vendor, compat, lookup);
+                if (result != Result.FITS) {
+                    return result;
                 }
-            } catch (RuntimeException e) {
-                return new Result.Failed("quota lookup failed for namespace " + namespace + ": " + e.getMessage());
             }
+        }
+        return Result.FITS;
+    }
+
+    /** One backend's part of the check. */
+    private static Result check(PodNode pod, String namespace, Vendor vendor, HamiCompat compat,
+            QuotaLookup lookup) {
+        Vendor.QuotaResources resources = vendor.quotaResources();
+        if (resources.memoryResource() == null && resources.coreResource() == null) {
+            return Result.FITS;
+        }
+        long[] request = compat == HamiCompat.V2_9 ? requestV29(pod, vendor) : requestV210(pod, vendor);
+        long memory = request[0];
+        long cores = request[1];
+        if (memory == 0 && cores == 0) {
+            return Result.FITS;
+        }
+        int factor = resources.memoryFactor();
+        boolean zeroBlocks = compat == HamiCompat.V2_10;
+        try {
+            if (exceeds(lookup, namespace, resources.memoryResource(), resources, true, memory, factor, zeroBlocks)
+                    || exceeds(lookup, namespace, resources.coreResource(), resources, false, cores, 1, zeroBlocks)) {
+                return Result.EXCEEDED;
+            }
+        } catch (RuntimeException e) {
+            return new Result.Failed("quota lookup failed for namespace " + namespace + ": " + e.getMessage());
         }
         return Result.FITS;
     }

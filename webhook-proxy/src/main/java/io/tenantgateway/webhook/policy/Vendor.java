@@ -1,5 +1,6 @@
 package io.tenantgateway.webhook.policy;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -40,6 +41,15 @@ public interface Vendor {
      */
     default QuotaNames quotaNames() {
         return null;
+    }
+
+    /**
+     * The backends the quota check asks about {@code pod}: this one (the default). A group of per-chip backends
+     * ({@link ChipVendors}) answers with only the chips the pod's containers name, so that the check costs the same
+     * however many chips are configured.
+     */
+    default List<Vendor> quotaVendors(PodNode pod) {
+        return List.of(this);
     }
 
     /**

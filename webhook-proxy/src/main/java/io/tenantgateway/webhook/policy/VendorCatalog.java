@@ -13,7 +13,8 @@ import java.util.Set;
  * Enflame shared ({@code Enflame}), Mthreads, Metax GPU, Metax sGPU, Kunlun XPU ({@code kunlun}), Kunlun vXPU
  * ({@code XPU}), AWS Neuron, AMD, Vastai, Biren (v2.10), then one Ascend backend per {@code vnpus} chip (only with
  * {@code --enable-ascend}) and one Iluvatar backend per {@code iluvatars} chip (only with {@code --enable-iluvatar}),
- * each in file order. The order shows only in the relative position of env entries two backends append to one
+ * each in file order. The per-chip backends come as one {@link ChipVendors} per vendor, which looks a container's
+ * chips up by resource name: the list has at most 16 entries however many chips are configured. The order shows only in the relative position of env entries two backends append to one
  * container, and in which runtimeClassName wins when two backends with different classes match one container.
  */
 final class VendorCatalog {
@@ -83,10 +84,11 @@ final class VendorCatalog {
         }
         detect(vendors, devices, compat, AWS_NEURON_V29, AMD_V29, VASTAI, BIREN);
         if (policy.enableAscend()) {
-            devices.vnpus().forEach(chip -> vendors.add(new AscendVendor(chip, compat)));
+            vendors.add(new ChipVendors("Ascend", devices.vnpus().stream().map(chip -> new AscendVendor(chip, compat))
+                    .toList()));
         }
         if (policy.enableIluvatar()) {
-            devices.iluvatars().forEach(chip -> vendors.add(new IluvatarVendor(chip)));
+            vendors.add(new ChipVendors("Iluvatar", devices.iluvatars().stream().map(IluvatarVendor::new).toList()));
         }
         return List.copyOf(vendors);
     }

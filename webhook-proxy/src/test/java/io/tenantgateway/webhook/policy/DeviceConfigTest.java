@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class DeviceConfigTest {
 
@@ -127,7 +129,7 @@ class DeviceConfigTest {
         assertThatThrownBy(() -> DeviceConfig.parse("nvidia:\n  overwriteEnv: yes please\n", "dc.yaml"))
                 .hasMessage("dc.yaml: nvidia.overwriteEnv: 'yes please' (expected: true or false)");
         assertThatThrownBy(() -> DeviceConfig.parse("nvidia:\n  defaultGPUNum: -1\n", "dc.yaml"))
-                .hasMessage("dc.yaml: nvidia.defaultGPUNum: -1 (expected: >= 0)");
+                .hasMessage("dc.yaml: nvidia.defaultGPUNum: -1 (expected: 0..2147483647)");
         assertThatThrownBy(() -> DeviceConfig.parse("nvidia:\n  gpuCorePolicy: turbo\n", "dc.yaml"))
                 .hasMessage("dc.yaml: nvidia.gpuCorePolicy: 'turbo' (expected: default, force or disable)");
         assertThatThrownBy(() -> DeviceConfig.parse("nvidia: [1, 2]\n", "dc.yaml"))
@@ -162,8 +164,96 @@ class DeviceConfigTest {
         assertThat(DeviceConfig.loadNvidia(configMap).deviceSplitCount()).isEqualTo(3);
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "nvidia:\n  deviceSplitCount: many\n",
                 StandardCharsets.UTF_8);
-        assertThatThrownBy(() -> DeviceConfig.loadNvidia(bad)).hasMessageStartingWith(bad.toString());
+        assertThatThrownBy(() -> DeviceConfig.loadNvidia(bad)).hasMessage("--device-config " + bad
+                + ": nvidia.deviceSplitCount: 'many' (expected: a whole number)");
         assertThat(DeviceConfig.loadNvidia(Files.writeString(dir.resolve("empty.yaml"), "")).deviceSplitCount())
                 .isEqualTo(NvidiaConfig.defaults().deviceSplitCount());
+    }
+
+    /** Issue 31: a number past its key's range is a config error naming the key and the range, never an overflow. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "nvidia:\\n  deviceMemoryScaling: 9223372036854775808 | nvidia.deviceMemoryScaling: 9223372036854775808"
+            + " (expected: > 0 and <= 100)",
+        "nvidia:\\n  deviceCoreScaling: .inf | nvidia.deviceCoreScaling: Infinity (expected: > 0 and <= 100)",
+        "nvidia:\\n  deviceMemoryScaling: 0 | nvidia.deviceMemoryScaling: 0 (expected: > 0 and <= 100)",
+        "nvidia:\\n  defaultMemory: 9223372036854775808 | nvidia.defaultMemory: 9223372036854775808"
+            + " (expected: 0..2147483647)",
+        "nvidia:\\n  deviceSplitCount: 4294967296 | nvidia.deviceSplitCount: 4294967296 (expected: 1..2147483647)",
+        "nvidia:\\n  memoryFactor: 2147483648 | nvidia.memoryFactor: 2147483648 (expected: 1..2147483647)",
+        "nvidia:\\n  defaultCores: 101 | nvidia.defaultCores: 101 (expected: 0..100)",
+        "hygon:\\n  memoryFactor: 99999999999999999999 | hygon.memoryFactor: 99999999999999999999"
+            + " (expected: 1..2147483647)",
+        "vnpus:\\n- templates:\\n  - memory: 9223372036854775808 | vnpus[0].templates[0].memory: 9223372036854775808"
+            + " (expected: 0..9223372036854775807)",
+        "vnpus:\\n- memoryAllocatable: -1 | vnpus[0].memoryAllocatable: -1 (expected: 0..9223372036854775807)",
+        "vnpus:\\n- memoryFactor: 2147483648 | vnpus[0].memoryFactor: 2147483648 (expected: 0..2147483647)",
+    })
+    void numbersPastTheirRangeNameTheKeyAndTheRange(String yaml, String message) {
+        assertThatThrownBy(() -> DeviceConfig.parse(yaml.replace("\\n", "\n"), "dc.yaml"))
+                .isInstanceOfSatisfying(InvalidDeviceConfigException.class, e -> assertThat(e.problem())
+                        .isEqualTo(InvalidDeviceConfigException.Problem.INVALID_VALUE))
+                .hasMessage("dc.yaml: " + message);
+    }
+
+    @Test
+    void theLargestValuesInRangeAreRead() {
+        DeviceConfig config = DeviceConfig.parse("nvidia:\n  deviceMemoryScaling: 100\n  defaultMemory: 2147483647\n"
+                + "vnpus:\n- memoryCapacity: 9223372036854775807\n", "dc.yaml");
+        assertThat(config.nvidia().deviceMemoryScaling()).isEqualTo(100.0);
+        assertThat(config.nvidia().defaultMemory()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(config.vnpus().get(0).memoryCapacity()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void aFileOrValueOverOneMebibyteIsRefusedUnparsedNamingTheLimit(@TempDir Path dir) throws IOException {
+        Path big = dir.resolve("big.yaml");
+        try (var out = Files.newBufferedWriter(big, StandardCharsets.UTF_8)) {
+            String line = "# " + "x".repeat(1021) + "\n";
+            for (int i = 0; i < 20 * 1024; i++) {
+                out.write(line); // 20 MiB of comments: YAML, but never read whole
+            }
+        }
+        assertThatThrownBy(() -> DeviceConfig.load(big))
+                .isInstanceOfSatisfying(InvalidDeviceConfigException.class, e -> assertThat(e.problem())
+                        .isEqualTo(InvalidDeviceConfigException.Problem.TOO_LARGE))
+                .hasMessage("--device-config " + big + ": " + Files.size(big) + " bytes (expected: at most"
+                        + " 1048576 bytes, 1 MiB: the most a Kubernetes ConfigMap holds)");
+        assertThatThrownBy(() -> DeviceConfig.loadNvidia(big)).hasMessageContaining("at most 1048576 bytes");
+
+        String justOver = "#" + "é".repeat(DeviceConfig.MAX_BYTES / 2); // 1 + 2 bytes each: one byte over
+        assertThatThrownBy(() -> DeviceConfig.parse(justOver, "ConfigMap a/b data.device-config.yaml"))
+                .hasMessage("ConfigMap a/b data.device-config.yaml: " + (DeviceConfig.MAX_BYTES + 1) + " bytes"
+                        + " (expected: at most 1048576 bytes, 1 MiB: the most a Kubernetes ConfigMap holds)");
+        assertThat(DeviceConfig.parse("#" + "x".repeat(DeviceConfig.MAX_BYTES - 1), "at the limit"))
+                .isEqualTo(DeviceConfig.defaults());
+        assertThat(DeviceConfig.utf8Length("a\u00e9\u20ac\ud83d\ude00")).isEqualTo(1 + 2 + 3 + 4);
+    }
+
+    @Test
+    void chipAndTemplateListsAreCapped() {
+        String chips = "vnpus:\n" + "- {}\n".repeat(DeviceConfig.MAX_CHIPS + 1);
+        assertThatThrownBy(() -> DeviceConfig.parse(chips, "dc.yaml"))
+                .hasMessage("dc.yaml: vnpus: 4097 entries (expected: at most 4096)");
+        assertThat(DeviceConfig.parse("vnpus:\n" + "- {}\n".repeat(DeviceConfig.MAX_CHIPS), "dc.yaml").vnpus())
+                .hasSize(DeviceConfig.MAX_CHIPS);
+        assertThatThrownBy(() -> DeviceConfig.parse("iluvatars:\n" + "- {}\n".repeat(DeviceConfig.MAX_CHIPS + 1),
+                "dc.yaml")).hasMessage("dc.yaml: iluvatars: 4097 entries (expected: at most 4096)");
+        String templates = "vnpus:\n- templates:\n" + "  - {memory: 1}\n".repeat(DeviceConfig.MAX_TEMPLATES + 1);
+        assertThatThrownBy(() -> DeviceConfig.parse(templates, "dc.yaml"))
+                .hasMessage("dc.yaml: vnpus[0].templates: 65 entries (expected: at most 64)");
+    }
+
+    @Test
+    void problemsAreClassifiedForTheRejectionMetric() {
+        assertThatThrownBy(() -> DeviceConfig.parse("nvidia: {\n", "dc.yaml"))
+                .isInstanceOfSatisfying(InvalidDeviceConfigException.class, e -> assertThat(e.problem().label())
+                        .isEqualTo("not_yaml"));
+        assertThatThrownBy(() -> DeviceConfig.parse("kind: ConfigMap\ndata: {}\n", "cm.yaml"))
+                .isInstanceOfSatisfying(InvalidDeviceConfigException.class, e -> assertThat(e.problem().label())
+                        .isEqualTo("no_key"));
+        assertThatThrownBy(() -> DeviceConfig.parse("nvidia:\n  gpuCorePolicy: turbo\n", "dc.yaml"))
+                .isInstanceOfSatisfying(InvalidDeviceConfigException.class, e -> assertThat(e.problem().label())
+                        .isEqualTo("invalid_value"));
     }
 }

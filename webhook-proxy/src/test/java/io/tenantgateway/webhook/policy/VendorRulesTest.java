@@ -687,7 +687,7 @@ class VendorRulesTest {
         assertThat(DeviceConfig.parse("hygon:\n  memoryFactor: 4\n", "t").block("hygon").name("memoryFactor"))
                 .isEqualTo("4");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> DeviceConfig.parse("hygon:\n  memoryFactor: 0\n",
-                "t")).hasMessage("t: hygon.memoryFactor: 0 (expected: >= 1)");
+                "t")).hasMessage("t: hygon.memoryFactor: 0 (expected: 1..2147483647)");
     }
 
     // ---- 1. the loop ----
