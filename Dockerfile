@@ -3,11 +3,14 @@
 # runtime that holds only the JDK modules the agent uses (agent/src/main/jlink/modules; RuntimeJlinkIT checks the
 # list against jdeps and runs the agent on such a runtime).
 #
-# Build the jar first, then the image (revision and source become OCI labels):
+# Build the jar first, then the image from the repository root (the context: it copies agent/target/tenant-gateway.jar,
+# bin/ and agent/src/main/jlink/modules; version, revision and source become OCI labels), then push it where the
+# nodes pull from and point the chart or kustomize at it (README.md, "Install"):
 #   mvn -B package -DskipTests
-#   docker build -t tenant-gateway:0.1.0 \
-#     --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" \
+#   docker build -t REGISTRY/tenant-gateway:TAG \
+#     --build-arg VERSION=TAG --build-arg REVISION="$(git rev-parse HEAD)" \
 #     --build-arg SOURCE="$(git remote get-url origin)" .
+#   docker push REGISTRY/tenant-gateway:TAG
 #
 # Base images are pinned by digest (a tag can move; a digest cannot). To move to a newer one, resolve the tag's
 # current digest (`docker buildx imagetools inspect eclipse-temurin:17-jdk-jammy`) and replace both parts here.

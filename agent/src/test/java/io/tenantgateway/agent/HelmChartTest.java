@@ -6,6 +6,7 @@ import static io.tenantgateway.agent.testing.RenderedManifests.declared;
 import static io.tenantgateway.agent.testing.RenderedManifests.granted;
 import static io.tenantgateway.agent.testing.RenderedManifests.only;
 import static io.tenantgateway.agent.testing.RenderedManifests.parse;
+import static io.tenantgateway.agent.testing.RenderedManifests.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -140,25 +141,36 @@ class HelmChartTest {
 
     /** NOTES.txt as {@code helm install --dry-run} (client only) prints it. */
     private static String notes(Mode mode) {
+        return notes(mode, Map.of());
+    }
+
+    private static String notes(Mode mode, Map<String, Object> set) {
         InstallCommand install = HELM.install().withName(RELEASE).withNamespace(NAMESPACE).dryRun().clientOnly();
         if (mode.values() != null) {
             install = install.withValuesFile(mode.values());
+        }
+        for (Map.Entry<String, Object> value : set.entrySet()) {
+            install = install.set(value.getKey(), value.getValue());
         }
         String output = install.call().getOutput();
         assertThat(output).contains("NOTES:");
         return output.substring(output.indexOf("NOTES:"));
     }
 
+    /** The TenantControlPlane patch NOTES.txt prints under mode=kamaji: header line to "# end of patch". */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> kamajiPatch(String notes) {
+        Matcher header = Pattern.compile("\n# tenant-gateway \\S+: TenantControlPlane patch\n").matcher(notes);
+        assertThat(header.find()).as(notes).isTrue();
+        int end = notes.indexOf("# end of patch");
+        assertThat(end).as(notes).isGreaterThan(header.end());
+        return SERIALIZATION.unmarshal(notes.substring(header.end(), end), Map.class);
+    }
+
     /** spec.addons.konnectivity.agent of the TenantControlPlane patch NOTES.txt prints under mode=kamaji. */
     @SuppressWarnings("unchecked")
     private static Map<String, Object> kamajiAgentPatch(Mode mode) {
-        String notes = notes(mode);
-        int start = notes.indexOf("\nspec:\n");
-        int end = notes.indexOf("# end of patch");
-        assertThat(start).as(notes).isPositive();
-        assertThat(end).as(notes).isGreaterThan(start);
-        Map<String, Object> patch = SERIALIZATION.unmarshal(notes.substring(start, end), Map.class);
-        return (Map<String, Object>) path(patch, "spec", "addons", "konnectivity", "agent");
+        return (Map<String, Object>) path(kamajiPatch(notes(mode)), "spec", "addons", "konnectivity", "agent");
     }
 
     @SuppressWarnings("unchecked")
@@ -412,11 +424,6 @@ class HelmChartTest {
                 + path(tree, "metadata", "name");
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> tree(HasMetadata object) {
-        return SERIALIZATION.convertValue(object, Map.class);
-    }
-
     /** The chart's objects without Helm's standard labels and the DaemonSet's {@link #CONFIG_CHECKSUM}. */
     @SuppressWarnings("unchecked")
     static Map<String, Map<String, Object>> normalizedChart(List<HasMetadata> objects) {
@@ -493,15 +500,49 @@ class HelmChartTest {
         return value == null ? "(absent)" : SERIALIZATION.asJson(value);
     }
 
+    /** The whole patch, its TENANT_CONTROL_PLANE_NAME placeholder included (no kamaji.tenantControlPlane set). */
     @Test
+    @SuppressWarnings("unchecked")
     void kamajiNotesPrintTheOverlaysTenantControlPlanePatch() throws IOException {
-        GenericKubernetesResource overlay = SERIALIZATION.unmarshal(Files.readString(RenderedManifests.MANIFESTS
-                .resolve("overlays/kamaji/tenantcontrolplane-patch.yaml")), GenericKubernetesResource.class);
-        Object expected = overlay.get("spec", "addons", "konnectivity", "agent");
+        Map<String, Object> overlay = SERIALIZATION.unmarshal(Files.readString(RenderedManifests.MANIFESTS
+                .resolve("overlays/kamaji/tenantcontrolplane-patch.yaml")), Map.class);
         List<String> differences = new ArrayList<>();
-        diff("agent", SERIALIZATION.convertValue(expected, Map.class), kamajiAgentPatch(Mode.ci("kamaji-values.yaml")),
-                differences);
+        diff("patch", overlay, kamajiPatch(notes(Mode.ci("kamaji-values.yaml"))), differences);
         assertThat(differences).as("overlays/kamaji/tenantcontrolplane-patch.yaml vs the chart's NOTES").isEmpty();
+    }
+
+    /**
+     * {@code kamaji.tenantControlPlane.name} and {@code .namespace} go wherever NOTES.txt names the TenantControlPlane
+     * (the patch's metadata.name and the kubectl command); unset, both say what to set; a name that is not one is
+     * refused by the schema.
+     */
+    @Test
+    void kamajiNotesUseTheTenantControlPlanesNameAndNamespace() {
+        Mode kamaji = Mode.ci("kamaji-values.yaml");
+        String named = notes(kamaji, Map.of("kamaji.tenantControlPlane.name", "tenant-x",
+                "kamaji.tenantControlPlane.namespace", "tenants"));
+        assertThat(named).contains("\n  kubectl -n tenants patch tcp tenant-x --type merge --patch-file"
+                + " tenantcontrolplane-patch.yaml\n").doesNotContain("TENANT_CONTROL_PLANE");
+        assertThat(path(kamajiPatch(named), "metadata", "name")).isEqualTo("tenant-x");
+
+        String unset = notes(kamaji);
+        assertThat(unset).contains("\n  kubectl -n TENANT_CONTROL_PLANE_NAMESPACE patch tcp TENANT_CONTROL_PLANE_NAME"
+                + " --type merge --patch-file tenantcontrolplane-patch.yaml\n")
+                .contains("set\nkamaji.tenantControlPlane.name and kamaji.tenantControlPlane.namespace");
+        assertThat(path(kamajiPatch(unset), "metadata", "name")).isEqualTo("TENANT_CONTROL_PLANE_NAME");
+
+        assertThatThrownBy(() -> template(kamaji, NAMESPACE, Map.of("kamaji.tenantControlPlane.name", "Tenant_X")))
+                .hasMessageContaining("kamaji.tenantControlPlane.name");
+    }
+
+    /**
+     * Every object each mode renders is used by another one there or is one the release is for
+     * ({@link RenderedManifests#unused}): under Kamaji no ConfigMap for a DaemonSet that is not ours.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("modes")
+    void everyObjectTheChartRendersIsUsed(Mode mode) {
+        assertThat(RenderedManifests.unused(parse(template(mode)))).isEmpty();
     }
 
     // --- single features --------------------------------------------------------------------------------------

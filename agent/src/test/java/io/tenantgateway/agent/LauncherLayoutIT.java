@@ -3,16 +3,14 @@ package io.tenantgateway.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.agent.testing.JarProcess;
+import io.tenantgateway.agent.testing.LauncherProcess;
+import io.tenantgateway.agent.testing.LauncherProcess.Result;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -175,37 +173,12 @@ class LauncherLayoutIT {
         assertThat(result.out()).as("%s", result).startsWith(version);
     }
 
-    record Result(List<String> command, int exitCode, String out, String err) {
-        @Override
-        public String toString() {
-            return command + " exited " + exitCode + "\nstdout:\n" + out + "\nstderr:\n" + err;
-        }
-    }
-
     private Result run(List<String> command) throws Exception {
         return run(elsewhere, Map.of(), command);
     }
 
-    /**
-     * Runs {@code command} in {@code dir} with {@code <root>/usr/local/bin}, {@code <root>/usr/bin} and this JVM's
-     * {@code bin} first on PATH, without the launcher's variables unless {@code env} sets them.
-     */
+    /** Runs {@code command} in {@code dir} with {@code <root>/usr/local/bin} and {@code <root>/usr/bin} first on PATH. */
     private Result run(Path dir, Map<String, String> env, List<String> command) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command)).directory(dir.toFile());
-        Map<String, String> environment = builder.environment();
-        for (String name : new String[] {"TENANT_GATEWAY_JAR", "TENANT_GATEWAY_TOOLS_JAR", "TENANT_GATEWAY_JVM_OPTS",
-            "JAVA_OPTS", "CDPATH"}) {
-            environment.remove(name);
-        }
-        environment.put("PATH", String.join(java.io.File.pathSeparator, root.resolve("usr/local/bin").toString(),
-                root.resolve("usr/bin").toString(), Path.of(System.getProperty("java.home"), "bin").toString(),
-                System.getenv().getOrDefault("PATH", "/usr/bin:/bin")));
-        environment.putAll(new HashMap<>(env));
-        Path out = Files.createTempFile(elsewhere, "out", ".txt");
-        Path err = Files.createTempFile(elsewhere, "err", ".txt");
-        Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
-        return new Result(command, process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+        return LauncherProcess.run(dir, List.of(root.resolve("usr/local/bin"), root.resolve("usr/bin")), env, command);
     }
 }

@@ -461,4 +461,150 @@ class ManifestTest {
                 + service.getMetadata().getName());
         assertThat(flag(run, "--health-server-port")).isEqualTo(8134);
     }
+
+    // --- install: nothing unused, the image, the TenantControlPlane's name --------------------------------------
+
+    /**
+     * Every object each overlay (and the base with each optional component) renders is used by another one there or
+     * is one the deployment is for (RenderedManifests.unused): no ConfigMap left behind without its DaemonSet (the
+     * kamaji overlay deletes the base's), no unbound role or policy, no Service nothing calls. The check bites: the
+     * base without its DaemonSet leaves its ConfigMap and ServiceAccount unused.
+     */
+    @Test
+    void everyObjectAnOverlayRendersIsUsed() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        for (String overlay : List.of("base", "overlays/real-gpus", "overlays/simulated-gpus", "overlays/kamaji")) {
+            assertThat(RenderedManifests.unused(parse(kustomize(overlay)))).as(overlay).isEmpty();
+        }
+        for (String component : List.of("components/servicemonitor", "components/enable-ascend",
+                "components/webhook-tls-secret")) {
+            String name = component.replace('/', '-');
+            assertThat(RenderedManifests.unused(parse(RenderedManifests.kustomize(files.resolve(name),
+                    List.of("base", component), null)))).as("base + " + component).isEmpty();
+        }
+        List<HasMetadata> withoutDaemonSet = parse(kustomize("base")).stream()
+                .filter(o -> !(o instanceof DaemonSet)).toList();
+        assertThat(RenderedManifests.unused(withoutDaemonSet)).hasSize(2)
+                .anySatisfy(u -> assertThat(u).matches("ConfigMap kube-system/tenant-gateway-\\w{10}"))
+                .contains("ServiceAccount kube-system/tenant-gateway");
+    }
+
+    /** The kustomization README.md's "Install" shows: our overlay, the agent's image replaced, the address merged. */
+    @Test
+    void theReadmesKustomizationSetsTheAgentsImageAndTheServerAddress() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        String readme = Files.readString(MANIFESTS.resolve("README.md"));
+        java.util.regex.Matcher block = java.util.regex.Pattern.compile(
+                "```yaml\n(# my-tenant-gateway/kustomization.yaml\n.*?)```", java.util.regex.Pattern.DOTALL)
+                .matcher(readme);
+        assertThat(block.find()).as("manifests/README.md: the my-tenant-gateway kustomization").isTrue();
+        Path root = Files.createDirectories(files.resolve("my-tenant-gateway"));
+        String resource = "../tenant-gateway/manifests/overlays/real-gpus";
+        assertThat(block.group(1)).contains("  - " + resource + " ");
+        Files.writeString(root.resolve("kustomization.yaml"), block.group(1).replace(resource,
+                root.toAbsolutePath().relativize(MANIFESTS.resolve("overlays/real-gpus").toAbsolutePath()).toString()));
+        List<HasMetadata> objects = parse(RenderedManifests.kustomize(root));
+
+        // images[].name is the manifests' image without its tag.
+        Container base = only(base(), DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(block.group(1)).contains("  - name: " + base.getImage().substring(0, base.getImage()
+                .lastIndexOf(':')) + "\n");
+        var pod = only(objects, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(pod.getContainers().get(0).getImage()).isEqualTo("registry.example.com/platform/tenant-gateway:0.1.0");
+        assertThat(pod.getInitContainers()).singleElement().satisfies(init -> assertThat(init.getImage())
+                .isEqualTo("docker.io/projecthami/hami:v2.10.0"));
+        io.fabric8.kubernetes.api.model.ConfigMap config = only(objects, io.fabric8.kubernetes.api.model.ConfigMap.class);
+        assertThat(config.getData()).containsEntry("proxy-server-host", "konnectivity.tenant-a.example.com")
+                .containsEntry("proxy-server-port", "8132");
+        assertThat(pod.getContainers().get(0).getEnv()).filteredOn(e -> e.getName().equals("PROXY_SERVER_HOST"))
+                .singleElement().satisfies(e -> assertThat(e.getValueFrom().getConfigMapKeyRef().getName())
+                        .isEqualTo(config.getMetadata().getName()));
+        assertThat(RenderedManifests.unused(objects)).isEmpty();
+    }
+
+    private static final String TCP_PLACEHOLDER = "TENANT_CONTROL_PLANE_NAME";
+
+    /**
+     * The TenantControlPlane patch names its target by a placeholder that no object can have (not a DNS-1123 name:
+     * a patch still carrying it fails), which manifests/README.md names; its substitution there gives the name.
+     */
+    @Test
+    void theTenantControlPlanePatchTakesTheNameGivenForItsPlaceholder() throws IOException {
+        String file = Files.readString(MANIFESTS.resolve("overlays/kamaji/tenantcontrolplane-patch.yaml"));
+        GenericKubernetesResource patch = serialization.unmarshal(file, GenericKubernetesResource.class);
+        assertThat(patch.getMetadata().getName()).isEqualTo(TCP_PLACEHOLDER)
+                .doesNotMatch("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+        assertThat(patch.getMetadata().getNamespace()).as("the namespace is kubectl's -n").isNull();
+        String readme = Files.readString(MANIFESTS.resolve("README.md"));
+        assertThat(readme).contains("sed \"s/" + TCP_PLACEHOLDER + "/$TCP/\" "
+                + "manifests/overlays/kamaji/tenantcontrolplane-patch.yaml > tcp-patch.yaml");
+
+        GenericKubernetesResource substituted = serialization.unmarshal(file.replace(TCP_PLACEHOLDER, "tenant-x"),
+                GenericKubernetesResource.class);
+        assertThat(substituted.getMetadata().getName()).isEqualTo("tenant-x");
+        assertThat(substituted.getAdditionalProperties()).isEqualTo(patch.getAdditionalProperties());
+        assertThat(serialization.asYaml(substituted)).doesNotContain("TENANT_CONTROL_PLANE");
+    }
+
+    /**
+     * The patch as a kustomize patch of a TenantControlPlane kept in a kustomization (manifests/README.md, "Kamaji"):
+     * the target's name wins over the placeholder, the agent gets the patch's image, version, tolerations and
+     * extraArgs, and the TenantControlPlane's other fields stay.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void asAKustomizePatchItKeepsTheTenantControlPlanesNameAndOtherFields() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        Path root = Files.createDirectories(files.resolve("management"));
+        Files.copy(MANIFESTS.resolve("overlays/kamaji/tenantcontrolplane-patch.yaml"),
+                root.resolve("tenantcontrolplane-patch.yaml"));
+        Files.writeString(root.resolve("tenantcontrolplane.yaml"), """
+                apiVersion: kamaji.clastix.io/v1alpha1
+                kind: TenantControlPlane
+                metadata:
+                  name: tenant-x
+                  namespace: tenants
+                spec:
+                  controlPlane:
+                    deployment:
+                      replicas: 2
+                  kubernetes:
+                    version: v1.32.0
+                  addons:
+                    konnectivity:
+                      server:
+                        port: 8132
+                      agent:
+                        hostNetwork: false
+                        extraArgs: [--v=4]
+                """);
+        Files.writeString(root.resolve("kustomization.yaml"), """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                resources:
+                  - tenantcontrolplane.yaml
+                patches:
+                  - path: tenantcontrolplane-patch.yaml
+                    target:
+                      kind: TenantControlPlane
+                      name: tenant-x
+                """);
+        List<HasMetadata> rendered = parse(RenderedManifests.kustomize(root));
+        assertThat(rendered).hasSize(1);
+        Map<String, Object> tcp = RenderedManifests.tree(rendered.get(0));
+        assertThat(rendered.get(0).getMetadata().getName()).isEqualTo("tenant-x");
+        assertThat(rendered.get(0).getMetadata().getNamespace()).isEqualTo("tenants");
+        Map<String, Object> spec = (Map<String, Object>) tcp.get("spec");
+        Map<String, Object> konnectivity = (Map<String, Object>) ((Map<String, Object>) spec.get("addons"))
+                .get("konnectivity");
+        Map<String, Object> agent = (Map<String, Object>) konnectivity.get("agent");
+        GenericKubernetesResource patch = serialization.unmarshal(Files.readString(
+                root.resolve("tenantcontrolplane-patch.yaml")), GenericKubernetesResource.class);
+        Map<String, Object> patched = (Map<String, Object>) patch.get("spec", "addons", "konnectivity", "agent");
+        assertThat(agent).containsAllEntriesOf(patched).containsEntry("hostNetwork", false);
+        assertThat(agent.get("extraArgs")).isEqualTo(patched.get("extraArgs"));
+        assertThat(konnectivity).containsEntry("server", Map.of("port", 8132));
+        assertThat(spec).containsEntry("controlPlane", Map.of("deployment", Map.of("replicas", 2)))
+                .containsEntry("kubernetes", Map.of("version", "v1.32.0"));
+    }
 }

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -200,5 +201,125 @@ public final class RenderedManifests {
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as(output).isZero();
         return output;
+    }
+
+    /** Objects made for a consumer outside the rendering, by kind and name: the dashboard ConfigMap is Grafana's. */
+    private static final Set<String> CONSUMED_OUTSIDE = Set.of("ConfigMap/tenant-gateway-dashboard");
+    /** What a rendering installs for its own sake: the workload, the bindings, the webhook, the monitor, the cert. */
+    private static final Set<String> TOP_LEVEL = Set.of("DaemonSet", "ClusterRoleBinding", "RoleBinding",
+            "ValidatingAdmissionPolicyBinding", "MutatingWebhookConfiguration", "ServiceMonitor", "Certificate");
+
+    /**
+     * The objects of one rendering (kustomize's or the chart's) that nothing in it uses, each as
+     * {@code Kind namespace/name}: a ConfigMap no pod template mounts or reads, a ServiceAccount no pod runs as, a
+     * (Cluster)Role no binding grants, a ValidatingAdmissionPolicy no binding binds, a Service neither the webhook
+     * configuration calls nor a ServiceMonitor selects, an Issuer no Certificate names, and any kind this does not know.
+     * {@link #TOP_LEVEL} kinds are used by being there; {@link #CONSUMED_OUTSIDE} objects are for someone else.
+     */
+    public static List<String> unused(List<HasMetadata> objects) {
+        List<Map<String, Object>> trees = objects.stream().map(RenderedManifests::tree).toList();
+        Set<String> used = new TreeSet<>(); // Kind/namespace/name
+        for (Map<String, Object> tree : trees) {
+            String kind = (String) tree.get("kind");
+            String namespace = Objects.toString(at(tree, "metadata", "namespace"), "");
+            switch (kind) {
+                case "DaemonSet" -> {
+                    Object pod = at(tree, "spec", "template", "spec");
+                    used.add("ServiceAccount/" + namespace + "/" + at(pod, "serviceAccountName"));
+                    for (Object volume : list(at(pod, "volumes"))) {
+                        addIfSet(used, "ConfigMap/" + namespace + "/", at(volume, "configMap", "name"));
+                        for (Object source : list(at(volume, "projected", "sources"))) {
+                            addIfSet(used, "ConfigMap/" + namespace + "/", at(source, "configMap", "name"));
+                        }
+                    }
+                    List<Object> containers = new ArrayList<>(list(at(pod, "containers")));
+                    containers.addAll(list(at(pod, "initContainers")));
+                    for (Object container : containers) {
+                        for (Object env : list(at(container, "env"))) {
+                            addIfSet(used, "ConfigMap/" + namespace + "/",
+                                    at(env, "valueFrom", "configMapKeyRef", "name"));
+                        }
+                        for (Object env : list(at(container, "envFrom"))) {
+                            addIfSet(used, "ConfigMap/" + namespace + "/", at(env, "configMapRef", "name"));
+                        }
+                    }
+                }
+                case "ClusterRoleBinding", "RoleBinding" -> {
+                    String roleKind = (String) at(tree, "roleRef", "kind");
+                    used.add(roleKind + "/" + (roleKind.equals("Role") ? namespace : "") + "/"
+                            + at(tree, "roleRef", "name"));
+                }
+                case "ValidatingAdmissionPolicyBinding" ->
+                        used.add("ValidatingAdmissionPolicy//" + at(tree, "spec", "policyName"));
+                case "MutatingWebhookConfiguration" -> {
+                    for (Object webhook : list(tree.get("webhooks"))) {
+                        Object service = at(webhook, "clientConfig", "service");
+                        if (service != null) {
+                            used.add("Service/" + at(service, "namespace") + "/" + at(service, "name"));
+                        }
+                    }
+                }
+                case "ServiceMonitor" -> {
+                    Object selector = at(tree, "spec", "selector", "matchLabels");
+                    List<Object> namespaces = list(at(tree, "spec", "namespaceSelector", "matchNames"));
+                    for (Map<String, Object> candidate : trees) {
+                        Object labels = at(candidate, "metadata", "labels");
+                        if ("Service".equals(candidate.get("kind")) && selector instanceof Map<?, ?> wanted
+                                && labels instanceof Map<?, ?> has && has.entrySet().containsAll(wanted.entrySet())
+                                && (namespaces.isEmpty() || namespaces.contains(at(candidate, "metadata",
+                                "namespace")))) {
+                            used.add("Service/" + at(candidate, "metadata", "namespace") + "/"
+                                    + at(candidate, "metadata", "name"));
+                        }
+                    }
+                }
+                case "Certificate" -> used.add(at(tree, "spec", "issuerRef", "kind") + "/"
+                        + ("Issuer".equals(at(tree, "spec", "issuerRef", "kind")) ? namespace : "") + "/"
+                        + at(tree, "spec", "issuerRef", "name"));
+                default -> {
+                }
+            }
+        }
+        List<String> unused = new ArrayList<>();
+        for (Map<String, Object> tree : trees) {
+            String kind = (String) tree.get("kind");
+            String name = (String) at(tree, "metadata", "name");
+            String namespace = Objects.toString(at(tree, "metadata", "namespace"), "");
+            if (TOP_LEVEL.contains(kind) || CONSUMED_OUTSIDE.contains(kind + "/" + name)
+                    || used.contains(kind + "/" + namespace + "/" + name)) {
+                continue;
+            }
+            unused.add(kind + " " + (namespace.isEmpty() ? "" : namespace + "/") + name);
+        }
+        return unused;
+    }
+
+    /** {@code object} as YAML's maps and lists. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> tree(HasMetadata object) {
+        return SERIALIZATION.convertValue(object, Map.class);
+    }
+
+    /** The value at {@code keys} under {@code tree}, or null where a step is missing or not a map. */
+    private static Object at(Object tree, String... keys) {
+        Object at = tree;
+        for (String key : keys) {
+            if (!(at instanceof Map<?, ?> map)) {
+                return null;
+            }
+            at = map.get(key);
+        }
+        return at;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object value) {
+        return value instanceof List<?> list ? (List<Object>) list : List.of();
+    }
+
+    private static void addIfSet(Set<String> used, String prefix, Object name) {
+        if (name != null) {
+            used.add(prefix + name);
+        }
     }
 }
