@@ -508,21 +508,64 @@ public final class RegisterCodec {
     }
 
     /**
-     * {@code input}, when it holds at most {@link #MAX_ENCODED_DEVICES} devices (a JSON list; the DRS object's
-     * {@code devices}). Counted on the parsed tree, before any device is built.
+     * {@code input}, when no JSON array in it has more than {@link #MAX_ENCODED_DEVICES} elements (a device list;
+     * the DRS object's {@code devices}). Counted by scanning the text, before anything is parsed: a parsed tree of a
+     * few MiB of tiny devices takes tens of MiB of heap.
      */
     private static String requireEncodable(String input) {
-        JsonValue root;
-        try {
-            root = JsonValue.parse(input);
-        } catch (IllegalArgumentException e) {
-            return input; // the decoder reports it as Go does
-        }
-        JsonValue list = root.isObject() ? root.members().stream().filter(m -> m.getKey().equalsIgnoreCase("devices"))
-                .map(Map.Entry::getValue).findFirst().orElse(null) : root;
-        if (list != null && list.isArray() && list.elements().size() > MAX_ENCODED_DEVICES) {
-            throw new IllegalArgumentException(list.elements().size() + " devices (expected: at most "
-                    + MAX_ENCODED_DEVICES + " in one register value)");
+        int[] elements = new int[64]; // per open array, by depth; deeper arrays are not counted (the parser decides)
+        boolean[] empty = new boolean[64];
+        int depth = 0;
+        int largest = 0;
+        boolean inString = false;
+        for (int i = 0; i < input.length(); i++) {
+            char c = input.charAt(i);
+            if (inString) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    inString = false;
+                }
+                continue;
+            }
+            switch (c) {
+                case '"' -> {
+                    inString = true;
+                    if (depth > 0 && depth <= elements.length) {
+                        empty[depth - 1] = false;
+                    }
+                }
+                case '[', '{' -> {
+                    if (depth > 0 && depth <= elements.length && empty[depth - 1]) {
+                        empty[depth - 1] = false; // a nested value is the enclosing array's element
+                    }
+                    depth++;
+                    if (depth <= elements.length) {
+                        elements[depth - 1] = c == '[' ? 0 : -1;
+                        empty[depth - 1] = c == '[';
+                    }
+                }
+                case ']', '}' -> {
+                    if (depth > 0 && depth <= elements.length && elements[depth - 1] >= 0) {
+                        largest = Math.max(largest, elements[depth - 1] + (empty[depth - 1] ? 0 : 1));
+                    }
+                    depth = Math.max(0, depth - 1);
+                }
+                case ',' -> {
+                    if (depth > 0 && depth <= elements.length && elements[depth - 1] >= 0) {
+                        elements[depth - 1]++;
+                    }
+                }
+                default -> {
+                    if (depth > 0 && depth <= elements.length && empty[depth - 1] && !Character.isWhitespace(c)) {
+                        empty[depth - 1] = false;
+                    }
+                }
+            }
+            if (largest > MAX_ENCODED_DEVICES) {
+                throw new IllegalArgumentException("more than " + MAX_ENCODED_DEVICES + " devices (expected: at most "
+                        + MAX_ENCODED_DEVICES + " in one register value)");
+            }
         }
         return input;
     }

@@ -83,7 +83,14 @@ class HostileValuesTest {
         String many = "[" + String.join(",", java.util.Collections.nCopies(RegisterCodec.MAX_ENCODED_DEVICES + 1,
                 device)) + "]";
         assertThatThrownBy(() -> RegisterCodec.encode(NVIDIA, many, HamiRelease.V2_10))
-                .hasMessage("1025 devices (expected: at most 1024 in one register value)");
+                .hasMessage("more than 1024 devices (expected: at most 1024 in one register value)");
+        String drs = "{\"devices\":" + many.replace("\"id\":\"GPU-x\",\"count\":1", "\"index\":\"1\"")
+                + ",\"profiles\":{}}";
+        assertThatThrownBy(() -> RegisterCodec.encode("enflame.com/gcu-drs-capacity", drs, HamiRelease.V2_10))
+                .hasMessageStartingWith("more than 1024 devices");
+        // Brackets and commas inside strings do not count.
+        String tricky = "[{\"id\":\"" + ",[".repeat(2000) + "\"}]";
+        assertThat(RegisterCodec.encode(NVIDIA, tricky, HamiRelease.V2_10)).startsWith("[{\"id\":\",[");
         String enough = "[" + String.join(",", java.util.Collections.nCopies(RegisterCodec.MAX_ENCODED_DEVICES,
                 device)) + "]";
         assertThat(RegisterCodec.encode(NVIDIA, enough, HamiRelease.V2_10)).startsWith("[{\"id\":\"GPU-x\"");
