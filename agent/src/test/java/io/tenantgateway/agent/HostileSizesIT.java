@@ -5,19 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.tenantgateway.agent.testing.AgentProcess;
 import io.tenantgateway.agent.testing.AgentProcessTestBase;
 import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
@@ -103,9 +98,7 @@ class HostileSizesIT extends AgentProcessTestBase {
     /** The agent (devices, lock controller) against a Node with a foreign register annotation of about {@code bytes}. */
     private int startAgainstANodeWith(int bytes) throws Exception {
         testbed = new TunnelTestbed(dir);
-        api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
-        api.init(InetAddress.getByName("127.0.0.1"), 0);
+        api = MockApiKubeconfig.startCrudServer();
         KubernetesClient client = api.createClient();
         StringBuilder value = new StringBuilder(bytes + 64);
         for (int i = 0; value.length() < bytes; i++) {
@@ -114,12 +107,9 @@ class HostileSizesIT extends AgentProcessTestBase {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE)
                 .withAnnotations(Map.of(FOREIGN_KEY, value.toString())).endMetadata().build()).create();
 
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.removeIf(arg -> arg.startsWith("--health-server-port="));
-        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=0", TunnelTestbed.DIAL_LOOPBACK,
-                "--node-name=" + NODE, "--kubeconfig=" + MockApiKubeconfig.write(dir, client),
-                "--device-source=mock", "--mock-gpus=L4-24GB:1", "--enable-lock-controller",
-                "--pod-field-selector=false"));
+        List<String> args = new ArrayList<>(testbed.kamajiArgs(MockApiKubeconfig.write(dir, client)));
+        args.addAll(List.of(TunnelTestbed.DIAL_LOOPBACK, "--node-name=" + NODE, "--device-source=mock",
+                "--mock-gpus=L4-24GB:1", "--enable-lock-controller", "--pod-field-selector=false"));
         agent = AgentProcess.launch(args);
         health = agent.healthPort();
         admin = agent.adminPort();

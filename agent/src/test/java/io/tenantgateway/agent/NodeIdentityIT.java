@@ -6,20 +6,15 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.tenantgateway.agent.testing.AgentProcess;
 import io.tenantgateway.agent.testing.AgentProcessTestBase;
 import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
-import java.net.InetAddress;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
@@ -45,17 +40,12 @@ class NodeIdentityIT extends AgentProcessTestBase {
     @Test
     void statusPageDebugConfigAndConfigLineShowTheNodeDiscoveredFromThePod() throws Exception {
         testbed = new TunnelTestbed(dir);
-        api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
-        api.init(InetAddress.getByName("127.0.0.1"), 0);
+        api = MockApiKubeconfig.startCrudServer();
         KubernetesClient client = api.createClient();
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
 
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.removeIf(arg -> arg.startsWith("--health-server-port="));
-        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=0",
-                "--kubeconfig=" + MockApiKubeconfig.write(dir, client), "--enable-lock-controller",
-                "--pod-field-selector=false"));
+        List<String> args = new ArrayList<>(testbed.kamajiArgs(MockApiKubeconfig.write(dir, client)));
+        args.addAll(List.of("--enable-lock-controller", "--pod-field-selector=false"));
         agent = AgentProcess.launch(args, Map.of("NODE_NAME", "", "POD_NAME", POD, "POD_NAMESPACE", NAMESPACE));
         int health = agent.healthPort();
         int admin = agent.adminPort();
@@ -107,20 +97,16 @@ class NodeIdentityIT extends AgentProcessTestBase {
     @Test
     void aHostileNodeNameFailsNodeIdentityAndLeavesTheTunnelUp() throws Exception {
         testbed = new TunnelTestbed(dir);
-        api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
-        api.init(InetAddress.getByName("127.0.0.1"), 0);
+        api = MockApiKubeconfig.startCrudServer();
         KubernetesClient client = api.createClient();
         String hostile = NODE + "\nI1201 07:09:36.000000       1 Forged.java:1] \"node name accepted\"\r\u001b[2J"
                 + "\u001b]52;c;aGk=\u0007";
         client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(POD)
                 .withNamespace(NAMESPACE).endMetadata().withNewSpec().withNodeName(hostile).endSpec().build()).create();
 
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.removeIf(arg -> arg.startsWith("--health-server-port="));
-        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=0", TunnelTestbed.DIAL_LOOPBACK,
-                "--kubeconfig=" + MockApiKubeconfig.write(dir, client), "--enable-lock-controller",
-                "--device-source=mock", "--mock-gpus=L4-24GB:1", "--pod-field-selector=false"));
+        List<String> args = new ArrayList<>(testbed.kamajiArgs(MockApiKubeconfig.write(dir, client)));
+        args.addAll(List.of(TunnelTestbed.DIAL_LOOPBACK, "--enable-lock-controller", "--device-source=mock",
+                "--mock-gpus=L4-24GB:1", "--pod-field-selector=false"));
         agent = AgentProcess.launch(args, Map.of("NODE_NAME", "", "POD_NAME", POD, "POD_NAMESPACE", NAMESPACE));
         int health = agent.healthPort();
 

@@ -111,13 +111,12 @@ public final class AnnotationsCommand {
                 for (String input : inputs) {
                     int eq = input.indexOf('=');
                     if (eq <= 0) {
-                        throw new ConfigException("KEY=VALUE", PeerText.quote(input), "KEY=VALUE with a HAMi node"
-                                + " register key, or -");
+                        throw new ConfigException("KEY=VALUE", input, "KEY=VALUE with a HAMi node register key, or -");
                     }
                     String key = input.substring(0, eq);
                     if (RegisterVendor.forKey(key).isEmpty()) {
-                        throw new ConfigException("KEY", PeerText.quote(key), "a HAMi node register key"
-                                + " (tenant-gateway annotations decode --help)");
+                        throw new ConfigException("KEY", key, "a HAMi node register key (tenant-gateway "
+                                + "annotations decode --help)");
                     }
                     results.put(key, RegisterCodec.decode(key, input.substring(eq + 1), release, nodeName));
                 }
@@ -241,8 +240,8 @@ public final class AnnotationsCommand {
         public Integer call() {
             HamiRelease release = release(hamiCompat);
             if (RegisterVendor.forKey(key).isEmpty()) {
-                throw new ConfigException("KEY", PeerText.quote(key), "a HAMi node register key (tenant-gateway"
-                        + " annotations decode --help)");
+                throw new ConfigException("KEY", key, "a HAMi node register key (tenant-gateway annotations "
+                        + "decode --help)");
             }
             String value;
             try {
