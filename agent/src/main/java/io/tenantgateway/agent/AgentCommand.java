@@ -106,6 +106,7 @@ public final class AgentCommand implements Callable<Integer> {
         LogSetup.Options logOptions = logging.options();
         TunnelConfig tunnelConfig = tunnel.tunnel();
         Optional<String> node = Optional.ofNullable(nodeName).map(String::strip).filter(s -> !s.isEmpty());
+        node.ifPresent(name -> io.tenantgateway.agent.node.NodeNames.requireValid("--node-name", name));
         Optional<WebhookSettings> webhookPart = webhook.settings();
 
         // HAMi's device config, parsed once, for the parts that read it (the webhook reads it itself, and again on

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.agent.devices.MockInventory;
 import io.tenantgateway.agent.devices.SimulatedVendor;
+import io.tenantgateway.agent.testing.AgentProcess;
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.hami.RegisteredDevice;
 import java.io.IOException;
@@ -126,6 +127,83 @@ class AnnotationsIT {
         assertThat(v29.out()).isEqualTo("[{\"id\":\"GPU-a\",\"index\":4,\"count\":10,\"devmem\":23028,"
                 + "\"devcore\":100,\"type\":\"NVIDIA \\u003cx\\u003e\",\"health\":true,\"devicepairscore\":{}}]"
                 + System.lineSeparator());
+    }
+
+    /**
+     * Hostile input through the launcher, as the image runs it, with a 48 MiB heap: 50 MB on stdin, a 100 000-device
+     * list, a legacy id that would forge a device, and a Node whose values carry terminal escapes. Each is one line
+     * and exit 2, or output with the escapes written out; none runs out of heap (exit 3).
+     */
+    @Test
+    void hostileInputIsRefusedInOneLineOrPrintedEscaped() throws Exception {
+        Path huge = dir.resolve("huge.json");
+        try (var out = Files.newOutputStream(huge)) {
+            byte[] chunk = ("{\"id\":\"GPU-" + "a".repeat(1000) + "\"},").getBytes(StandardCharsets.US_ASCII);
+            out.write('[');
+            for (long written = 0; written < 50_000_000L; written += chunk.length) {
+                out.write(chunk);
+            }
+        }
+        for (String command : List.of("decode -", "encode hami.io/node-nvidia-register")) {
+            Result result = launch(huge, command.split(" "));
+            assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+            assertThat(result.err().lines()).containsExactly("error: stdin: more than 4194304 bytes (expected: at"
+                    + " most 4194304 (4 MiB), more than any Node the API server stores)");
+        }
+
+        String device = "{\"id\":\"GPU-x\",\"count\":1}";
+        Result many = launch(Files.writeString(dir.resolve("many.json"), "[" + String.join(",",
+                java.util.Collections.nCopies(100_000, device)) + "]"), "encode", "hami.io/node-nvidia-register");
+        assertThat(many.exitCode()).as(many.err()).isEqualTo(2);
+        assertThat(many.err().lines()).containsExactly("error: stdin: more than 1024 devices (expected: at most 1024 in one"
+                + " register value)");
+
+        // Unrefused, this id decodes into a second device DCU-b with 999,999 MiB.
+        Result forged = launch(Files.writeString(dir.resolve("forged.json"), "[{\"id\":\"DCU-a,1,999999,100,"
+                + "DCU-K100,0,true,0,hami-core:DCU-b\",\"count\":2,\"devmem\":100,\"type\":\"DCU-K100\"}]"),
+                "encode", "hami.io/node-dcu-register");
+        assertThat(forged.exitCode()).as(forged.err()).isEqualTo(2);
+        assertThat(forged.err().lines()).containsExactly("error: stdin: device 0: id \"DCU-a,1,999999,100,DCU-K100,0,"
+                + "true,0,hami-core:DCU-b\" contains ',' (expected: no ',' or ':' in a legacy-format field: they"
+                + " separate the fields and the devices)");
+        assertThat(forged.out()).isEmpty();
+
+        String hostile = "GPU-\u001b]52;c;aGk=\u0007\r\u001b[2J\u009b";
+        ObjectNode node = JSON.createObjectNode().put("kind", "Node");
+        ObjectNode annotations = node.putObject("metadata").put("name", "gpu-7").putObject("annotations");
+        annotations.put("hami.io/node-nvidia-register", "[{\"id\":" + JSON.writeValueAsString(hostile)
+                + ",\"count\":1,\"type\":\"NVIDIA\\tL4\",\"health\":true}]");
+        annotations.put("hami.io/node-dcu-register", "DCU-a,x\u001b[31m,1,1,T,0,true:");
+        Path nodeFile = Files.writeString(dir.resolve("node.json"), JSON.writeValueAsString(node));
+        Result table = launch(nodeFile, "decode", "--output=table", "-");
+        assertThat(table.exitCode()).as(table.err()).isEqualTo(1);
+        assertThat(table.out()).doesNotContain("\u001b", "\u0007", "\r", "\u009b").contains(
+                "GPU-\\x1b]52;c;aGk=\\a\\r\\x1b[2J\\u009b", "NVIDIA\\tL4",
+                "error: invalid count field: strconv.ParseInt: parsing \"x\\x1b[31m\": invalid syntax");
+        Result json = launch(nodeFile, "decode", "-");
+        assertThat(json.out()).doesNotContain("\u001b", "\u0007", "\r", "\u009b").contains(
+                "\"id\" : \"GPU-\\u001B]52;c;aGk=\\u0007\\r\\u001B[2J\\u009b\"");
+        assertThat(JSON.readTree(json.out()).path("hami.io/node-nvidia-register").path("devices").get(0).path("id")
+                .asString()).as("the same JSON, only escaped").isEqualTo(hostile);
+    }
+
+    /**
+     * {@code bin/tenant-gateway annotations args…} as the image runs it (the launcher's JVM options and
+     * {@code -XX:+ExitOnOutOfMemoryError}), with a 48 MiB heap and {@code stdin} from a file.
+     */
+    private Result launch(Path stdin, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("sh", AgentProcess.launcher().toString(), "annotations"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectInput(stdin.toFile());
+        builder.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + java.io.File.pathSeparator
+                + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        builder.environment().put("TENANT_GATEWAY_JAR", JarProcess.jar().toAbsolutePath().toString());
+        builder.environment().put("JAVA_OPTS", "-Xmx48m");
+        Process process = builder.start();
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
+        String out = read(process.getInputStream());
+        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
+        return new Result(process.exitValue(), out, err.join());
     }
 
     private record Result(int exitCode, String out, String err) {

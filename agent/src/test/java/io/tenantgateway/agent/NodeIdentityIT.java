@@ -6,20 +6,15 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.tenantgateway.agent.testing.AgentProcess;
 import io.tenantgateway.agent.testing.AgentProcessTestBase;
 import io.tenantgateway.agent.testing.LoopbackHttp;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.agent.testing.TunnelTestbed;
-import java.net.InetAddress;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
@@ -45,17 +40,12 @@ class NodeIdentityIT extends AgentProcessTestBase {
     @Test
     void statusPageDebugConfigAndConfigLineShowTheNodeDiscoveredFromThePod() throws Exception {
         testbed = new TunnelTestbed(dir);
-        api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
-        api.init(InetAddress.getByName("127.0.0.1"), 0);
+        api = MockApiKubeconfig.startCrudServer();
         KubernetesClient client = api.createClient();
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
 
-        List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.removeIf(arg -> arg.startsWith("--health-server-port="));
-        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=0",
-                "--kubeconfig=" + MockApiKubeconfig.write(dir, client), "--enable-lock-controller",
-                "--pod-field-selector=false"));
+        List<String> args = new ArrayList<>(testbed.kamajiArgs(MockApiKubeconfig.write(dir, client)));
+        args.addAll(List.of("--enable-lock-controller", "--pod-field-selector=false"));
         agent = AgentProcess.launch(args, Map.of("NODE_NAME", "", "POD_NAME", POD, "POD_NAMESPACE", NAMESPACE));
         int health = agent.healthPort();
         int admin = agent.adminPort();
@@ -96,5 +86,53 @@ class NodeIdentityIT extends AgentProcessTestBase {
         assertThat(agent.lines(AgentCommand.PENDING_NODE_NAME)).as("the placeholder is never shown").isEmpty();
         assertThat(LoopbackHttp.get(admin, "/ui").body()).doesNotContain(AgentCommand.PENDING_NODE_NAME);
         assertThat(LoopbackHttp.get(admin, "/debug/config").body()).doesNotContain(AgentCommand.PENDING_NODE_NAME);
+    }
+
+    /**
+     * A pod whose {@code spec.nodeName} carries a line feed, a forged klog header and terminal escapes (the CRUD mock
+     * stores what a real API server refuses): the agent stays up with its tunnel (it used to exit 2 when device
+     * registration checked the name), {@code node-identity} fails naming the name quoted, the lock controller and
+     * device registration wait for it, and no raw control character reaches the agent's log.
+     */
+    @Test
+    void aHostileNodeNameFailsNodeIdentityAndLeavesTheTunnelUp() throws Exception {
+        testbed = new TunnelTestbed(dir);
+        api = MockApiKubeconfig.startCrudServer();
+        KubernetesClient client = api.createClient();
+        String hostile = NODE + "\nI1201 07:09:36.000000       1 Forged.java:1] \"node name accepted\"\r\u001b[2J"
+                + "\u001b]52;c;aGk=\u0007";
+        client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(POD)
+                .withNamespace(NAMESPACE).endMetadata().withNewSpec().withNodeName(hostile).endSpec().build()).create();
+
+        List<String> args = new ArrayList<>(testbed.kamajiArgs(MockApiKubeconfig.write(dir, client)));
+        args.addAll(List.of(TunnelTestbed.DIAL_LOOPBACK, "--enable-lock-controller", "--device-source=mock",
+                "--mock-gpus=L4-24GB:1", "--pod-field-selector=false"));
+        agent = AgentProcess.launch(args, Map.of("NODE_NAME", "", "POD_NAME", POD, "POD_NAMESPACE", NAMESPACE));
+        int health = agent.healthPort();
+
+        String quoted = "\"" + NODE + "\\nI1201 07:09:36.000000       1 Forged.java:1] \\\"node name accepted\\\"\\r"
+                + "\\x1b[2J\\x1b]52;c;aGk=\\a\"";
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            HttpResponse<String> readyz = LoopbackHttp.get(health, "/readyz?verbose");
+            assertThat(readyz.statusCode()).isEqualTo(503);
+            assertThat(readyz.body()).contains("[-]node-identity failed: being discovered from pod " + NAMESPACE + "/"
+                    + POD + " (spec.nodeName) through the API: ", "pod " + NAMESPACE + "/" + POD
+                    + " has spec.nodeName " + quoted + " (expected: a lower-case RFC 1123 subdomain")
+                    .contains("[-]lock-controller-synced failed: node name unknown: ", "[+]server-connected ok")
+                    .containsPattern("\\[-]devices-[a-z-]+ failed: node name unknown: ");
+        });
+        assertThat(testbed.server.agentCount()).isEqualTo(1);
+        // The tunnel serves while the name is refused.
+        try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
+            assertThat(tunnel.echo("node name refused, tunnel up")).isEqualTo("node name refused, tunnel up");
+        }
+        assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
+        assertThat(agent.lines("has spec.nodeName").stream().filter(line -> line.startsWith("W")))
+                .as("said once at WARN (retries at DEBUG)").singleElement().asString().contains(quoted.replace("\\", "\\\\").replace("\"", "\\\""));
+        for (String line : agent.log) {
+            assertThat(line).as("no raw control character in the log").doesNotContain("\u001b", "\u0007", "\r");
+            assertThat(line).as("no forged line").doesNotStartWith("I1201 07:09:36.000000       1 Forged.java");
+        }
+        assertThat(agent.lines("node name discovered")).isEmpty();
     }
 }

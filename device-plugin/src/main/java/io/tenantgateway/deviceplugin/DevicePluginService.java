@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.deviceplugin.policy.ContainerAllocation;
 import io.tenantgateway.deviceplugin.policy.Mount;
 import io.tenantgateway.deviceplugin.policy.VirtualDevice;
@@ -158,7 +159,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                         container.getMustIncludeDeviceIDsList(), container.getAllocationSize());
             } catch (RuntimeException e) {
                 log.warn("GetPreferredAllocation failed; kubelet chooses itself resource={}: {}",
-                        config.resourceName(), e.toString());
+                        config.resourceName(), PeerText.bound(e.toString()));
                 preferred = Optional.empty();
             }
             // Like HAMi: no answer for a container whose entry cannot be matched; kubelet then picks on its own.
@@ -178,13 +179,15 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                 allocation = allocator.allocate(container.getDevicesIdsList());
             } catch (AllocationException e) {
                 metrics.allocate(false);
-                response.onError(Status.UNKNOWN.withDescription(e.getMessage()).asRuntimeException());
+                // The text may quote a pod's annotations; it travels in a header kubelet bounds (PeerText).
+                response.onError(Status.UNKNOWN.withDescription(PeerText.bound(e.getMessage())).asRuntimeException());
                 return;
             } catch (RuntimeException e) {
                 metrics.allocate(false);
                 log.error("Allocate failed unexpectedly resource={} devices={}", config.resourceName(),
                         container.getDevicesIdsList(), e);
-                response.onError(Status.INTERNAL.withDescription("allocation failed: " + e).asRuntimeException());
+                response.onError(Status.INTERNAL.withDescription(PeerText.bound("allocation failed: " + e))
+                        .asRuntimeException());
                 return;
             }
             metrics.allocate(true);

@@ -1,5 +1,6 @@
 package io.tenantgateway.hami;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -38,7 +39,44 @@ public final class Annotations {
     /** Label on namespaces and pods that the HAMi webhook configuration excludes. */
     public static final String WEBHOOK_IGNORE_LABEL = "hami.io/webhook";
 
+    /**
+     * Kubernetes' limit on all annotations of one object together, keys and values ({@code
+     * TotalAnnotationSizeLimitB}, 256 KiB): no value a real API server stores is larger, so a larger one is
+     * refused before it is decoded ({@link #checkSize}) -- decoding it could take more memory than the agent has.
+     */
+    public static final int TOTAL_SIZE_LIMIT = 256 * 1024;
+
     private Annotations() {
+    }
+
+    /** Whether {@code value} is larger, in UTF-8, than {@link #TOTAL_SIZE_LIMIT}. */
+    public static boolean exceedsSizeLimit(String value) {
+        if (value == null || value.length() <= TOTAL_SIZE_LIMIT / 3) {
+            return false; // at most 3 bytes a char
+        }
+        return value.length() > TOTAL_SIZE_LIMIT || value.getBytes(StandardCharsets.UTF_8).length > TOTAL_SIZE_LIMIT;
+    }
+
+    /**
+     * The refusal of a value larger than the API allows: {@code annotation hami.io/node-nvidia-register: 8388608
+     * bytes (expected: at most 262144, Kubernetes' limit on all annotations of an object); not decoded}. Never
+     * quotes the value.
+     */
+    public static String sizeLimitMessage(String key, String value) {
+        return "annotation " + key + ": " + value.getBytes(StandardCharsets.UTF_8).length + " bytes (expected: at most "
+                + TOTAL_SIZE_LIMIT + ", Kubernetes' limit on all annotations of an object); not decoded";
+    }
+
+    /**
+     * {@code value}, when it is not larger than the API allows.
+     *
+     * @throws IllegalArgumentException {@link #sizeLimitMessage} when it is
+     */
+    public static String checkSize(String key, String value) {
+        if (exceedsSizeLimit(value)) {
+            throw new IllegalArgumentException(sizeLimitMessage(key, value));
+        }
+        return value;
     }
 
     /**

@@ -46,6 +46,7 @@ public record AscendRuntimeInfo(String uuid, String temp, Long memory, Long core
      */
     public static List<AscendRuntimeInfo> decode(String value) {
         requireNonNull(value, "value");
+        Annotations.checkSize("runtime info", value);
         List<AscendRuntimeInfo> out = new ArrayList<>();
         for (Map<String, Object> element : GoJson.decodeList(GoJson.parse(value), RUNTIME_INFO, SLICE)) {
             if (element == null) {

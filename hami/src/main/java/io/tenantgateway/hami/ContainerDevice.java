@@ -16,10 +16,12 @@ public record ContainerDevice(String uuid, String type, long memoryMiB, int core
         requireNonNull(uuid, "uuid");
         requireNonNull(type, "type");
         if (uuid.isEmpty() || uuid.contains(",") || uuid.contains(":") || uuid.contains(";")) {
-            throw new IllegalArgumentException("uuid: \"" + uuid + "\" (expected: non-empty, without , : ;)");
+            throw new IllegalArgumentException("uuid: " + GoStrconv.quoteAbbreviated(uuid, 200)
+                    + " (expected: non-empty, without , : ;)");
         }
         if (type.isEmpty() || type.contains(",") || type.contains(":") || type.contains(";")) {
-            throw new IllegalArgumentException("type: \"" + type + "\" (expected: non-empty, without , : ;)");
+            throw new IllegalArgumentException("type: " + GoStrconv.quoteAbbreviated(type, 200)
+                    + " (expected: non-empty, without , : ;)");
         }
         if (memoryMiB < 0) {
             throw new IllegalArgumentException("memoryMiB: " + memoryMiB + " (expected: >= 0)");

@@ -22,6 +22,9 @@ public final class DeviceAllocationCodec {
     private static final String FORMAT =
             "<UUID>,<type>,<memMiB>,<cores> each ':'-terminated, one ';'-terminated entry per container";
 
+    /** The most characters of the value an error text quotes (escaped, as Go's {@code %q}). */
+    private static final int QUOTED = 200;
+
     private DeviceAllocationCodec() {
     }
 
@@ -33,6 +36,7 @@ public final class DeviceAllocationCodec {
      */
     public static List<List<ContainerDevice>> decode(String value) {
         requireNonNull(value, "value");
+        Annotations.checkSize("device list", value);
         List<List<ContainerDevice>> entries = new ArrayList<>();
         int start = 0;
         while (start < value.length()) {
@@ -54,20 +58,36 @@ public final class DeviceAllocationCodec {
             }
             String[] fields = device.split(",", -1);
             if (fields.length != 4) {
-                throw malformed(value, "device \"" + device + "\" has " + fields.length + " fields");
+                throw malformed(value, "device " + GoStrconv.quoteAbbreviated(device, QUOTED) + " has "
+                        + fields.length + " fields");
+            }
+            String quoted = GoStrconv.quoteAbbreviated(device, QUOTED);
+            long memory;
+            int cores;
+            try {
+                memory = Long.parseLong(fields[2]);
+            } catch (NumberFormatException e) { // its message would repeat the field raw
+                throw malformed(value, "device " + quoted + ": For input string: "
+                        + GoStrconv.quoteAbbreviated(fields[2], QUOTED));
             }
             try {
-                devices.add(new ContainerDevice(fields[0], fields[1], Long.parseLong(fields[2]),
-                        Integer.parseInt(fields[3])));
-            } catch (IllegalArgumentException e) { // NumberFormatException included
-                throw malformed(value, "device \"" + device + "\": " + e.getMessage());
+                cores = Integer.parseInt(fields[3]);
+            } catch (NumberFormatException e) {
+                throw malformed(value, "device " + quoted + ": For input string: "
+                        + GoStrconv.quoteAbbreviated(fields[3], QUOTED));
+            }
+            try {
+                devices.add(new ContainerDevice(fields[0], fields[1], memory, cores));
+            } catch (IllegalArgumentException e) { // names the field, quoted
+                throw malformed(value, "device " + quoted + ": " + e.getMessage());
             }
         }
         return devices;
     }
 
     private static IllegalArgumentException malformed(String value, String problem) {
-        return new IllegalArgumentException("device list \"" + value + "\": " + problem + " (expected: " + FORMAT + ")");
+        return new IllegalArgumentException("device list " + GoStrconv.quoteAbbreviated(value, QUOTED) + ": " + problem
+                + " (expected: " + FORMAT + ")");
     }
 
     /** Encodes container entries; the exact inverse of {@link #decode} for terminated values. */

@@ -74,6 +74,18 @@ final class GoStrconv {
     }
 
     /**
+     * {@link #quote} of {@code s}'s first {@code max} characters, then {@code …(N characters)} when there were more:
+     * for a peer's value inside an error text that must stay short.
+     */
+    static String quoteAbbreviated(String s, int max) {
+        if (s.length() <= max) {
+            return quote(s);
+        }
+        int end = Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max;
+        return quote(s.substring(0, end)) + "…(" + s.length() + " characters)";
+    }
+
+    /**
      * Go's {@code strconv.Quote} (also {@code %q}): {@code "} and {@code \} escaped, {@code \a \b \f \n \r \t \v},
      * other control characters as {@code \xNN} (below U+0080) or {@code \\uNNNN}; printable characters kept. Lone
      * surrogates (which Go would see as invalid UTF-8) are written as {@code \\ufffd}.

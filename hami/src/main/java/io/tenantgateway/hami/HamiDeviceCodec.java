@@ -92,6 +92,7 @@ public final class HamiDeviceCodec {
      */
     public static List<GpuDevice> decode(String value) {
         requireNonNull(value, "value");
+        Annotations.checkSize(Annotations.NODE_NVIDIA_REGISTER, value);
         String trimmed = value.strip();
         if (trimmed.startsWith("[")) {
             return decodeJson(trimmed);
@@ -101,6 +102,7 @@ public final class HamiDeviceCodec {
 
     /** Reads the JSON form; see the class comment for the rules. */
     public static List<GpuDevice> decodeJson(String value) {
+        Annotations.checkSize(Annotations.NODE_NVIDIA_REGISTER, value);
         JsonValue root;
         try {
             root = JsonValue.parse(value);
@@ -194,6 +196,7 @@ public final class HamiDeviceCodec {
      * (the empty piece after the trailing {@code :}) are skipped, as HAMi does.
      */
     public static List<GpuDevice> decodeLegacy(String value) {
+        Annotations.checkSize(Annotations.NODE_NVIDIA_REGISTER, value);
         if (value.indexOf(':') < 0) {
             throw new IllegalArgumentException("device list: " + abbreviate(value)
                     + " (expected: a JSON array or legacy text id,count,devmem,devcore,type,numa,health[,index,mode]:…)");
@@ -245,7 +248,9 @@ public final class HamiDeviceCodec {
         };
     }
 
+    /** At most 80 characters of {@code text}, escaped as Go's {@code %q} without the quotes. */
     private static String abbreviate(String text) {
-        return text.length() <= 80 ? text : text.substring(0, 77) + "...";
+        String quoted = GoStrconv.quote(text.length() <= 80 ? text : text.substring(0, 77) + "...");
+        return quoted.substring(1, quoted.length() - 1);
     }
 }

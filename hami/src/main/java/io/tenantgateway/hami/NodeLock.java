@@ -22,6 +22,8 @@ import java.time.temporal.ChronoUnit;
  */
 public record NodeLock(Instant lockedAt, String namespace, String podName) {
     private static final String SEPARATOR = ",";
+    /** The most characters of a part of the value an error text quotes (escaped, as Go's {@code %q}). */
+    private static final int QUOTED = 200;
     /** Go's time.RFC3339 layout as the scheduler writes it: seconds, numeric offset or {@code Z}. */
     private static final DateTimeFormatter RFC3339 = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ssXXX");
 
@@ -54,6 +56,9 @@ public record NodeLock(Instant lockedAt, String namespace, String podName) {
      */
     public static NodeLock parse(String value) throws MalformedNodeLockException {
         requireNonNull(value, "value");
+        if (Annotations.exceedsSizeLimit(value)) {
+            throw new MalformedNodeLockException(value, Annotations.sizeLimitMessage(Annotations.NODE_LOCK, value));
+        }
         if (!value.contains(SEPARATOR)) {
             return new NodeLock(parseTime(value, value), "", "");
         }
@@ -64,8 +69,8 @@ public record NodeLock(Instant lockedAt, String namespace, String podName) {
         }
         Instant time = parseTime(value, parts[0]);
         if (parts[1].isEmpty() != parts[2].isEmpty()) {
-            throw new MalformedNodeLockException(value, "malformed lock annotation: holder \"" + parts[1]
-                    + "/" + parts[2] + "\" (expected: <namespace>,<pod>)");
+            throw new MalformedNodeLockException(value, "malformed lock annotation: holder "
+                    + GoStrconv.quoteAbbreviated(parts[1] + "/" + parts[2], QUOTED) + " (expected: <namespace>,<pod>)");
         }
         return new NodeLock(time, parts[1], parts[2]);
     }
@@ -75,7 +80,8 @@ public record NodeLock(Instant lockedAt, String namespace, String podName) {
             return OffsetDateTime.parse(time, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
         } catch (DateTimeParseException e) {
             throw new MalformedNodeLockException(value,
-                    "malformed lock annotation: time \"" + time + "\" (expected: RFC3339)");
+                    "malformed lock annotation: time " + GoStrconv.quoteAbbreviated(time, QUOTED)
+                            + " (expected: RFC3339)");
         }
     }
 

@@ -90,6 +90,8 @@ public final class RegisterCodec {
     private static final String DRS_KEY = "enflame.com/gcu-drs-capacity";
     /** The most devices {@link #fromCapacity} derives for one vendor. */
     public static final int MAX_DERIVED_DEVICES = 1024;
+    /** The most devices {@link #encode} writes into one value (no node has that many; each is one object). */
+    public static final int MAX_ENCODED_DEVICES = 1024;
 
     private RegisterCodec() {
     }
@@ -133,6 +135,9 @@ public final class RegisterCodec {
         requireNonNull(node, "node");
         if (value == null) {
             return Result.failed(vendor.missing(key));
+        }
+        if (Annotations.exceedsSizeLimit(value)) {
+            return Result.failed(Annotations.sizeLimitMessage(key, value));
         }
         List<RegisteredDevice> devices;
         try {
@@ -219,15 +224,35 @@ public final class RegisterCodec {
 
     // ---- legacy text ----
 
-    /** The legacy text exactly as HAMi's {@code EncodeNodeDevices} writes it (both releases). */
+    /**
+     * The legacy text exactly as HAMi's {@code EncodeNodeDevices} writes it (both releases). Unlike HAMi it refuses
+     * a text field holding {@code ,} or {@code :}: written as it is, an id {@code GPU-a,1,999999,100,T,0,true,0,x:G}
+     * would read back as a forged extra device.
+     *
+     * @throws IllegalArgumentException naming the device, the field and the character
+     */
     public static String encodeLegacy(List<RegisteredDevice> devices) {
         StringBuilder out = new StringBuilder();
-        for (RegisteredDevice d : devices) {
+        for (int i = 0; i < devices.size(); i++) {
+            RegisteredDevice d = devices.get(i);
+            requireNoSeparator(i, "id", d.id());
+            requireNoSeparator(i, "type", d.type());
+            requireNoSeparator(i, "mode", d.mode());
             out.append(d.id()).append(',').append(d.count()).append(',').append(d.devmem()).append(',')
                     .append(d.devcore()).append(',').append(d.type()).append(',').append(d.numa()).append(',')
                     .append(d.health()).append(',').append(d.index()).append(',').append(d.mode()).append(':');
         }
         return out.toString();
+    }
+
+    private static void requireNoSeparator(int device, String field, String value) {
+        for (char separator : new char[] {',', ':'}) {
+            if (value.indexOf(separator) >= 0) {
+                throw new IllegalArgumentException("device " + device + ": " + field + " "
+                        + GoStrconv.quoteAbbreviated(value, 200) + " contains '" + separator + "' (expected: no ','"
+                        + " or ':' in a legacy-format field: they separate the fields and the devices)");
+            }
+        }
     }
 
     private static List<RegisteredDevice> legacyV29(String value) {
@@ -440,11 +465,12 @@ public final class RegisterCodec {
         requireNonNull(release, "release");
         switch (vendor.format()) {
             case JSON, LEGACY_TEXT -> {
-                List<RegisteredDevice> devices = jsonDevices(input);
+                List<RegisteredDevice> devices = jsonDevices(requireEncodable(input));
                 return vendor.format() == RegisterFormat.JSON ? encodeJson(devices, release) : encodeLegacy(devices);
             }
             case METAX_SGPU -> {
-                List<Map<String, Object>> list = GoJson.decodeList(GoJson.parse(input), METAX, METAX_SLICE);
+                List<Map<String, Object>> list = GoJson.decodeList(GoJson.parse(requireEncodable(input)), METAX,
+                        METAX_SLICE);
                 StringBuilder out = new StringBuilder("[");
                 for (int i = 0; i < list.size(); i++) {
                     if (i > 0) {
@@ -460,7 +486,7 @@ public final class RegisterCodec {
             }
             default -> {
                 List<Map<String, Object>> devices = new ArrayList<>();
-                Map<String, Object> spec = drsSpec(input, devices);
+                Map<String, Object> spec = drsSpec(requireEncodable(input), devices);
                 StringBuilder out = new StringBuilder("{\"devices\":");
                 if (spec.get("devices") == null) {
                     out.append("null");
@@ -479,6 +505,69 @@ public final class RegisterCodec {
                 return out.append('}').toString();
             }
         }
+    }
+
+    /**
+     * {@code input}, when no JSON array in it has more than {@link #MAX_ENCODED_DEVICES} elements (a device list;
+     * the DRS object's {@code devices}). Counted by scanning the text, before anything is parsed: a parsed tree of a
+     * few MiB of tiny devices takes tens of MiB of heap.
+     */
+    private static String requireEncodable(String input) {
+        int[] elements = new int[64]; // per open array, by depth; deeper arrays are not counted (the parser decides)
+        boolean[] empty = new boolean[64];
+        int depth = 0;
+        int largest = 0;
+        boolean inString = false;
+        for (int i = 0; i < input.length(); i++) {
+            char c = input.charAt(i);
+            if (inString) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    inString = false;
+                }
+                continue;
+            }
+            switch (c) {
+                case '"' -> {
+                    inString = true;
+                    if (depth > 0 && depth <= elements.length) {
+                        empty[depth - 1] = false;
+                    }
+                }
+                case '[', '{' -> {
+                    if (depth > 0 && depth <= elements.length && empty[depth - 1]) {
+                        empty[depth - 1] = false; // a nested value is the enclosing array's element
+                    }
+                    depth++;
+                    if (depth <= elements.length) {
+                        elements[depth - 1] = c == '[' ? 0 : -1;
+                        empty[depth - 1] = c == '[';
+                    }
+                }
+                case ']', '}' -> {
+                    if (depth > 0 && depth <= elements.length && elements[depth - 1] >= 0) {
+                        largest = Math.max(largest, elements[depth - 1] + (empty[depth - 1] ? 0 : 1));
+                    }
+                    depth = Math.max(0, depth - 1);
+                }
+                case ',' -> {
+                    if (depth > 0 && depth <= elements.length && elements[depth - 1] >= 0) {
+                        elements[depth - 1]++;
+                    }
+                }
+                default -> {
+                    if (depth > 0 && depth <= elements.length && empty[depth - 1] && !Character.isWhitespace(c)) {
+                        empty[depth - 1] = false;
+                    }
+                }
+            }
+            if (largest > MAX_ENCODED_DEVICES) {
+                throw new IllegalArgumentException("more than " + MAX_ENCODED_DEVICES + " devices (expected: at most "
+                        + MAX_ENCODED_DEVICES + " in one register value)");
+            }
+        }
+        return input;
     }
 
     // ---- a node's registrations ----

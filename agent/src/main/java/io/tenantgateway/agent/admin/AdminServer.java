@@ -278,10 +278,12 @@ public final class AdminServer implements AutoCloseable {
 
     /**
      * The JSON mapper, made on the first {@code /debug} answer: an agent nobody asks for JSON loads no Jackson (the
-     * footprint; agent/README.md, "Memory budget").
+     * footprint; agent/README.md, "Memory budget"). It escapes what a terminal would act on
+     * ({@link io.tenantgateway.agent.logging.TerminalSafeJson}): {@code curl …/debug/devices} shows annotation values.
      */
     private static final class Json {
-        static final tools.jackson.databind.json.JsonMapper MAPPER = tools.jackson.databind.json.JsonMapper.builder()
+        static final tools.jackson.databind.json.JsonMapper MAPPER = tools.jackson.databind.json.JsonMapper.builder(
+                io.tenantgateway.agent.logging.TerminalSafeJson.factory())
                 .enable(tools.jackson.databind.SerializationFeature.INDENT_OUTPUT).build();
     }
 }

@@ -1,6 +1,7 @@
 package io.tenantgateway.agent.cli;
 
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.text.PeerText;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 
@@ -8,7 +9,8 @@ import picocli.CommandLine;
  * Exit codes shared by every subcommand, and the handlers that map failures onto them. One rule: a
  * {@link ConfigException} anywhere in a failure's causes (bad user input: a flag, a {@code --config} key, a file a
  * flag names, a port in use) prints its one line (no stack trace) and exits {@link #USAGE}, as a malformed command
- * line does; anything else is a bug and exits {@link #INTERNAL} with its stack trace.
+ * line does; anything else is a bug and exits {@link #INTERNAL} with its stack trace. The line is escaped
+ * ({@link PeerText#escape}): a value it quotes (a file's content, a Node's field) cannot drive the terminal.
  */
 public final class ExitCodes {
     public static final int OK = 0;
@@ -28,9 +30,10 @@ public final class ExitCodes {
             PrintWriter err = cmd.getErr();
             String userError = userError(exception);
             if (userError != null) {
-                err.println(cmd.getColorScheme().errorText("error: " + userError));
+                printError(cmd, userError);
             } else {
-                err.println(cmd.getColorScheme().errorText("internal error: " + exception));
+                err.println(cmd.getColorScheme().errorText("internal error: "
+                        + PeerText.escape(exception.toString())));
                 exception.printStackTrace(err);
             }
             err.flush();
@@ -39,7 +42,7 @@ public final class ExitCodes {
         commandLine.setParameterExceptionHandler((exception, args) -> {
             CommandLine cmd = exception.getCommandLine();
             String message = GoFlags.message(exception);
-            cmd.getErr().println(cmd.getColorScheme().errorText("error: " + message));
+            printError(cmd, message);
             if (!message.startsWith(GoFlags.UNKNOWN_FLAG)) {
                 // An unknown flag is one line that names the nearest known flag; the rest point at --help.
                 cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
@@ -48,6 +51,11 @@ public final class ExitCodes {
             return USAGE;
         });
         return commandLine;
+    }
+
+    /** {@code error: message} on {@code cmd}'s error stream, escaped, in its error colour (not flushed). */
+    public static void printError(CommandLine cmd, String message) {
+        cmd.getErr().println(cmd.getColorScheme().errorText("error: " + PeerText.escape(message)));
     }
 
     /** {@link #USAGE} for a user error ({@link #userError}), {@link #INTERNAL} for anything else. */

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantgateway.agent.controller.WorkQueue;
 import io.tenantgateway.common.lifecycle.Lifecycle;
 import io.tenantgateway.common.retry.Backoff;
+import io.tenantgateway.common.text.PeerText;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -245,7 +246,8 @@ final class FailureBookkeeping extends Lifecycle {
         }
         String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage()
                 : e.getCause() != null ? e.getCause().toString() : e.getMessage();
-        return (e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer") + " (" + firstLine(message) + ")";
+        return (e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer") + " (" + PeerText.bound(firstLine(message))
+                + ")";
     }
 
     private static String firstLine(String message) {

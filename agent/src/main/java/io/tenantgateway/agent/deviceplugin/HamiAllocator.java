@@ -16,6 +16,7 @@ import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.LockDecision;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.deviceplugin.AllocationException;
 import io.tenantgateway.deviceplugin.Allocator;
 import io.tenantgateway.deviceplugin.policy.AllocateDecision;
@@ -280,7 +281,7 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
             }
             log.info("Allocate pod={} container={} entry={} node={} kubelet={} devices={} to-allocate=\"{}\""
                     + " resource={}", view.key(), allocate.containerName(), allocate.entryIndex(), node, deviceIds,
-                    uuids(allocate.devices()), allocate.remaining(), vendor.resourceName());
+                    uuids(allocate.devices()), PeerText.bound(allocate.remaining()), vendor.resourceName());
             completeIfLast(erased, found.byLock(), deviceIds);
             return allocate.allocation();
         }
@@ -347,7 +348,8 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
      *
      * @param byLock whether the node lock named {@code pod} when it was found
      */
-    private void fail(Pod pod, boolean byLock, List<String> deviceIds, String why) {
+    private void fail(Pod pod, boolean byLock, List<String> deviceIds, String reason) {
+        String why = PeerText.bound(reason); // for the log, the Event and the bookkeeping: it may quote annotations
         Pod failed = pod;
         for (int attempt = 1; ; attempt++) {
             try {
@@ -695,8 +697,8 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
         if (choice instanceof PodChoice.ByLock byLock) {
             Pod pod = client.pods().inNamespace(byLock.namespace()).withName(byLock.name()).get();
             if (pod == null) {
-                String why = "pod " + byLock.namespace() + "/" + byLock.name() + " named by " + Annotations.NODE_LOCK
-                        + " on node " + node + " not found";
+                String why = "pod " + PeerText.bound(byLock.namespace() + "/" + byLock.name(), PeerText.VALUE_LIMIT)
+                        + " named by " + Annotations.NODE_LOCK + " on node " + node + " not found";
                 log.warn("Allocate refused: {}", why);
                 throw new AllocationException(why);
             }
@@ -834,6 +836,6 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
     }
 
     private static String describe(KubernetesClientException e) {
-        return (e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer") + ": " + e.getMessage();
+        return (e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer") + ": " + PeerText.bound(e.getMessage());
     }
 }

@@ -113,6 +113,8 @@ public final class DeviceFlags {
             MockInventory devices = MockInventory.parseDevices(mockDevices);
             List<MockInventory.Entry> entries = new ArrayList<>(gpus.entries());
             entries.addAll(devices.entries());
+            MockInventory.requireTotal("--mock-gpus and --mock-devices", MockInventory.total(entries,
+                    devices.vendorEntries()));
             return new MockInventory(entries, devices.vendorEntries(), devices.hamiVnpuCore());
         }
         if (mockGpus != null) {

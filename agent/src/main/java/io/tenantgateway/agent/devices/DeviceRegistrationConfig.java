@@ -2,13 +2,13 @@ package io.tenantgateway.agent.devices;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.node.NodeNames;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.config.FlagValues;
 import io.tenantgateway.hami.GpuDevice;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Settings of the device registration. The error messages name the command-line flag that sets the
@@ -44,10 +44,6 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
     /** HAMi's scheduler marks a node unhealthy when its {@code Requesting_} stamp is this old. */
     public static final Duration SCHEDULER_STALE_AFTER = Duration.ofSeconds(60);
 
-    // RFC 1123 subdomain, what Kubernetes accepts as a Node name.
-    private static final Pattern NODE_NAME =
-            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-
     /** Where the GPUs to register come from ({@code --device-source}: {@link FlagValues}). */
     public enum Source {
         /** Simulated GPUs from {@link #mockInventory()}. */
@@ -79,10 +75,7 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
         requireNonNull(rescanInterval, "rescanInterval");
         requireNonNull(retryInitialBackoff, "retryInitialBackoff");
         requireNonNull(closeTimeout, "closeTimeout");
-        if (nodeName.length() > 253 || !NODE_NAME.matcher(nodeName).matches()) {
-            throw new ConfigException("--node-name", "'" + nodeName + "'",
-                    "the Node's name, a lower-case RFC 1123 subdomain; set it from spec.nodeName");
-        }
+        NodeNames.requireValid("--node-name", nodeName);
         if (source == Source.MOCK && mockInventory == null) {
             throw new ConfigException("--mock-gpus/--mock-inventory", "none",
                     "a mock inventory when --device-source=mock");

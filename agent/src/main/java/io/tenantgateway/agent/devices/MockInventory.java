@@ -40,7 +40,9 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * (preset, optional {@code :count}): {@link #parseShorthand} for {@code --mock-gpus} (NVIDIA presets only, as
  * before), {@link #parseDevices} for {@code --mock-devices} (every preset, e.g. {@code Ascend910B4:2,DCU-K100}).
  *
- * <p>What is wrong in either is a {@link ConfigException} naming the flag or the file and entry.
+ * <p>What is wrong in either is a {@link ConfigException} naming the flag or the file and entry. Simulated devices
+ * are objects on the heap (and replicas in the device plugins): at most {@value #MAX_PER_ENTRY} per entry and
+ * {@value #MAX_DEVICES} in all, more than any node has.
  *
  * @param entries       the NVIDIA GPU kinds, in index order
  * @param vendorEntries the Hygon and Ascend parts, in inventory order (each vendor's devices are indexed in this
@@ -54,6 +56,10 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
             Set.of("preset", "name", "memoryMiB", "count", "splitCount", "cores", "numa", "mode", "healthy");
     private static final Set<String> VENDOR_ENTRY_KEYS = Set.of("preset", "count", "healthy");
     private static final String DEVICES_FLAG = "--mock-devices";
+    /** The most simulated devices (GPUs, DCUs, chips) of one entry. */
+    public static final int MAX_PER_ENTRY = 64;
+    /** The most simulated devices of an inventory, every vendor's together. */
+    public static final int MAX_DEVICES = 256;
 
     public MockInventory {
         requireNonNull(entries, "entries");
@@ -61,6 +67,7 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
         if (entries.isEmpty() && vendorEntries.isEmpty()) {
             throw new ConfigException("mock inventory", "no devices", "at least one entry");
         }
+        requireTotal("mock inventory", total(entries, vendorEntries));
         entries = List.copyOf(entries);
         vendorEntries = List.copyOf(vendorEntries);
     }
@@ -68,6 +75,29 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
     /** NVIDIA GPUs only. */
     public MockInventory(List<Entry> entries) {
         this(entries, List.of(), false);
+    }
+
+    /** Every simulated device of {@code entries} and {@code vendorEntries}. */
+    static long total(List<Entry> entries, List<VendorEntry> vendorEntries) {
+        return entries.stream().mapToLong(Entry::count).sum() + vendorEntries.stream().mapToLong(VendorEntry::count)
+                .sum();
+    }
+
+    /** {@code total} when it is at most {@link #MAX_DEVICES}; else a {@link ConfigException} naming {@code flag}. */
+    static void requireTotal(String flag, long total) {
+        if (total > MAX_DEVICES) {
+            throw new ConfigException(flag, total + " simulated devices", "at most " + MAX_DEVICES + " in all, "
+                    + MAX_PER_ENTRY + " per entry");
+        }
+    }
+
+    /** {@code count} of a flag's {@code piece} when it is 1 to {@link #MAX_PER_ENTRY}; else naming the flag. */
+    private static int requireCount(String flag, String piece, String name, int count) {
+        if (count <= 0 || count > MAX_PER_ENTRY) {
+            throw new ConfigException(flag, piece, "PRESET[:N] with N from 1 to " + MAX_PER_ENTRY + ", e.g. " + name
+                    + ":2; at most " + MAX_DEVICES + " simulated devices in all");
+        }
+        return count;
     }
 
     /** The number of simulated NVIDIA GPUs. */
@@ -97,6 +127,10 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
             }
             requirePositive(modelName, "memoryMiB", memoryMiB);
             requirePositive(modelName, "count", count);
+            if (count > MAX_PER_ENTRY) {
+                throw new ConfigException("mock inventory", modelName + ": count: " + count, "at most "
+                        + MAX_PER_ENTRY + " per entry");
+            }
             if (splitCount != null) {
                 requirePositive(modelName, "splitCount", splitCount);
             }
@@ -134,6 +168,10 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
             if (count <= 0) {
                 throw new ConfigException("mock inventory", preset.presetName() + ": count: " + count, "> 0");
             }
+            if (count > MAX_PER_ENTRY) {
+                throw new ConfigException("mock inventory", preset.presetName() + ": count: " + count, "at most "
+                        + MAX_PER_ENTRY + " per entry");
+            }
         }
 
         /** {@code count} healthy devices of {@code preset}. */
@@ -169,12 +207,14 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
                 } catch (NumberFormatException e) {
                     throw new ConfigException("--mock-gpus", "'" + p + "'", "PRESET[:COUNT], e.g. L4-24GB:2", e);
                 }
+                requireCount("--mock-gpus", p, name.strip(), count);
             }
             entries.add(Entry.of(nvidiaPreset(name), count));
         }
         if (entries.isEmpty()) {
             throw new ConfigException("--mock-gpus", "'" + text + "'", "PRESET[:COUNT], one of " + GpuPreset.names());
         }
+        requireTotal("--mock-gpus", total(entries, List.of()));
         return new MockInventory(entries);
     }
 
@@ -217,9 +257,7 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
                 } catch (NumberFormatException e) {
                     throw new ConfigException(DEVICES_FLAG, p, "PRESET[:N] with N > 0, e.g. " + name + ":2", e);
                 }
-                if (count <= 0) {
-                    throw new ConfigException(DEVICES_FLAG, p, "PRESET[:N] with N > 0, e.g. " + name + ":2");
-                }
+                requireCount(DEVICES_FLAG, p, name, count);
             }
             Optional<GpuPreset> nvidia = GpuPreset.byName(name);
             if (nvidia.isPresent()) {
@@ -233,6 +271,7 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
         if (entries.isEmpty() && vendorEntries.isEmpty()) {
             throw new ConfigException(DEVICES_FLAG, "'" + text + "'", devicesExpected());
         }
+        requireTotal(DEVICES_FLAG, total(entries, vendorEntries));
         return new MockInventory(entries, vendorEntries, false);
     }
 
@@ -283,6 +322,7 @@ public record MockInventory(List<Entry> entries, List<VendorEntry> vendorEntries
             throw new ConfigException(source + ": hamiVnpuCore", vnpuCore, "true or false");
         }
         boolean hamiVnpuCore = vnpuCore != null && vnpuCore.booleanValue();
+        requireTotal(source, total(entries, vendorEntries));
         return new MockInventory(entries, vendorEntries, hamiVnpuCore);
     }
 

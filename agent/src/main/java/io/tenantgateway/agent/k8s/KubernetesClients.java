@@ -62,8 +62,14 @@ public final class KubernetesClients {
         return api + ": " + message;
     }
 
+    /**
+     * A client for {@code config}: no fabric8 retries (see {@link #create(Path)}), and no answer over
+     * {@link ResponseSizeLimit#LIMIT} bytes read (a larger one fails the call).
+     */
     public static KubernetesClient create(Config config) {
         config.setRequestRetryBackoffLimit(0);
-        return new KubernetesClientBuilder().withConfig(config).build();
+        return new KubernetesClientBuilder().withConfig(config).withHttpClientBuilderConsumer(builder -> builder
+                .addOrReplaceInterceptor("tenant-gateway-response-size",
+                        new ResponseSizeLimit(ResponseSizeLimit.LIMIT))).build();
     }
 }

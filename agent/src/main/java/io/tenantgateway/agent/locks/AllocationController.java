@@ -23,6 +23,7 @@ import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.MalformedNodeLockException;
 import io.tenantgateway.hami.NodeLock;
 import io.tenantgateway.agent.controller.WorkQueue;
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.common.lifecycle.Lifecycle;
 import io.tenantgateway.common.retry.Backoff;
 import java.time.Clock;
@@ -362,9 +363,10 @@ public final class AllocationController extends Lifecycle {
                 malformedFirstSeen.clear();
                 malformedFirstSeen.put(value, now);
                 firstSeen = now;
-                String message = e.getMessage() + ": \"" + value + "\"; the scheduler cannot bind GPU pods here;"
-                        + " the agent clears it after " + config.nodeLockTimeout();
-                log.warn("malformed node lock node={} value=\"{}\": {}", node, value, e.getMessage());
+                String message = e.getMessage() + ": " + PeerText.quote(value) + "; the scheduler cannot bind GPU"
+                        + " pods here; the agent clears it after " + config.nodeLockTimeout();
+                log.warn("malformed node lock node={} value=\"{}\": {}", node,
+                        PeerText.bound(value, PeerText.VALUE_LIMIT), e.getMessage());
                 remember("lock-malformed", node, message);
                 events.record(current, EventRecorder.WARNING, REASON_LOCK_MALFORMED, message);
             }

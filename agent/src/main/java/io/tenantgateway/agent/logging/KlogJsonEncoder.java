@@ -14,10 +14,11 @@ import tools.jackson.core.json.JsonFactory;
  * "serverID":"srv-1"}}. {@code ts} is milliseconds since the epoch with microseconds as the fraction; info lines
  * carry {@code v}; warnings and errors carry {@code level} ({@code "warn"}, {@code "error"}) instead, and {@code err}
  * when an exception came with them; then every key/value pair as a field (numbers and booleans as JSON numbers and
- * booleans, anything else as its text).
+ * booleans, anything else as its text). Strings are escaped for a terminal ({@link TerminalSafeJson}) and cut at
+ * {@link KlogRecord#FIELD_LIMIT} bytes.
  */
 public final class KlogJsonEncoder extends LineEncoder {
-    private final JsonFactory factory = new JsonFactory();
+    private final JsonFactory factory = TerminalSafeJson.factory();
 
     @Override
     String format(ILoggingEvent event) {
@@ -28,14 +29,14 @@ public final class KlogJsonEncoder extends LineEncoder {
             json.writeName("ts");
             json.writeNumber(timestamp(event.getInstant()));
             json.writeStringProperty("caller", record.caller());
-            json.writeStringProperty("msg", record.message());
+            json.writeStringProperty("msg", KlogRecord.bounded(record.message()));
             switch (record.severity()) {
                 case 'E' -> json.writeStringProperty("level", "error");
                 case 'W' -> json.writeStringProperty("level", "warn");
                 default -> json.writeNumberProperty("v", record.verbosity());
             }
             if (record.error() != null) {
-                json.writeStringProperty("err", KlogRecord.errorText(record.error()));
+                json.writeStringProperty("err", KlogRecord.bounded(KlogRecord.errorText(record.error())));
             }
             for (KeyValuePair pair : record.pairs()) {
                 json.writeName(pair.key);
@@ -55,9 +56,9 @@ public final class KlogJsonEncoder extends LineEncoder {
                         json.writeString(Double.toString(d));
                     }
                 } else if (value instanceof Throwable t) {
-                    json.writeString(String.valueOf(t.getMessage() == null ? t : t.getMessage()));
+                    json.writeString(KlogRecord.bounded(String.valueOf(t.getMessage() == null ? t : t.getMessage())));
                 } else {
-                    json.writeString(String.valueOf(value));
+                    json.writeString(KlogRecord.bounded(String.valueOf(value)));
                 }
             }
             json.writeEndObject();

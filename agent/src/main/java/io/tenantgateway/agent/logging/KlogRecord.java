@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import io.tenantgateway.common.logging.Verbosity;
+import io.tenantgateway.common.text.PeerText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,11 @@ record KlogRecord(char severity, int verbosity, String message, List<KeyValuePai
     private static final Pattern PAIR = Pattern.compile("([A-Za-z_][A-Za-z0-9_.-]*)=(\"?)\\{}\\2");
     private static final Map<String, List<String>> SPLITS = new java.util.concurrent.ConcurrentHashMap<>();
     private static final List<String> NO_SPLIT = List.of();
+    /**
+     * The most UTF-8 bytes of one field of a line (the message, {@code err}, each value, each stack line) before it
+     * is cut with a note naming its size: a safety net under the bounds the callers apply to what peers supply.
+     */
+    static final int FIELD_LIMIT = 16 * 1024;
 
     static KlogRecord of(ILoggingEvent event) {
         Level level = event.getLevel();
@@ -104,6 +110,11 @@ record KlogRecord(char severity, int verbosity, String message, List<KeyValuePai
             return "???:1";
         }
         return data[0].getFileName() + ":" + Math.max(data[0].getLineNumber(), 0);
+    }
+
+    /** {@code text}, cut at {@link #FIELD_LIMIT} bytes ({@link PeerText#truncate}). */
+    static String bounded(String text) {
+        return PeerText.truncate(text, FIELD_LIMIT);
     }
 
     /** The error text klog prints as {@code err="…"}: the exception's class and message, and its causes'. */

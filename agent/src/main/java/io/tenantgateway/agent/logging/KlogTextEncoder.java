@@ -2,6 +2,7 @@ package io.tenantgateway.agent.logging;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
+import io.tenantgateway.common.text.PeerText;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
@@ -11,7 +12,9 @@ import org.slf4j.event.KeyValuePair;
  * klog's text format: {@code I1201 07:09:36.824702   29502 TunnelClientSet.java:370] "Connect to server"
  * serverID="srv-1"}. Header: severity letter, {@code MMDD hh:mm:ss.uuuuuu} in local time, pid right-aligned in 7,
  * {@code File.java:line]} of the call site (logback caller data). Then the quoted message and {@code key=value} pairs
- * with klog's quoting (see {@link #appendValue}). {@code --skip-headers} leaves the header out.
+ * with klog's quoting (see {@link #appendValue}). {@code --skip-headers} leaves the header out. Nothing in a line can
+ * start another: the message and values are quoted, a multi-line value's lines and a stack's are escaped and
+ * indented by a tab.
  */
 public final class KlogTextEncoder extends LineEncoder {
     private static final long PID = ProcessHandle.current().pid();
@@ -43,9 +46,16 @@ public final class KlogTextEncoder extends LineEncoder {
             // Not klog's (Go errors carry no stack); kept because a Java stack is what finds the bug. Indented by a
             // tab, so a line-oriented reader tells it from log lines (none start with a tab).
             String stack = ThrowableProxyUtil.asString(record.error());
+            // A message in the stack is the exception's, which may quote a peer's value: escaped like the rest.
             for (String line : stack.split("\n")) {
                 if (!line.isEmpty()) {
-                    out.append(line.charAt(0) == '\t' ? "" : "\t").append(line).append('\n');
+                    int tabs = 0;
+                    while (tabs < line.length() && line.charAt(tabs) == '\t') {
+                        tabs++;
+                    }
+                    out.append("\t".repeat(Math.max(tabs, 1)));
+                    PeerText.appendEscaped(out, KlogRecord.bounded(line.substring(tabs)));
+                    out.append('\n');
                 }
             }
         }
@@ -80,7 +90,8 @@ public final class KlogTextEncoder extends LineEncoder {
 
     /**
      * klog's value rules: numbers and booleans bare; strings, errors and everything else as {@code strconv.Quote}
-     * of their text; a text with a line break as klog's multi-line {@code <…>} block; null as {@code <nil>}.
+     * of their text; a text with a line break as klog's multi-line {@code <…>} block, each line escaped and indented
+     * by a tab; null as {@code <nil>}. A text longer than {@link KlogRecord#FIELD_LIMIT} bytes is cut there.
      */
     static void appendValue(StringBuilder out, Object value) {
         if (value == null) {
@@ -91,9 +102,13 @@ public final class KlogTextEncoder extends LineEncoder {
             String text = value instanceof Throwable t ? String.valueOf(t.getMessage() == null ? t : t.getMessage())
                     : String.valueOf(value);
             if (text.indexOf('\n') >= 0) {
+                // Each line escaped (a carriage return or a terminal escape in it cannot redraw or forge a line)
+                // and indented by a tab, which no log line starts with.
                 out.append("<\n");
-                for (String line : text.split("\n", -1)) {
-                    out.append('\t').append(line).append('\n');
+                for (String line : KlogRecord.bounded(text).split("\n", -1)) {
+                    out.append('\t');
+                    PeerText.appendEscaped(out, line);
+                    out.append('\n');
                 }
                 out.append(" >");
             } else {
@@ -102,32 +117,8 @@ public final class KlogTextEncoder extends LineEncoder {
         }
     }
 
-    /** Go's {@code strconv.Quote}: escapes quote, backslash and non-printable characters. */
+    /** Go's {@code strconv.Quote} ({@link PeerText#appendQuoted}), at most {@link KlogRecord#FIELD_LIMIT} bytes. */
     static void appendQuoted(StringBuilder out, String text) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                case '\u0007' -> out.append("\\a");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                case '\u000b' -> out.append("\\v");
-                default -> {
-                    if (c < 0x20 || c == 0x7f) {
-                        out.append(String.format("\\x%02x", (int) c));
-                    } else if (Character.isISOControl(c)) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
+        PeerText.appendQuoted(out, KlogRecord.bounded(text));
     }
 }

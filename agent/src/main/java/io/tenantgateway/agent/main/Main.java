@@ -51,7 +51,7 @@ public final class Main {
         try {
             ConfigFileDefaults.install(commandLine.getSubcommands().get("run"), args);
         } catch (ConfigException e) {
-            commandLine.getErr().println(commandLine.getColorScheme().errorText("error: " + e.getMessage()));
+            ExitCodes.printError(commandLine, e.getMessage());
             commandLine.getErr().flush();
             return ExitCodes.USAGE;
         }
@@ -89,7 +89,7 @@ public final class Main {
         try {
             ConfigFileDefaults.install(run, args);
         } catch (ConfigException e) {
-            err.println(run.getColorScheme().errorText("error: " + e.getMessage()));
+            ExitCodes.printError(run, e.getMessage());
             err.flush();
             return ExitCodes.USAGE;
         }

@@ -3,19 +3,29 @@ package io.tenantgateway.agent.node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.text.PeerText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import io.tenantgateway.agent.k8s.KubernetesClients;
+import java.util.regex.Pattern;
 
 /**
  * Finds this node's name when {@code NODE_NAME} is not set (Kamaji's agent DaemonSet has no downward-API env): the
  * pod reads itself — name from {@code POD_NAME} or {@code HOSTNAME}, namespace from {@code POD_NAMESPACE} or the
- * service-account mount — and takes {@code spec.nodeName}.
+ * service-account mount — and takes {@code spec.nodeName}, once it is a name Kubernetes could give a Node
+ * ({@link #isValid}): a pod whose {@code spec.nodeName} holds a line feed or a terminal escape (no real API server
+ * stores one) is refused with the name quoted ({@link PeerText#quote}), and what waits for the name keeps waiting.
  */
 public final class NodeNames {
     static final Path NAMESPACE_FILE = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+    /** What a Node's name is: Kubernetes validates Node names as RFC 1123 subdomains. */
+    public static final String EXPECTED = "a lower-case RFC 1123 subdomain of at most 253 characters, as Kubernetes"
+            + " names Nodes";
+    private static final int MAX_LENGTH = 253;
+    private static final Pattern NAME =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
     private NodeNames() {
     }
@@ -47,6 +57,22 @@ public final class NodeNames {
         return new PodIdentity(namespace, podName);
     }
 
+    /** Whether {@code name} can be a Node's name ({@link #EXPECTED}). */
+    public static boolean isValid(String name) {
+        return name != null && name.length() <= MAX_LENGTH && NAME.matcher(name).matches();
+    }
+
+    /**
+     * {@code name} when it {@linkplain #isValid can be} a Node's name; else a {@link ConfigException} naming
+     * {@code flag} and the name, quoted.
+     */
+    public static String requireValid(String flag, String name) {
+        if (!isValid(name)) {
+            throw new ConfigException(flag, PeerText.quote(name), EXPECTED + "; set it from spec.nodeName");
+        }
+        return name;
+    }
+
     /** Reads {@code spec.nodeName} of this pod through the API (one call; the caller retries). */
     public static String discover(Path kubeconfig, PodIdentity pod) {
         try (KubernetesClient client = KubernetesClients.create(kubeconfig)) {
@@ -76,7 +102,25 @@ public final class NodeNames {
             throw new IllegalArgumentException("--node-name: not set, and pod " + namespace + "/" + podName
                     + " has no spec.nodeName (expected: --node-name or env NODE_NAME)");
         }
-        return pod.getSpec().getNodeName();
+        String nodeName = pod.getSpec().getNodeName();
+        if (!isValid(nodeName)) {
+            throw new InvalidNodeNameException("pod " + namespace + "/" + podName + " has spec.nodeName "
+                    + PeerText.quote(nodeName) + " (expected: " + EXPECTED + ")");
+        }
+        return nodeName;
+    }
+
+    /**
+     * The pod's {@code spec.nodeName} is no Node name (only a server that does not validate, or a forged answer, can
+     * give one): not a configuration error, so the agent and its tunnel stay up, the readiness check of the node's
+     * identity fails with the name quoted, and the parts that need the name do not start.
+     */
+    public static final class InvalidNodeNameException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        InvalidNodeNameException(String message) {
+            super(message);
+        }
     }
 
     /** The API did not answer the node-name lookup: worth retrying, unlike a pod without a node. */

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.node;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.hami.RegisterCodec;
 import io.tenantgateway.hami.RegisterVendor;
@@ -20,7 +21,8 @@ import java.util.Map;
  * <p>Bounded, since a Node's annotations may hold 256 KiB: at most {@value #MAX_REGISTRATIONS} registrations (the
  * rest counted in {@link #notShown}), at most {@value #MAX_DEVICES} devices kept of each (its {@code deviceCount} is
  * the whole count), and a register value over {@value #MAX_VALUE_CHARS} characters is not decoded here (the
- * registration says so; {@code annotations decode} reads it). Decoding keeps one value's devices at a time.
+ * registration says so; {@code annotations decode} reads it), nor, anywhere, one larger than the API allows
+ * ({@link Annotations#TOTAL_SIZE_LIMIT}: the registration names its size). Decoding keeps one value's devices at a time.
  *
  * @param state where the read stands
  * @param node the node's name, {@code ""} while unknown
@@ -122,6 +124,10 @@ public record NodeRegistrations(State state, String node, String detail, Instant
             }
             if (out.size() + decodable.size() >= MAX_REGISTRATIONS) {
                 notShown[0]++;
+            } else if (Annotations.exceedsSizeLimit(value)) {
+                // No API server stores it (a forged answer, a mock): named by its size, never decoded.
+                out.add(new Registration(key, RegisterCodec.vendorOf(key).orElse(""), false, 0, List.of(),
+                        Annotations.sizeLimitMessage(key, value)));
             } else if (value != null && value.length() > MAX_VALUE_CHARS) {
                 out.add(new Registration(key, RegisterCodec.vendorOf(key).orElse(""), false, 0, List.of(),
                         "value of " + value.length() + " characters not decoded here (expected: at most "

@@ -5,12 +5,16 @@ import static java.util.Objects.requireNonNull;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantgateway.agent.k8s.KubernetesClients;
+import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.RegisterVendor;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,6 +34,7 @@ public final class OwnNode {
     /** How old a GET's read may be before the next reader starts another. */
     public static final Duration TTL = Duration.ofSeconds(10);
     static final String INFORMER = "lock controller's node informer";
+    private static final int WARNED_LIMIT = 64;
     static final String GET = "API get, at most every " + TTL.toSeconds() + "s while viewed";
 
     private final KubernetesClient client;
@@ -37,6 +42,8 @@ public final class OwnNode {
     private final Executor executor;
     private final Clock clock;
     private final AtomicBoolean reading = new AtomicBoolean();
+    /** The oversized values warned about ({@code key=length}), at most {@value #WARNED_LIMIT}. */
+    private final Set<String> warnedOversized = ConcurrentHashMap.newKeySet();
     private volatile NodeRegistrations fetched;
     private volatile Decoded fromInformer;
 
@@ -112,7 +119,23 @@ public final class OwnNode {
     }
 
     private NodeRegistrations decode(Node node, String name, String source) {
-        return NodeRegistrations.decode(name, annotations(node), capacity(node), clock.instant(), source);
+        Map<String, String> annotations = annotations(node);
+        warnOversized(annotations, name);
+        return NodeRegistrations.decode(name, annotations, capacity(node), clock.instant(), source);
+    }
+
+    /**
+     * One WARN line per register value larger than the API allows (by key and size: the next read of the same value
+     * says nothing): no API server stores one, so the Node came from something else, and it is not decoded.
+     */
+    private void warnOversized(Map<String, String> annotations, String name) {
+        annotations.forEach((key, value) -> {
+            if (RegisterVendor.forKey(key).isPresent() && Annotations.exceedsSizeLimit(value)
+                    && warnedOversized.size() < WARNED_LIMIT && warnedOversized.add(key + "=" + value.length())) {
+                log.warn("node {}: {}; no API server stores such a value", name,
+                        Annotations.sizeLimitMessage(key, value));
+            }
+        });
     }
 
     /** The Node's annotations ({@code {}} when none). */

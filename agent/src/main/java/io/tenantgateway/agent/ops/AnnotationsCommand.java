@@ -1,6 +1,9 @@
 package io.tenantgateway.agent.ops;
 
+import io.tenantgateway.agent.logging.TerminalSafeJson;
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.common.text.PeerText;
+import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.hami.RegisterCodec;
 import io.tenantgateway.hami.RegisterCodec.Result;
@@ -30,26 +33,41 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code tenant-gateway annotations}: HAMi's node register annotations, read and written exactly as a given HAMi
  * release's scheduler and device plugins do (codecs in {@link RegisterCodec}, vendors in {@link RegisterVendor}).
- * Bad input (a key that is no register key, unreadable stdin, a bad {@code --hami-compat}) is a
- * {@link ConfigException}: one line, exit 2.
+ * Bad input (a key that is no register key, unreadable stdin, more than {@value #MAX_STDIN_BYTES} bytes of it, a bad
+ * {@code --hami-compat}, a value encode cannot write faithfully) is a {@link ConfigException}: one line, exit 2. What
+ * a value holds reaches the terminal escaped: JSON through {@link TerminalSafeJson}, the table through
+ * {@link PeerText#escape}.
  */
 @Command(name = "annotations", mixinStandardHelpOptions = true, usageHelpWidth = 120,
         description = "Decode or encode HAMi node register annotations as a given HAMi release does.",
         subcommands = {AnnotationsCommand.Decode.class, AnnotationsCommand.Encode.class})
 public final class AnnotationsCommand {
-    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+    private static final JsonMapper JSON = JsonMapper.builder(TerminalSafeJson.factory())
+            .enable(SerializationFeature.INDENT_OUTPUT).build();
+    /**
+     * The most stdin read: 4 MiB, more than any Node an API server stores (etcd's default limit is 1.5 MiB an
+     * object) and far more than a register value (annotations: 256 KiB an object).
+     */
+    static final int MAX_STDIN_BYTES = 4 * 1024 * 1024;
 
     /** {@code --hami-compat} as {@code run} and {@code webhook} read it. */
     static HamiRelease release(String text) {
         return HamiRelease.valueOf(io.tenantgateway.webhook.policy.HamiCompat.parse(text).name());
     }
 
+    /** All of {@code in}, when it is at most {@link #MAX_STDIN_BYTES} bytes (no more than that is read). */
     static String stdin(InputStream in) {
+        byte[] bytes;
         try {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            bytes = in.readNBytes(MAX_STDIN_BYTES + 1);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        if (bytes.length > MAX_STDIN_BYTES) {
+            throw ConfigException.of("stdin", "more than " + MAX_STDIN_BYTES + " bytes (expected: at most "
+                    + MAX_STDIN_BYTES + " (4 MiB), more than any Node the API server stores)");
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     @Command(name = "decode", mixinStandardHelpOptions = true, usageHelpWidth = 120,
@@ -58,7 +76,7 @@ public final class AnnotationsCommand {
                 "annotation it carries and the devices HAMi derives from status.capacity."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {" 0:every value decoded", " 1:a value has an error (HAMi's reader message is shown)",
-                " 2:bad input (unknown key, stdin not a Node, bad flag)"})
+                " 2:bad input (unknown key, stdin not a Node or more than 4 MiB, bad flag)"})
     public static final class Decode implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -178,20 +196,22 @@ public final class AnnotationsCommand {
             }
         }
 
+        /** Every text a value supplied escaped ({@link PeerText#escape}): no ESC, OSC 52, CR or BEL reaches the tty. */
         private static void printTable(Map<String, Result> results, PrintWriter out) {
             String row = "  %-40s %5s %5s %7s %7s %-16s %4s %-10s %s%n";
             for (Map.Entry<String, Result> e : results.entrySet()) {
                 String vendor = RegisterVendor.forKey(e.getKey()).map(RegisterVendor::vendor).orElse("from capacity");
-                out.printf("%s (%s)%n", e.getKey(), vendor);
+                out.printf("%s (%s)%n", PeerText.escape(e.getKey()), vendor);
                 Result result = e.getValue();
                 if (!result.isOk()) {
-                    out.printf("  error: %s%n", result.error());
+                    out.printf("  error: %s%n", PeerText.escape(result.error()));
                     continue;
                 }
                 out.printf(row, "ID", "INDEX", "COUNT", "DEVMEM", "DEVCORE", "TYPE", "NUMA", "MODE", "HEALTH");
                 for (RegisteredDevice d : result.devices()) {
-                    out.printf(row, d.id(), d.index(), d.count(), d.devmem(), d.devcore(), d.type(), d.numa(),
-                            d.mode(), d.health() ? "healthy" : "unhealthy");
+                    out.printf(row, PeerText.escape(d.id()), d.index(), d.count(), d.devmem(), d.devcore(),
+                            PeerText.escape(d.type()), d.numa(), PeerText.escape(d.mode()),
+                            d.health() ? "healthy" : "unhealthy");
                 }
             }
         }
@@ -203,7 +223,8 @@ public final class AnnotationsCommand {
                 "type, numa, mode, health, devicevendor, custominfo); for metax-tech.com/node-gpu-devices a list of",
                 "Metax device objects; for enflame.com/gcu-drs-capacity the DRS object."},
             exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {" 0:written", " 2:bad input (unknown key, unreadable stdin, bad flag)"})
+            exitCodeList = {" 0:written", " 2:bad input (unknown key, unreadable stdin or more than 4 MiB of it, more"
+                + " than 1024 devices, ',' or ':' in a legacy-format field, a value over 256 KiB, bad flag)"})
     public static final class Encode implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -225,8 +246,15 @@ public final class AnnotationsCommand {
             String value;
             try {
                 value = RegisterCodec.encode(key, stdin(System.in), release);
+            } catch (ConfigException e) {
+                throw e;
             } catch (IllegalArgumentException e) {
-                throw ConfigException.of("stdin", e.getMessage(), e);
+                throw ConfigException.of("stdin", PeerText.bound(e.getMessage()), e);
+            }
+            if (Annotations.exceedsSizeLimit(value)) {
+                throw ConfigException.of("stdin", "the value would be " + value.getBytes(StandardCharsets.UTF_8).length
+                        + " bytes (expected: at most " + Annotations.TOTAL_SIZE_LIMIT + ", Kubernetes' limit on all"
+                        + " annotations of an object)");
             }
             PrintWriter out = spec.commandLine().getOut();
             out.println(value);

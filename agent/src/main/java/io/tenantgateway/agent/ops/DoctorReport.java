@@ -3,6 +3,8 @@ package io.tenantgateway.agent.ops;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.cli.ExitCodes;
+import io.tenantgateway.agent.logging.TerminalSafeJson;
+import io.tenantgateway.common.text.PeerText;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,13 +14,16 @@ import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The doctor's checklist, as text or JSON.
+ * The doctor's checklist, as text or JSON. Details quote what the API and the node hold (a register annotation's
+ * device ids and types, API errors): the text escapes control characters ({@link PeerText#escape}), the JSON writes
+ * them as {@code \\u} escapes ({@link TerminalSafeJson}).
  *
  * @param heading what was checked (node, agent id, server)
  * @param checks the checks in order
  */
 record DoctorReport(String heading, List<DoctorCheck> checks) {
-    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+    private static final JsonMapper JSON = JsonMapper.builder(TerminalSafeJson.factory())
+            .enable(SerializationFeature.INDENT_OUTPUT).build();
 
     DoctorReport {
         requireNonNull(heading, "heading");
@@ -40,12 +45,12 @@ record DoctorReport(String heading, List<DoctorCheck> checks) {
         String indent = " ".repeat(6 + width + 2);
         for (DoctorCheck check : checks) {
             out.println(String.format(Locale.ROOT, "%-4s  %-" + width + "s  %s", check.outcome().name(), check.name(),
-                    check.detail()));
+                    PeerText.escape(check.detail())));
             for (String line : check.details()) {
-                out.println(indent + line);
+                out.println(indent + PeerText.escape(line));
             }
             if (!check.fix().isEmpty()) {
-                out.println(indent + "fix: " + check.fix());
+                out.println(indent + "fix: " + PeerText.escape(check.fix()));
             }
         }
         out.println(String.format(Locale.ROOT, "%d checks: %d passed, %d warnings, %d failed, %d skipped -> %s",

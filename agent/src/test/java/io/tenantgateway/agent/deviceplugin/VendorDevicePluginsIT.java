@@ -27,6 +27,7 @@ import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.agent.part.RegistrationOwnedElsewhere;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.common.retry.Backoff;
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.deviceplugin.DevicePluginConfig;
 import io.tenantgateway.deviceplugin.DevicePluginSnapshot.Phase;
 import io.tenantgateway.deviceplugin.testing.ForeignDevicePlugin;
@@ -435,6 +436,51 @@ class VendorDevicePluginsIT {
         assertThat(cluster.lock()).isNull();
         assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).hasSize(4);
         assertThat(cluster.lockReleases(ReleaseReason.FAILED)).isEqualTo(4);
+    }
+
+    /**
+     * A 20 KB {@code huawei.com/Ascend910B4} annotation full of terminal escapes: the plugin's error text, which
+     * echoes the value, reaches kubelet as UNKNOWN with the text cut at {@link PeerText#TEXT_LIMIT} (whole, it would
+     * overflow the client's 8 KiB header limit: INTERNAL), naming the size and the limit, escaped; the log lines
+     * about it are bounded and carry no control character.
+     */
+    @Test
+    void aHugeHostileAnnotationGivesABoundedEscapedErrorAndLogLine() throws Exception {
+        ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logged.start();
+        root.addAppender(logged);
+        cleanup.add(() -> root.detachAppender(logged));
+        startAgent(false);
+        awaitTwo();
+        String hostile = "{\u001b]52;c;" + "A".repeat(20_480) + "\u0007\r\n\u001b[2J";
+        bound("p1", Map.of(ASCEND_KEY, NPU_0 + ",Ascend910B4,8192,0:;", RUNTIME_KEY, hostile), "npu");
+
+        Throwable error = catchThrowable(() -> allocate(ASCEND_RESOURCE, NPU_0 + "-0"));
+
+        assertThat(error).isInstanceOf(io.grpc.StatusRuntimeException.class);
+        io.grpc.Status status = ((io.grpc.StatusRuntimeException) error).getStatus();
+        assertThat(status.getCode()).as("kubelet reads the plugin's answer, not a broken stream")
+                .isEqualTo(io.grpc.Status.Code.UNKNOWN);
+        String description = status.getDescription();
+        assertThat(description).startsWith("build runtimeInfo lookup: annotation huawei.com/Ascend910B4 value"
+                + " {\\x1b]52;c;AAAA").contains("A… (truncated, 20495 bytes, limit " + PeerText.VALUE_LIMIT
+                + ") invalid: ").doesNotContain("\u001b", "\u0007", "\r", "\n");
+        assertThat(description.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(PeerText.TEXT_LIMIT + 64);
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("failed");
+        assertThat(cluster.events(HamiAllocator.REASON_ALLOCATION_FAILED)).singleElement()
+                .satisfies(e -> assertThat(e.getMessage()).isEqualTo(description));
+
+        List<String> lines = logged.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                .toList();
+        assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("allocation failed pod=team-a/p1"));
+        assertThat(lines).allSatisfy(line -> {
+            assertThat(line.length()).isLessThan(PeerText.TEXT_LIMIT + 512);
+            assertThat(line).doesNotContain("\u001b", "\u0007", "\r");
+        });
     }
 
     /** The lock names another pod, not bound yet: this call is not its; nothing of either pod is touched. */

@@ -45,7 +45,9 @@ class DeviceRegistrationConfigTest {
     @Test
     void rejectsValuesWithTheFlagAndWhatIsExpected() {
         assertThatThrownBy(() -> DeviceRegistrationConfig.builder("Worker_1").build())
-                .hasMessageStartingWith("--node-name: 'Worker_1' (expected: the Node's name");
+                .hasMessageStartingWith("--node-name: \"Worker_1\" (expected: a lower-case RFC 1123 subdomain");
+        assertThatThrownBy(() -> DeviceRegistrationConfig.builder("w\n\u001b[2J").build())
+                .hasMessageStartingWith("--node-name: \"w\\n\\x1b[2J\" (expected: ");
         assertThatThrownBy(() -> DeviceRegistrationConfig.builder("w").source(Source.MOCK).build())
                 .hasMessage("--mock-gpus/--mock-inventory: none (expected: a mock inventory when --device-source=mock)");
         assertThatThrownBy(() -> DeviceRegistrationConfig.builder("w").splitCount(0).build())

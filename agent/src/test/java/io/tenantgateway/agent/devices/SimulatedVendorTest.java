@@ -99,10 +99,38 @@ class SimulatedVendorTest {
                 .hasMessage("--mock-devices: DCU-K100:two (expected: PRESET[:N] with N > 0, e.g. DCU-K100:2)");
         assertThatThrownBy(() -> MockInventory.parseDevices("Ascend310P:0"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("--mock-devices: Ascend310P:0 (expected: PRESET[:N] with N > 0, e.g. Ascend310P:2)");
+                .hasMessage("--mock-devices: Ascend310P:0 (expected: PRESET[:N] with N from 1 to 64, e.g. Ascend310P:2;"
+                        + " at most 256 simulated devices in all)");
         assertThatThrownBy(() -> MockInventory.parseDevices(" , "))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("--mock-devices: ' , ' (expected: PRESET[:N],… with PRESET one of " + every + ")");
+    }
+
+    /** Simulated devices are heap objects and plugin replicas: 64 an entry, 256 in all, whatever spells them. */
+    @Test
+    void simulatedDeviceCountsAreCapped() {
+        assertThatThrownBy(() -> MockInventory.parseDevices("Ascend910B4:100000"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("--mock-devices: Ascend910B4:100000 (expected: PRESET[:N] with N from 1 to 64, e.g."
+                        + " Ascend910B4:2; at most 256 simulated devices in all)");
+        assertThat(MockInventory.parseDevices("Ascend910B4:64").vendorEntries().get(0).count()).isEqualTo(64);
+        assertThatThrownBy(() -> MockInventory.parseDevices("Ascend910B4:64,Ascend910B3:64,Ascend310P:64,"
+                + "DCU-K100:64,DCU-Z100L:1")).isInstanceOf(ConfigException.class)
+                .hasMessage("--mock-devices: 257 simulated devices (expected: at most 256 in all, 64 per entry)");
+        assertThatThrownBy(() -> MockInventory.parseShorthand("L4-24GB:65"))
+                .hasMessageStartingWith("--mock-gpus: L4-24GB:65 (expected: PRESET[:N] with N from 1 to 64");
+        assertThatThrownBy(() -> MockInventory.parse("devices:\n  - preset: DCU-K100\n    count: 65\n", "inv.yaml"))
+                .hasMessage("inv.yaml: devices[0]: mock inventory: DCU-K100: count: 65 (expected: at most 64 per"
+                        + " entry)");
+        assertThatThrownBy(() -> MockInventory.parse("devices:\n  - {preset: L4-24GB, count: 100000}\n", "inv.yaml"))
+                .hasMessage("inv.yaml: devices[0]: mock inventory: NVIDIA L4: count: 100000 (expected: at most 64"
+                        + " per entry)");
+        StringBuilder many = new StringBuilder("devices:\n");
+        for (int i = 0; i < 5; i++) {
+            many.append("  - {preset: L4-24GB, count: 64}\n");
+        }
+        assertThatThrownBy(() -> MockInventory.parse(many.toString(), "inv.yaml"))
+                .hasMessage("inv.yaml: 320 simulated devices (expected: at most 256 in all, 64 per entry)");
     }
 
     @Test

@@ -65,6 +65,42 @@ class KlogEncodersTest {
         assertThat(text(event(Level.ERROR, "x"))).startsWith("E1201 ");
     }
 
+    /** A peer's value with a line feed, a carriage return, ESC, BEL and OSC 52: nothing starts a line or reaches a tty. */
+    @Test
+    void noValueMessageOrStackCanForgeALineOrReachATerminalRaw() {
+        String hostile = "gpu-1\nI1201 07:09:36.000000       1 Fake.java:1] \"forged\"\r\u001b[2J\u001b]52;c;aGk=\u0007\u009b";
+        LoggingEvent event = event(Level.WARN, "node name {} refused", hostile);
+        event.addKeyValuePair(new KeyValuePair("node", hostile));
+        LoggingEvent failed = new LoggingEvent(Logger.class.getName(), LOGGER, Level.ERROR, "start failed",
+                new IllegalArgumentException(hostile), null);
+        failed.setInstant(AT);
+        failed.setCallerData(event.getCallerData());
+        KlogTextEncoder encoder = new KlogTextEncoder();
+        encoder.setSkipHeaders(true);
+        for (String line : (encoder.format(event) + encoder.format(failed) + new KlogJsonEncoder().format(event)
+                + new KlogJsonEncoder().format(failed)).split("\n")) {
+            assertThat(line).doesNotContain("\r", "\u001b", "\u0007", "\u009b");
+            assertThat(line).as("a line of its own starts as the encoder starts one")
+                    .matches("(\"|\\t| >|\\{\"ts\").*");
+        }
+        assertThat(encoder.format(event)).isEqualTo("\"node name gpu-1\\nI1201 07:09:36.000000       1 Fake.java:1]"
+                + " \\\"forged\\\"\\r\\x1b[2J\\x1b]52;c;aGk=\\a\\u009b refused\" node=<\n\tgpu-1\n\tI1201 07:09:36.000000"
+                + "       1 Fake.java:1] \"forged\"\\r\\x1b[2J\\x1b]52;c;aGk=\\a\\u009b\n >\n");
+        assertThat(new KlogJsonEncoder().format(event)).contains("\"node\":\"gpu-1\\nI1201", "\\r\\u001B[2J",
+                "\\u0007\\u009b\"");
+    }
+
+    @Test
+    void aHugeFieldIsCutWithANote() {
+        KlogTextEncoder encoder = new KlogTextEncoder();
+        encoder.setSkipHeaders(true);
+        String line = encoder.format(event(Level.WARN, "Allocate refused: {}", "a".repeat(100_000)));
+        assertThat(line).hasSizeLessThan(KlogRecord.FIELD_LIMIT + 100)
+                .endsWith("… (truncated, 100018 bytes, limit " + KlogRecord.FIELD_LIMIT + ")\"\n");
+        assertThat(new KlogJsonEncoder().format(event(Level.WARN, "x {}", "b".repeat(100_000))))
+                .hasSizeLessThan(KlogRecord.FIELD_LIMIT + 200);
+    }
+
     @Test
     void placeholderMessagesAreSplitIntoPairs() {
         KlogTextEncoder encoder = new KlogTextEncoder();

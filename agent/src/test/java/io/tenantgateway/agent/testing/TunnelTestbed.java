@@ -131,6 +131,14 @@ public final class TunnelTestbed implements AutoCloseable {
                 "--health-server-port=0", "--service-account-token-path=" + tokenFile);
     }
 
+    /** {@link #kamajiArgs()} with the health server on 127.0.0.1 (port 0) and the API of {@code kubeconfig}. */
+    public List<String> kamajiArgs(java.nio.file.Path kubeconfig) {
+        List<String> args = new java.util.ArrayList<>(kamajiArgs());
+        args.removeIf(arg -> arg.startsWith("--health-server-port="));
+        args.addAll(List.of("--health-server-host=127.0.0.1", "--health-server-port=0", "--kubeconfig=" + kubeconfig));
+        return args;
+    }
+
     /** {@link #kamajiArgs()} with the HAMi webhook on this testbed's files TLS at {@code 127.0.0.1:webhookPort}. */
     public List<String> webhookArgs(int webhookPort) {
         List<String> args = new ArrayList<>(kamajiArgs());

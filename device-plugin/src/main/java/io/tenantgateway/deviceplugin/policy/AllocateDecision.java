@@ -2,6 +2,7 @@ package io.tenantgateway.deviceplugin.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.hami.ContainerDevice;
 import java.util.List;
 
@@ -26,7 +27,9 @@ public sealed interface AllocateDecision {
     }
 
     /**
-     * Refuse the call.
+     * Refuse the call. Both texts may carry what a pod's annotations say: they are escaped and cut at
+     * {@link PeerText#TEXT_LIMIT} bytes ({@link PeerText#bound}), so that neither overflows kubelet's status header
+     * nor writes a control character into a log line or an Event.
      *
      * @param message HAMi's error text, returned to kubelet as it is ({@code device number not matched})
      * @param detail what exactly did not match, for the Event and the log; {@code ""} when the message says it all
@@ -35,8 +38,8 @@ public sealed interface AllocateDecision {
      */
     record Refuse(String message, String detail, boolean failPod) implements AllocateDecision {
         public Refuse {
-            requireNonNull(message, "message");
-            requireNonNull(detail, "detail");
+            message = PeerText.bound(requireNonNull(message, "message"));
+            detail = PeerText.bound(requireNonNull(detail, "detail"));
         }
 
         /** {@code message (detail)}, or the message alone. */

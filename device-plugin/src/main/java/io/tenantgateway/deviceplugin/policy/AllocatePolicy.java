@@ -2,6 +2,7 @@ package io.tenantgateway.deviceplugin.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
@@ -102,13 +103,13 @@ public final class AllocatePolicy {
             entries = DeviceAllocationCodec.decode(value);
         } catch (IllegalArgumentException e) {
             return new AllocateDecision.Refuse(vendor.requestNotFound(), key + " of " + pod.key() + ": "
-                    + e.getMessage(), true);
+                    + PeerText.bound(e.getMessage(), PeerText.VALUE_LIMIT), true);
         }
         int index = DeviceAllocationCodec.nextEntry(entries);
         if (index < 0) {
             // Everything was handed out.
             return new AllocateDecision.Refuse(vendor.noPendingEntry(), "every entry of " + key + " of " + pod.key()
-                    + " is handed out (\"" + value + "\")", !allocated);
+                    + " is handed out (" + PeerText.quote(value) + ")", !allocated);
         }
         List<ContainerView> order = pod.entryOrder();
         if (index >= order.size()) {

@@ -1,5 +1,6 @@
 package io.tenantgateway.deviceplugin.policy;
 
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.hami.AscendRuntimeInfo;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.NodeVendor;
@@ -53,8 +54,10 @@ final class AscendAllocation extends VendorAllocationBase {
         try {
             AscendRuntimeInfo.decode(value);
         } catch (IllegalArgumentException e) {
+            // The plugin echoes the value whole; a pod's annotation may be 256 KiB: escaped and cut (PeerText).
             return new AllocateDecision.Refuse("build runtimeInfo lookup: annotation " + runtimeKey + " value "
-                    + value + " invalid: " + e.getMessage(), "", true);
+                    + PeerText.bound(value, PeerText.VALUE_LIMIT) + " invalid: " + PeerText.bound(e.getMessage(), PeerText.VALUE_LIMIT),
+                    "", true);
         }
         return null;
     }
@@ -79,9 +82,9 @@ final class AscendAllocation extends VendorAllocationBase {
             String nodeName) {
         for (ContainerDevice device : devices) {
             if (!nodeDevices.containsKey(device.uuid())) {
-                return new AllocateDecision.Refuse("build container allocate response: unknown uuid: "
-                        + device.uuid(), device.uuid() + " is not a " + vendor().commonWord() + " of node " + nodeName,
-                        true);
+                String uuid = PeerText.bound(device.uuid(), PeerText.VALUE_LIMIT);
+                return new AllocateDecision.Refuse("build container allocate response: unknown uuid: " + uuid,
+                        uuid + " is not a " + vendor().commonWord() + " of node " + nodeName, true);
             }
         }
         return null;

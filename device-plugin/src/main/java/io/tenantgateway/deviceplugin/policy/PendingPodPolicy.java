@@ -2,6 +2,7 @@ package io.tenantgateway.deviceplugin.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.MalformedNodeLockException;
 import io.tenantgateway.hami.NodeLock;
@@ -39,8 +40,8 @@ public final class PendingPodPolicy {
         try {
             lock = NodeLock.parse(lockValue);
         } catch (MalformedNodeLockException e) {
-            return new PodChoice.Refuse(e.getMessage() + ": " + Annotations.NODE_LOCK + " \"" + lockValue
-                    + "\" on node " + nodeName);
+            return new PodChoice.Refuse(PeerText.bound(e.getMessage(), PeerText.VALUE_LIMIT) + ": "
+                    + Annotations.NODE_LOCK + " " + PeerText.quote(lockValue) + " on node " + nodeName);
         }
         // A legacy lock (bare time) names nobody: look for the pending pod as HAMi does.
         return lock.hasHolder() ? new PodChoice.ByLock(lock.namespace(), lock.podName()) : new PodChoice.Search();
@@ -57,7 +58,8 @@ public final class PendingPodPolicy {
         String assigned = pod.annotation(Annotations.POD_VGPU_NODE);
         if (!nodeName.equals(assigned)) {
             return "pod " + pod.key() + " named by " + Annotations.NODE_LOCK + " is not assigned to node " + nodeName
-                    + " (" + Annotations.POD_VGPU_NODE + ": " + assigned + ")";
+                    + " (" + Annotations.POD_VGPU_NODE + ": "
+                    + PeerText.bound(String.valueOf(assigned), PeerText.VALUE_LIMIT) + ")";
         }
         if (!nodeName.equals(pod.nodeName())) {
             return "pod " + pod.key() + " named by " + Annotations.NODE_LOCK + " is not bound to node " + nodeName

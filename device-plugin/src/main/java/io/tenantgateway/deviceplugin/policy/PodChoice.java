@@ -2,6 +2,8 @@ package io.tenantgateway.deviceplugin.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.text.PeerText;
+
 /** Which pod an Allocate call is for, as far as the node lock tells ({@link PendingPodPolicy#fromLock}). */
 public sealed interface PodChoice {
     /** The pod the node lock names: read exactly that one. */
@@ -16,10 +18,10 @@ public sealed interface PodChoice {
     record Search() implements PodChoice {
     }
 
-    /** The lock cannot be read: refuse the call, touch nothing. */
+    /** The lock cannot be read: refuse the call, touch nothing ({@code message} bounded: {@link PeerText#bound}). */
     record Refuse(String message) implements PodChoice {
         public Refuse {
-            requireNonNull(message, "message");
+            message = PeerText.bound(requireNonNull(message, "message"));
         }
     }
 }

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.locks.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.MalformedNodeLockException;
 import io.tenantgateway.hami.NodeLock;
@@ -75,7 +76,8 @@ public final class LockPolicy {
         try {
             lock = NodeLock.parse(lockValue);
         } catch (MalformedNodeLockException e) {
-            return new LockDecision.Keep("lock \"" + lockValue + "\" is malformed, not " + namespace + "/" + podName + "'s");
+            return new LockDecision.Keep("lock " + PeerText.quote(lockValue) + " is malformed, not " + namespace + "/"
+                    + podName + "'s");
         }
         if (!lock.isHeldBy(namespace, podName)) {
             return new LockDecision.Keep("lock is held by " + lock.holder() + ", not " + namespace + "/" + podName);
@@ -135,10 +137,10 @@ public final class LockPolicy {
         requireNonNull(firstSeen, "firstSeen");
         requireNonNull(now, "now");
         if (Duration.between(firstSeen, now).compareTo(timeout) > 0) {
-            return new LockDecision.Release(ReleaseReason.MALFORMED, problem + "; value \"" + value
-                    + "\" first seen at " + firstSeen + ", older than " + timeout);
+            return new LockDecision.Release(ReleaseReason.MALFORMED, problem + "; value " + PeerText.quote(value)
+                    + " first seen at " + firstSeen + ", older than " + timeout);
         }
-        return new LockDecision.Keep(problem + "; value \"" + value + "\" first seen at " + firstSeen
+        return new LockDecision.Keep(problem + "; value " + PeerText.quote(value) + " first seen at " + firstSeen
                 + ", cleared once older than " + timeout);
     }
 }
