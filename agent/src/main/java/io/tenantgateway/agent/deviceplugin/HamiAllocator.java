@@ -16,6 +16,7 @@ import io.tenantgateway.agent.k8s.MergePatch;
 import io.tenantgateway.agent.locks.policy.LockDecision;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
+import io.tenantgateway.agent.k8s.Pages;
 import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.deviceplugin.AllocationException;
 import io.tenantgateway.deviceplugin.Allocator;
@@ -709,8 +710,9 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
             }
             return new Found(pod, true);
         }
-        List<Pod> pods = (config.podFieldSelector() ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
-                : client.pods().inAnyNamespace()).list().getItems();
+        var onNode = config.podFieldSelector() ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
+                : client.pods().inAnyNamespace();
+        List<Pod> pods = Pages.all(Pages.PODS, onNode::list);
         Map<PodView, Pod> candidates = new LinkedHashMap<>();
         for (Pod pod : pods) {
             if (pod.getSpec() != null && node.equals(pod.getSpec().getNodeName())) {

@@ -13,8 +13,8 @@ import java.util.List;
 /**
  * A bound on what the agent reads from the tenant API in one answer: {@value #LIMIT} bytes a response, and for a
  * watch (newline-delimited events) a single event. The API server stores no object that large (etcd's default limit
- * is 1.5 MiB, kube-apiserver takes requests up to 3 MiB) and the agent's lists are a node's pods or a page of 50
- * Nodes, so only something else answers more; fabric8 would read the whole answer into the heap before anything of
+ * is 1.5 MiB, kube-apiserver takes requests up to 3 MiB) and the agent's lists are read in pages
+ * ({@link Pages}: 100 pods or 20 Nodes), so only something else answers more; fabric8 would read the whole answer into the heap before anything of
  * ours sees it (an 8 MiB Node ran the 48 MiB agent out of heap). Past the limit the call fails with an
  * {@link IOException} naming the request and the limit, the connection is reset, and the part that made it reports
  * the failure and retries as for any API error.

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.tenantgateway.agent.k8s.EventHandlers;
+import io.tenantgateway.agent.k8s.Pages;
 import io.tenantgateway.agent.k8s.EventCorrelator;
 import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.MergePatch;
@@ -132,7 +133,7 @@ public final class AllocationController extends Lifecycle {
         try {
             podInformer = (config.podFieldSelector()
                     ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
-                    : client.pods().inAnyNamespace()).runnableInformer(0);
+                    : client.pods().inAnyNamespace()).withLimit(Pages.PODS).runnableInformer(0);
             podInformer.addEventHandler(new PodEvents());
             nodeInformer = client.nodes().withName(node).runnableInformer(0);
             nodeInformer.addEventHandler(EventHandlers.of(node -> enqueue(NODE_KEY), node -> enqueue(NODE_KEY)));

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.k8s.Pages;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.webhook.policy.ClusterDeviceState;
 import io.tenantgateway.webhook.policy.DeviceConfig;
@@ -77,7 +78,7 @@ public final class ClusterDeviceStateWatch implements AutoCloseable {
     /** Counting nodes kept per vendor. */
     static final int MAX_NODES = 4096;
     /** Nodes per list page (a page of whole Nodes is the largest transient this watch holds). */
-    static final long PAGE_SIZE = 50;
+    static final long PAGE_SIZE = Pages.NODES;
     /** HAMi v2.9's Enflame capacity names (constants in HAMi, not in the device config). */
     static final String ENFLAME_GCU_COUNT = "enflame.com/gcu-count";
     static final String ENFLAME_SHARED_GCU = EnflameSharedVendor.SHARED_GCU;

@@ -13,6 +13,7 @@ import io.tenantgateway.hami.DeviceAllocationCodec;
 import io.tenantgateway.hami.ResourceNames;
 import io.tenantgateway.agent.controller.WorkQueue;
 import io.tenantgateway.agent.k8s.EventHandlers;
+import io.tenantgateway.agent.k8s.Pages;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import java.time.Duration;
@@ -110,7 +111,8 @@ public final class KubernetesQuotaLookup implements QuotaLookup, AutoCloseable {
         }
         podInformers.computeIfAbsent(namespace, ns -> {
             log.info("webhook quota: namespace {} limits device resources; watching its pods", ns);
-            SharedIndexInformer<Pod> pods = client.pods().inNamespace(ns).runnableInformer(0);
+            SharedIndexInformer<Pod> pods = client.pods().inNamespace(ns).withLimit(Pages.PODS)
+                    .runnableInformer(0);
             pods.start();
             return pods;
         });
