@@ -180,7 +180,7 @@ components/device-plugin appends them (before the overlays' --device-source).
 {{- define "tenant-gateway.extraArgs" -}}
 {{- $v := .Values -}}
 {{- if $v.devicePlugin.enabled }}
-- --device-plugin=on
+- --device-plugin=true
 - --device-plugin-dir={{ $v.devicePlugin.dir }}
 {{- if $v.devicePlugin.numaTopology }}
 - --device-plugin-numa-topology=true

@@ -7,6 +7,7 @@ import io.tenantgateway.agent.cli.ConfigFileDefaults;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
 import io.tenantgateway.agent.cli.TunnelFlags;
+import io.tenantgateway.agent.cli.UsageHelp;
 import io.tenantgateway.agent.deviceplugin.DevicePluginFlags;
 import io.tenantgateway.agent.devices.DeviceFlags;
 import io.tenantgateway.agent.hami.DeviceConfigFile;
@@ -45,11 +46,12 @@ import picocli.CommandLine.Spec;
  * the command line wins over the file.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        sortOptions = false, usageHelpWidth = 120,
-        description = {"Run the agent: a drop-in konnectivity-agent, plus (when enabled) the HAMi webhook, GPU",
-            "device registration and the node-lock controller.",
-            "With only konnectivity-agent flags it is a pure konnectivity-agent."})
-public final class AgentCommand implements Callable<Integer> {
+        sortOptions = false, abbreviateSynopsis = true,
+        description = {"Run the agent: a drop-in konnectivity-agent, plus the HAMi parts that are turned on.",
+            "With only konnectivity-agent flags it is a pure konnectivity-agent; the HAMi webhook, GPU device"
+                + " registration, the device plugin and the node-lock controller each turn on with their own flags."
+                + " Booleans: --flag, --flag=true or --flag=false. Every flag can also come from --config FILE."})
+public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectioned {
     private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
     /** Name of the MutatingWebhookConfiguration in manifests/base. */
     public static final String DEFAULT_WEBHOOK_CONFIG_NAME = WebhookFlags.DEFAULT_WEBHOOK_CONFIG_NAME;
@@ -59,20 +61,38 @@ public final class AgentCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    // --- tenant-gateway's own flags; each part's flags are in its mixin, next to their mapping and checks. The
-    // options' order (1 konnectivity-agent, 2 tenant-gateway, 3 webhook, 4 devices, 5 lock controller) lays out
-    // --help. -----------------------------------------------------------------------------------------------------
+    /**
+     * {@code --help}'s sections, as agent/README.md groups the flags: each option's picocli {@code order} names its
+     * section (1 konnectivity-agent, 6 upstream flags accepted but not implemented, 2 tenant-gateway, 3 webhook,
+     * 4 device registration, 7 device plugin, 5 lock controller), listed in this order.
+     */
+    static final List<UsageHelp.Section> SECTIONS = List.of(
+            new UsageHelp.Section(1, "konnectivity-agent flags (upstream names and defaults)"),
+            new UsageHelp.Section(6, "Upstream flags accepted but not implemented yet (a value other than the"
+                    + " default warns at start)"),
+            new UsageHelp.Section(2, "tenant-gateway flags (the agent and its tunnels)"),
+            new UsageHelp.Section(3, "HAMi webhook (on with --webhook-tls-cert or --webhook-tls-secret)"),
+            new UsageHelp.Section(4, "Device registration (on with --device-source=mock or"
+                    + " --device-source=nvidia-smi)"),
+            new UsageHelp.Section(7, "Device plugin (on with --device-plugin=true; needs device registration)"),
+            new UsageHelp.Section(5, "Node lock and allocation completion (on when devices are registered)"));
+
+    // --- tenant-gateway's own flags; each part's flags are in its mixin, next to their mapping and checks. Their
+    // order attribute is their section of --help (SECTIONS). ------------------------------------------------------
 
     @Option(names = "--config", order = 2, paramLabel = "FILE",
-            description = "YAML file with any of these flags as keys (without dashes); command-line flags win.")
+            description = "YAML file with any of these flags as keys (without dashes); command-line flags win."
+                    + " Default: none.")
     Path configFile;
 
-    @Option(names = "--node-name", defaultValue = "${env:NODE_NAME}", order = 2,
-            description = "This node (default: env NODE_NAME). Needed by device registration and the lock controller.")
+    @Option(names = "--node-name", defaultValue = "${env:NODE_NAME}", order = 2, paramLabel = "NAME",
+            description = "This node, for device registration, the device plugin and the lock controller. Default: env"
+                    + " NODE_NAME, else this pod's spec.nodeName, read through the API.")
     String nodeName;
 
-    @Option(names = "--shutdown-grace", defaultValue = "25s", order = 2,
-            description = "After the first SIGTERM: drain, then exit within this. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--shutdown-grace", defaultValue = "25s", order = 2, paramLabel = "DURATION",
+            description = "After the first SIGTERM: drain, then exit within this (a second SIGTERM exits at once)."
+                    + " Default: ${DEFAULT-VALUE}.")
     String shutdownGrace;
 
     @Mixin
@@ -92,6 +112,11 @@ public final class AgentCommand implements Callable<Integer> {
 
     @Mixin
     LockControllerFlags locks;
+
+    @Override
+    public List<UsageHelp.Section> optionSections() {
+        return SECTIONS;
+    }
 
     private boolean needsNodeName() {
         return devices.enabled() || locks.enabled(false);
@@ -116,7 +141,7 @@ public final class AgentCommand implements Callable<Integer> {
         Optional<DevicePluginSettings> plugin = Optional.empty();
         if (devicePlugin.enabled()) {
             if (registration.isEmpty()) {
-                throw new ConfigException("--device-plugin", "on with --device-source=none", "--device-source="
+                throw new ConfigException("--device-plugin", "true with --device-source=none", "--device-source="
                         + "nvidia-smi or mock: the plugin lists the GPUs the agent discovers");
             }
             plugin = Optional.of(devicePlugin.settings(node.orElseThrow(), deviceConfig, locks.podFieldSelector()));
@@ -126,8 +151,8 @@ public final class AgentCommand implements Callable<Integer> {
             AllocationMode mode = locks.mode()
                     .orElse(plugin.isPresent() ? AllocationMode.DEVICE_PLUGIN : AllocationMode.OBSERVE);
             if (mode == AllocationMode.DEVICE_PLUGIN && plugin.isEmpty()) {
-                throw new ConfigException("--allocation-mode", "device-plugin without --device-plugin=on",
-                        "observe, or --device-plugin=on");
+                throw new ConfigException("--allocation-mode", "device-plugin without --device-plugin=true",
+                        "observe, or --device-plugin=true");
             }
             allocation = Optional.of(locks.config(node, mode));
         }

@@ -38,7 +38,7 @@ import java.util.Set;
  * @param shutdownGrace how long the first SIGTERM may take
  * @param profiling {@code --enable-profiling}: thread dump, heap histogram and JFR on the admin port
  * @param contentionProfiling {@code --enable-contention-profiling}: lock events in those JFR recordings
- * @param devicePlugin kubelet's device plugin API and HAMi's Allocate ({@code --device-plugin=on}), when enabled
+ * @param devicePlugin kubelet's device plugin API and HAMi's Allocate ({@code --device-plugin=true}), when enabled
  */
 public record AgentConfig(
         TunnelConfig tunnel,

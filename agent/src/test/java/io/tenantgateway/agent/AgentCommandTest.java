@@ -340,7 +340,7 @@ class AgentCommandTest {
     void aNodeNameDiscoveredLaterReachesEveryPartWithoutReadingTheFlagsAgain() {
         // As run does under Kamaji: the flags are checked with the placeholder, which the agent's config never shows.
         AgentConfig checked = config("--node-name=" + AgentCommand.PENDING_NODE_NAME, "--device-source=nvidia-smi",
-                "--device-plugin=on", "--device-plugin-dir=/tmp/kubelet-plugins");
+                "--device-plugin=true", "--device-plugin-dir=/tmp/kubelet-plugins");
         assertThat(checked.nodeName()).isEmpty();
         assertThat(checked.describe()).containsEntry("node-name", "<unset>");
 
@@ -355,7 +355,7 @@ class AgentCommandTest {
 
     @Test
     void theDevicePluginCompletesAllocationsWhenOn() {
-        AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=on",
+        AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=true",
                 "--device-plugin-dir=/tmp/kubelet-plugins");
 
         assertThat(config.devicePlugin()).hasValueSatisfying(d -> {
@@ -369,8 +369,40 @@ class AgentCommandTest {
                 .isEqualTo(AllocationMode.DEVICE_PLUGIN));
         assertThat(config.describe()).containsEntry("device-plugin",
                 "/tmp/kubelet-plugins/nvidia-gpu.sock resource=nvidia.com/gpu");
-        assertThat(config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=off").devicePlugin())
+        assertThat(config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=false").devicePlugin())
                 .isEmpty();
+    }
+
+    /**
+     * --device-plugin is spelled as every boolean flag (--device-plugin, =true, =false) while its first spelling,
+     * on|off, keeps working on the command line and in a --config file: argument lists and files written for it still
+     * start.
+     */
+    @ParameterizedTest
+    @CsvSource({"--device-plugin,true", "--device-plugin=true,true", "--device-plugin=TRUE,true",
+        "--device-plugin=on,true", "--device-plugin=On,true", "--device-plugin=false,false",
+        "--device-plugin=off,false", "--device-plugin=OFF,false"})
+    void devicePluginTakesTrueFalseAndTheOldOnOff(String flag, boolean on) {
+        AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", flag);
+        assertThat(config.devicePlugin().isPresent()).as(flag).isEqualTo(on);
+        assertThat(config.allocation().orElseThrow().mode()).as(flag)
+                .isEqualTo(on ? AllocationMode.DEVICE_PLUGIN : AllocationMode.OBSERVE);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"'on',true", "'off',false", "'true',true", "'false',false", "true,true", "false,false"})
+    void devicePluginInAConfigFileTakesBothSpellings(String value, boolean on) throws Exception {
+        Path file = Files.writeString(dir.resolve("run.yaml"), "device-plugin: " + value + "\n");
+        AgentConfig config = config("--config=" + file, "--node-name=gpu-1", "--device-source=nvidia-smi");
+        assertThat(config.devicePlugin().isPresent()).as(value).isEqualTo(on);
+    }
+
+    @Test
+    void devicePluginAloneBeforeAnotherFlagIsTrue() {
+        // arity 0..1, as the other booleans: the next argument is a flag, not the value.
+        AgentConfig config = config("--node-name=gpu-1", "--device-plugin", "--device-source=nvidia-smi");
+        assertThat(config.devicePlugin()).isPresent();
+        assertThat(config("--node-name=gpu-1", "--device-source=nvidia-smi").devicePlugin()).isEmpty();
     }
 
     @Test
@@ -382,7 +414,7 @@ class AgentCommandTest {
                   deviceMemoryScaling: 1.5
                   deviceCoreScaling: 2
                 """);
-        AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=on",
+        AgentConfig config = config("--node-name=gpu-1", "--device-source=nvidia-smi", "--device-plugin=true",
                 "--device-plugin-dir=/tmp/kubelet-plugins", "--device-config=" + deviceConfig);
 
         assertThat(config.devices()).hasValueSatisfying(d -> {
@@ -402,21 +434,21 @@ class AgentCommandTest {
 
     @Test
     void devicePluginFlagsAreChecked() {
-        assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-plugin=on"))
-                .hasMessage("--device-plugin: on with --device-source=none (expected: --device-source=nvidia-smi or"
+        assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-plugin=true"))
+                .hasMessage("--device-plugin: true with --device-source=none (expected: --device-source=nvidia-smi or"
                         + " mock: the plugin lists the GPUs the agent discovers)");
         assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
-                "--device-plugin=yes")).hasMessage("--device-plugin: yes (expected: on or off)");
+                "--device-plugin=yes")).hasMessage("--device-plugin: yes (expected: true or false)");
         assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
-                "--device-plugin=on", "--device-plugin-dir=/" + "d".repeat(100)))
+                "--device-plugin=true", "--device-plugin-dir=/" + "d".repeat(100)))
                 .hasMessageStartingWith("--device-plugin-dir: /ddd").hasMessageContaining("at most 107 bytes");
         assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
                 "--allocation-mode=complete")).hasMessage("--allocation-mode: complete (expected: observe or"
                 + " device-plugin; the agent completes allocations in its device plugin's Allocate now, as HAMi's"
-                + " plugin does: --device-plugin=on)");
+                + " plugin does: --device-plugin=true)");
         assertThatThrownBy(() -> config("--node-name=gpu-1", "--device-source=mock", "--mock-gpus=L4-24GB",
                 "--allocation-mode=device-plugin")).hasMessage("--allocation-mode: device-plugin without"
-                + " --device-plugin=on (expected: observe, or --device-plugin=on)");
+                + " --device-plugin=true (expected: observe, or --device-plugin=true)");
     }
 
     @Test
@@ -438,7 +470,7 @@ class AgentCommandTest {
 
     @Test
     void theRulesBetweenPartsAreConfigErrors() {
-        assertThatThrownBy(() -> config("--device-plugin=on")).isInstanceOf(ConfigException.class);
+        assertThatThrownBy(() -> config("--device-plugin=true")).isInstanceOf(ConfigException.class);
         assertThatThrownBy(() -> config("--enable-lock-controller")).isInstanceOf(ConfigException.class)
                 .hasMessage("--enable-lock-controller: no node name (expected: --node-name or env NODE_NAME)");
         assertThatThrownBy(() -> config("--device-source=mock", "--mock-gpus=L4-24GB"))

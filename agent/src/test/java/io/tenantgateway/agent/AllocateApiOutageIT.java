@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The red team's finding, through {@code bin/tenant-gateway run --device-plugin=on}: the API answers every request
+ * The red team's finding, through {@code bin/tenant-gateway run --device-plugin=true}: the API answers every request
  * with 500 while kubelet admits a GPU pod (so Allocate cannot even read the node lock, and nothing of the failure can
  * be written); it heals 5 s later (a scheduled switch). The failure's bookkeeping — {@code bind-phase=failed}, the
  * Warning Event, the pod's own node lock released — is written within 5 s of the heal, not at HAMi's 5-minute lock
@@ -93,7 +93,7 @@ class AllocateApiOutageIT {
     private AgentProcess run() throws Exception {
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.addAll(List.of("--node-name=" + NODE, "--kubeconfig=" + MockApiKubeconfig.write(dir, client),
-                "--device-source=mock", "--mock-gpus=L4-24GB:2", "--device-plugin=on",
+                "--device-source=mock", "--mock-gpus=L4-24GB:2", "--device-plugin=true",
                 "--device-plugin-dir=" + plugins,
                 "--device-plugin-host-root=" + Files.createDirectories(dir.resolve("host")),
                 "--pod-field-selector=false"));

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code tenant-gateway run --device-plugin=on} as the built jar, against the kubelet stand-in (real Unix sockets)
+ * {@code tenant-gateway run --device-plugin=true} as the built jar, against the kubelet stand-in (real Unix sockets)
  * and fabric8's mock API server (CRUD): it registers, {@code /readyz} includes the plugin, and kubelet's Allocate
  * completes a HAMi allocation; with another plugin on the socket it does not start, says why in its log, writes no
  * register annotation, and {@code doctor} with the same flags names the cause and the fix.
@@ -84,7 +84,7 @@ class DevicePluginRunIT {
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.addAll(List.of("--node-name=worker-1", "--kubeconfig=" + MockApiKubeconfig.write(dir, client),
                 "--device-source=mock", "--mock-gpus=L4-24GB:2", "--handshake-interval=2s",
-                "--device-plugin=on", "--device-plugin-dir=" + plugins,
+                "--device-plugin=true", "--device-plugin-dir=" + plugins,
                 "--device-plugin-host-root=" + Files.createDirectories(dir.resolve("host")),
                 "--pod-field-selector=false"));
         return args;

@@ -729,7 +729,7 @@ class HelmChartTest {
         String dir = "/var/lib/k0s/kubelet/device-plugins";
         List<HasMetadata> objects = parse(template(Mode.ci("device-plugin-values.yaml")));
         Container container = container(objects);
-        assertThat(container.getArgs()).containsSubsequence("--allocation-mode=device-plugin", "--device-plugin=on",
+        assertThat(container.getArgs()).containsSubsequence("--allocation-mode=device-plugin", "--device-plugin=true",
                 "--device-plugin-dir=" + dir, "--device-plugin-numa-topology=true", "--device-source=mock",
                 "--mock-inventory=/etc/tenant-gateway/mock/inventory.yaml");
         var pod = only(objects, DaemonSet.class).getSpec().getTemplate().getSpec();

@@ -284,7 +284,7 @@ class ManifestTest {
                 "PROXY_SERVER_PORT", "8132")));
         assertThat(flag(run, "--device-source")).isEqualTo("mock");
         assertThat(flag(run, "--allocation-mode")).isEqualTo("device-plugin");
-        assertThat(flag(run, "--device-plugin")).isEqualTo("on");
+        assertThat(flag(run, "--device-plugin")).isEqualTo("true");
         assertThat(flag(run, "--mock-gpus")).isEqualTo("A100-80GB");
 
         // The device plugin with mock capacity: the components add pods patch and nodes/status patch.

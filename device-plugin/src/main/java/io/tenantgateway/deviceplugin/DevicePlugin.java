@@ -400,7 +400,7 @@ public final class DevicePlugin extends Lifecycle {
             log.warn("device plugin does not start: {}. HAMi's or NVIDIA's device plugin already serves {} on this"
                     + " node, and two plugins must not both serve it (HAMi #2076). The agent also stops writing"
                     + " hami.io/node-nvidia-register. Fix: remove the other device plugin from this node (or run the"
-                    + " agent here with --device-plugin=off --device-source=none), then restart the agent",
+                    + " agent here with --device-plugin=false --device-source=none), then restart the agent",
                     reason, config.resourceName());
         } else {
             log.warn("device plugin does not start: {}. The vendor's own device plugin already serves {} on this"

@@ -1,6 +1,7 @@
 package io.tenantgateway.tools;
 
 import io.tenantgateway.agent.cli.ExitCodes;
+import io.tenantgateway.agent.cli.UsageHelp;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 
@@ -21,9 +22,14 @@ public final class Main {
 
     /** Runs the CLI writing to the given streams. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        CommandLine commandLine = ExitCodes.configure(new CommandLine(new ToolsCommand()));
+        CommandLine commandLine = commandLine();
         commandLine.setOut(out);
         commandLine.setErr(err);
         return commandLine.execute(args);
+    }
+
+    /** The root command line, configured as {@link #run} uses it (package-private for the help tests). */
+    static CommandLine commandLine() {
+        return UsageHelp.configure(ExitCodes.configure(new CommandLine(new ToolsCommand())));
     }
 }

@@ -38,7 +38,7 @@ public interface AgentStatus {
     /** The node-lock controller now. */
     Optional<LockSnapshot> locks();
 
-    /** The device plugin now ({@code --device-plugin=on}); shown with {@code /debug/devices}. */
+    /** The device plugin now ({@code --device-plugin=true}); shown with {@code /debug/devices}. */
     default Optional<io.tenantgateway.deviceplugin.DevicePluginSnapshot> devicePlugin() {
         return Optional.empty();
     }

@@ -63,7 +63,7 @@ final class DebugViews {
         return devices(snapshot, null);
     }
 
-    /** @param plugin the device plugin's state, {@code null} with {@code --device-plugin=off} (then left out) */
+    /** @param plugin the device plugin's state, {@code null} with {@code --device-plugin=false} (then left out) */
     static Map<String, Object> devices(DeviceRegistrationSnapshot snapshot,
             io.tenantgateway.deviceplugin.DevicePluginSnapshot plugin) {
         Map<String, Object> root = new LinkedHashMap<>();

@@ -53,7 +53,8 @@ public final class CertsCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--out", required = true, description = "Directory to write the files into (created).")
+        @Option(names = "--out", required = true, paramLabel = "DIR",
+                description = "Directory to write the files into (created).")
         Path out;
 
         @Option(names = "--webhook-dns", paramLabel = "NAME",
@@ -64,7 +65,7 @@ public final class CertsCommand {
                 description = "IP addresses of the webhook certificate (repeatable), e.g. the Service ClusterIP.")
         List<String> serverIps = new ArrayList<>();
 
-        @Option(names = "--agent-cn", defaultValue = "konnectivity-agent",
+        @Option(names = "--agent-cn", defaultValue = "konnectivity-agent", paramLabel = "NAME",
                 description = "Common name of the agent client certificate. Default: ${DEFAULT-VALUE}.")
         String agentCommonName;
 
@@ -72,11 +73,11 @@ public final class CertsCommand {
                 description = "Organization of the agent client certificate (repeatable).")
         List<String> agentOrganizations = new ArrayList<>();
 
-        @Option(names = "--key-algorithm", defaultValue = "ec-p256",
-                description = "ec-p256 (default), rsa-2048 or rsa-4096.")
+        @Option(names = "--key-algorithm", defaultValue = "ec-p256", paramLabel = "ALGORITHM",
+                description = "ec-p256, rsa-2048 or rsa-4096. Default: ${DEFAULT-VALUE}.")
         String keyAlgorithm;
 
-        @Option(names = "--validity", defaultValue = "365d",
+        @Option(names = "--validity", defaultValue = "365d", paramLabel = "DURATION",
                 description = "Leaf validity, e.g. 90d, 720h. Default: ${DEFAULT-VALUE}. The CA gets 10 years.")
         String validity;
 
@@ -131,7 +132,7 @@ public final class CertsCommand {
         @Parameters(paramLabel = "FILE", description = "A PEM certificate file (chains print every certificate).")
         Path file;
 
-        @Option(names = "--renew-before", defaultValue = "30d",
+        @Option(names = "--renew-before", defaultValue = "30d", paramLabel = "DURATION",
                 description = "Report 'needs renewal' when less validity is left. Default: ${DEFAULT-VALUE}.")
         String renewBefore;
 
@@ -174,10 +175,11 @@ public final class CertsCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--ca", required = true, description = "CA bundle (PEM).")
+        @Option(names = "--ca", required = true, paramLabel = "FILE", description = "CA bundle (PEM).")
         Path ca;
 
-        @Option(names = "--name", description = "Also check that the certificate covers this DNS name or IP.")
+        @Option(names = "--name", paramLabel = "NAME",
+                description = "Also check that the certificate covers this DNS name or IP.")
         String name;
 
         @Parameters(paramLabel = "FILE", description = "Certificate (chain) to verify, leaf first.")
@@ -210,14 +212,16 @@ public final class CertsCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--ca", required = true, description = "CA that signed the webhook's serving certificate.")
+        @Option(names = "--ca", required = true, paramLabel = "FILE",
+                description = "CA that signed the webhook's serving certificate.")
         Path ca;
 
-        @Option(names = "--name", defaultValue = WebhookFlags.DEFAULT_WEBHOOK_CONFIG_NAME,
+        @Option(names = "--name", defaultValue = WebhookFlags.DEFAULT_WEBHOOK_CONFIG_NAME, paramLabel = "NAME",
                 description = "MutatingWebhookConfiguration name. Default: ${DEFAULT-VALUE}.")
         String name;
 
-        @Option(names = "--kubeconfig", description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster).")
+        @Option(names = "--kubeconfig", paramLabel = "FILE",
+                description = "Kubeconfig. Default: $KUBECONFIG, ~/.kube/config or in-cluster.")
         Path kubeconfig;
 
         @Override

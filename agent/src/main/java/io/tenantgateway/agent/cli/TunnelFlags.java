@@ -26,155 +26,176 @@ import picocli.CommandLine.Option;
  * cycles.
  */
 public final class TunnelFlags {
-    // --- konnectivity-agent flags (same names and defaults as upstream) ---------------------------------------
+    // --- konnectivity-agent flags (same names and defaults as upstream); order 1: their section of run's --help ---
 
-    @Option(names = "--proxy-server-host", defaultValue = "127.0.0.1", order = 1,
-            description = "konnectivity-server address (the load balancer of all replicas); also the TLS name.")
+    @Option(names = "--proxy-server-host", defaultValue = "127.0.0.1", order = 1, paramLabel = "HOST",
+            description = "konnectivity-server address (the load balancer of all replicas); also the TLS name."
+                    + " Default: ${DEFAULT-VALUE}.")
     String proxyServerHost;
 
-    @Option(names = "--proxy-server-port", defaultValue = "8091", order = 1,
+    @Option(names = "--proxy-server-port", defaultValue = "8091", order = 1, paramLabel = "PORT",
             description = "konnectivity-server agent port (Kamaji: 8132). Default: ${DEFAULT-VALUE}.")
     int proxyServerPort;
 
-    @Option(names = "--ca-cert", order = 1, description = "CA the server certificate must chain to (Kamaji: the"
-            + " service-account ca.crt).")
+    @Option(names = "--ca-cert", order = 1, paramLabel = "FILE", description = "CA the server certificate must chain"
+            + " to, reloaded on change (Kamaji: the service account's ca.crt). Required: no default.")
     Path caCert;
 
-    @Option(names = "--agent-cert", order = 1, description = "Client certificate for mTLS to the server.")
+    @Option(names = "--agent-cert", order = 1, paramLabel = "FILE",
+            description = "Client certificate for mTLS to the server, with --agent-key. Default: none.")
     Path agentCert;
 
-    @Option(names = "--agent-key", order = 1, description = "Key of --agent-cert.")
+    @Option(names = "--agent-key", order = 1, paramLabel = "FILE", description = "Key of --agent-cert. Default: none.")
     Path agentKey;
 
-    @Option(names = "--alpn-proto", split = ",", order = 1,
-            description = "ALPN protocols to offer; h2 is added when missing, as grpc-go does.")
+    @Option(names = "--alpn-proto", split = ",", order = 1, paramLabel = "PROTO",
+            description = "ALPN protocols to offer; h2 is added when missing, as grpc-go does. Default: none (h2).")
     List<String> alpnProtos = new ArrayList<>();
 
-    @Option(names = "--service-account-token-path", order = 1,
-            description = "Bearer token file sent as 'authorization'; re-read on every connection attempt.")
+    @Option(names = "--service-account-token-path", order = 1, paramLabel = "FILE",
+            description = "Bearer token file sent as 'authorization'; re-read on every connection attempt. Default:"
+                    + " none (no token).")
     Path serviceAccountTokenPath;
 
-    @Option(names = "--agent-id", defaultValue = "${env:PROXY_AGENT_ID}", order = 1,
-            description = "Agent id (default: env PROXY_AGENT_ID, else a random UUID).")
+    @Option(names = "--agent-id", defaultValue = "${env:PROXY_AGENT_ID}", order = 1, paramLabel = "ID",
+            description = "This agent's id at the server. Default: env PROXY_AGENT_ID, else a random UUID.")
     String agentId;
 
-    @Option(names = "--agent-identifiers", defaultValue = "", order = 1,
-            description = "host=..&ipv4=..&ipv6=..&cidr=..&default-route=true for the server's proxy strategies.")
+    @Option(names = "--agent-identifiers", defaultValue = "", order = 1, paramLabel = "QUERY",
+            description = "host=..&ipv4=..&ipv6=..&cidr=..&default-route=true for the server's proxy strategies."
+                    + " Default: none.")
     String agentIdentifiers;
 
-    @Option(names = "--sync-interval", defaultValue = "1s", order = 1, description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--sync-interval", defaultValue = "1s", order = 1, paramLabel = "DURATION",
+            description = "Pause between connection attempts while fewer than the server count are connected; after"
+                    + " an error it grows 1.5 times (plus up to 10 percent jitter) up to --sync-interval-cap."
+                    + " Default: ${DEFAULT-VALUE}.")
     String syncInterval;
 
-    @Option(names = "--sync-interval-cap", defaultValue = "10s", order = 1, description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--sync-interval-cap", defaultValue = "10s", order = 1, paramLabel = "DURATION",
+            description = "Longest pause between connection attempts after errors. Default: ${DEFAULT-VALUE}.")
     String syncIntervalCap;
 
-    @Option(names = "--probe-interval", defaultValue = "1s", order = 1, description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--probe-interval", defaultValue = "1s", order = 1, paramLabel = "DURATION",
+            description = "How often server connections are checked; one whose channel is not READY is dropped."
+                    + " Default: ${DEFAULT-VALUE}.")
     String probeInterval;
 
     @Option(names = "--sync-forever", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "Keep connecting even when servercount connections exist.")
+            paramLabel = "true|false",
+            description = "Keep connecting even when servercount connections exist. Default: ${DEFAULT-VALUE}.")
     boolean syncForever;
 
-    @Option(names = "--keepalive-time", defaultValue = "1h", order = 1,
+    @Option(names = "--keepalive-time", defaultValue = "1h", order = 1, paramLabel = "DURATION",
             description = "gRPC keepalive interval; below 30s warns (konnectivity-server answers pings more often"
                     + " than every 30s with GOAWAY too_many_pings). Default: ${DEFAULT-VALUE}.")
     String keepaliveTime;
 
-    @Option(names = "--xfr-channel-size", defaultValue = "150", order = 1,
+    @Option(names = "--xfr-channel-size", defaultValue = "150", order = 1, paramLabel = "N",
             description = "Per-tunnel buffer in packets (against servers without flow control). Default: ${DEFAULT-VALUE}.")
     int xfrChannelSize;
 
     @Option(names = "--count-server-leases", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "Count valid konnectivity-server Leases as the server count.")
+            paramLabel = "true|false",
+            description = "Count valid konnectivity-server Leases as the server count. Default: ${DEFAULT-VALUE}.")
     boolean countServerLeases;
 
-    @Option(names = "--lease-namespace", defaultValue = "kube-system", order = 1,
-            description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--lease-namespace", defaultValue = "kube-system", order = 1, paramLabel = "NAMESPACE",
+            description = "Namespace of the Leases --count-server-leases counts. Default: ${DEFAULT-VALUE}.")
     String leaseNamespace;
 
     @Option(names = "--lease-label-selector", defaultValue = "k8s-app=konnectivity-server", order = 1,
-            description = "Default: ${DEFAULT-VALUE}.")
+            paramLabel = "SELECTOR",
+            description = "Label selector of the Leases --count-server-leases counts. Default: ${DEFAULT-VALUE}.")
     String leaseLabelSelector;
 
-    @Option(names = "--health-server-host", defaultValue = "", order = 1,
-            description = "Health server address (empty: all interfaces).")
+    @Option(names = "--health-server-host", defaultValue = "", order = 1, paramLabel = "HOST",
+            description = "Health server address. Default: \"\" (all interfaces).")
     String healthServerHost;
 
-    @Option(names = "--health-server-port", defaultValue = "8093", order = 1,
+    @Option(names = "--health-server-port", defaultValue = "8093", order = 1, paramLabel = "PORT",
             description = "/healthz, /readyz, /metrics (Kamaji: 8134). Default: ${DEFAULT-VALUE}.")
     int healthServerPort;
 
-    @Option(names = "--admin-bind-address", defaultValue = "127.0.0.1", order = 1,
+    @Option(names = "--admin-bind-address", defaultValue = "127.0.0.1", order = 1, paramLabel = "HOST",
             description = "Admin server address. Default: ${DEFAULT-VALUE}.")
     String adminBindAddress;
 
-    @Option(names = "--admin-server-port", defaultValue = "8094", order = 1,
+    @Option(names = "--admin-server-port", defaultValue = "8094", order = 1, paramLabel = "PORT",
             description = "Admin server (/debug/*, /ui) port (Kamaji: 8133). Default: ${DEFAULT-VALUE}.")
     int adminServerPort;
 
-    @Option(names = "--kubeconfig", order = 1, description = "Kubeconfig file (default: in-cluster).")
+    @Option(names = "--kubeconfig", order = 1, paramLabel = "FILE",
+            description = "Kubeconfig file of the API client. Default: in-cluster (the pod's service account).")
     Path kubeconfig;
 
     @Option(names = "--enable-profiling", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
+            paramLabel = "true|false",
             description = "Serve profiling on the admin port (upstream: pprof): /debug/threads, /debug/heap-histogram,"
-                    + " /debug/jfr?seconds=N.")
+                    + " /debug/jfr?seconds=N. Default: ${DEFAULT-VALUE}.")
     boolean enableProfiling;
 
     @Option(names = "--enable-contention-profiling", arity = "0..1", defaultValue = "false", fallbackValue = "true",
-            order = 1, description = "With --enable-profiling: record lock contention (JFR monitor and park events"
-                    + " of 1 ms or more) in /debug/jfr recordings (upstream: block profiling).")
+            order = 1, paramLabel = "true|false",
+            description = "With --enable-profiling: record lock contention (JFR monitor and park events of 1 ms or"
+                    + " more) in /debug/jfr recordings (upstream: block profiling). Default: ${DEFAULT-VALUE}.")
     boolean enableContentionProfiling;
 
-    // --- konnectivity-agent flags accepted but not implemented yet: a value other than the default logs one WARN
-    // naming the flag (see warnings()); the default is what this agent does anyway. ---------------------------
+    // --- konnectivity-agent flags accepted but not implemented yet (order 6: their own section of --help): a value
+    // other than the default logs one WARN naming the flag (see warnings()); the default is what this agent does
+    // anyway. ------------------------------------------------------------------------------------------------------
 
     @Option(names = "--warn-on-channel-limit", arity = "0..1", defaultValue = "false", fallbackValue = "true",
-            order = 1, description = "Not implemented yet (upstream: log when a tunnel's channel is full); accepted"
-                    + " with a warning.")
+            order = 6, paramLabel = "true|false",
+            description = "Upstream: log when a tunnel's channel is full. Default: ${DEFAULT-VALUE}.")
     boolean warnOnChannelLimit;
 
-    @Option(names = "--server-count-source", defaultValue = "default", hidden = true, order = 1,
-            description = "Upstream HEAD: default or max. Only default is implemented; max is accepted with a"
-                    + " warning.")
+    @Option(names = "--server-count-source", defaultValue = "default", hidden = true, order = 6,
+            paramLabel = "default|max", description = "Upstream HEAD: default or max. Only default is implemented; max"
+                    + " is accepted with a warning. Default: ${DEFAULT-VALUE}.")
     String serverCountSource;
 
     @Option(names = "--kube-api-content-type", defaultValue = "application/vnd.kubernetes.protobuf", hidden = true,
-            order = 1, description = "Upstream HEAD; accepted with a warning (the API client speaks JSON).")
+            order = 6, paramLabel = "TYPE", description = "Upstream HEAD; accepted with a warning (the API client"
+                    + " speaks JSON). Default: ${DEFAULT-VALUE}.")
     String kubeApiContentType;
 
-    @Option(names = "--lease-label", defaultValue = "k8s-app=konnectivity-server", hidden = true, order = 1,
-            description = "Upstream HEAD; not implemented yet (use --lease-label-selector); accepted with a warning.")
+    @Option(names = "--lease-label", defaultValue = "k8s-app=konnectivity-server", hidden = true, order = 6,
+            paramLabel = "SELECTOR", description = "Upstream HEAD; not implemented yet (use --lease-label-selector);"
+                    + " accepted with a warning. Default: ${DEFAULT-VALUE}.")
     String leaseLabel;
 
-    // --- tenant-gateway's tunnel flags -------------------------------------------------------------------------
+    // --- tenant-gateway's tunnel flags (order 2) -----------------------------------------------------------------
 
     @Option(names = "--dial-allow", split = ",", order = 2, paramLabel = "RULE",
             description = "Dial targets to allow: CIDR or IP, host name (*.svc patterns), port:N or port:N-M."
                     + " Loopback, localhost and link-local (169.254.0.0/16, fe80::/10) are denied by default: an"
                     + " entry inside them opens just that part; any other entry makes an allow list."
-                    + " 0.0.0.0/0,::/0 allows every target, as upstream. The agent's admin port is never dialled.")
+                    + " 0.0.0.0/0,::/0 allows every target, as upstream. The agent's admin port is never dialled."
+                    + " Default: none (every target but those).")
     List<String> dialAllow = new ArrayList<>();
 
     @Option(names = "--dial-deny", split = ",", order = 2, paramLabel = "RULE",
-            description = "Dial targets to deny, same forms (deny wins over allow).")
+            description = "Dial targets to deny, same forms (deny wins over allow). Default: none.")
     List<String> dialDeny = new ArrayList<>();
 
-    @Option(names = "--dial-timeout", defaultValue = "5s", order = 2,
+    @Option(names = "--dial-timeout", defaultValue = "5s", order = 2, paramLabel = "DURATION",
             description = "Timeout of one dial to a target. Default: ${DEFAULT-VALUE}.")
     String dialTimeout;
 
-    @Option(names = "--max-dials-in-flight", defaultValue = "256", order = 2,
+    @Option(names = "--max-dials-in-flight", defaultValue = "256", order = 2, paramLabel = "N",
             description = "Dials one server connection runs at once; more get a DIAL_RSP error at once (bounds what a"
                     + " dial flood costs in sockets and memory). Default: ${DEFAULT-VALUE}.")
     int maxDialsInFlight;
 
-    @Option(names = "--stuck-target-timeout", defaultValue = "30s", order = 2,
+    @Option(names = "--stuck-target-timeout", defaultValue = "30s", order = 2, paramLabel = "DURATION",
             description = "Close a tunnel whose target accepted nothing for this long while the server stream waited"
                     + " for it (its buffer full, or its bytes holding the target-buffer budget); the other tunnels"
                     + " then move again. 0: never (the stream waits, as upstream). Default: ${DEFAULT-VALUE}.")
     String stuckTargetTimeout;
 
     @Option(names = "--flow-control", arity = "0..1", defaultValue = "true", fallbackValue = "true", order = 2,
+            paramLabel = "true|false",
             description = "Offer per-tunnel flow control to servers that support it. Default: ${DEFAULT-VALUE}.")
     boolean flowControl;
 

@@ -63,8 +63,8 @@ public final class WebhookCommand implements Callable<Integer> {
     StandaloneNames standaloneNames;
 
     @Option(names = "--kubeconfig", paramLabel = "FILE",
-            description = "Kubernetes API access (default: in-cluster when run in a pod; none otherwise): enables the"
-                    + " ResourceQuota check and the --device-config-map watch.")
+            description = "Kubernetes API access: enables the ResourceQuota check and the --device-config-map watch."
+                    + " Default: in-cluster when run in a pod, else none.")
     Path kubeconfig;
 
     @Option(names = "--upstream-path", defaultValue = UpstreamConfig.DEFAULT_PATH, paramLabel = "PATH",

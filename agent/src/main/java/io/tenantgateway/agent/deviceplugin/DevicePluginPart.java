@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kubelet device plugins ({@code --device-plugin=on}): NVIDIA's lists the GPUs device registration discovered,
+ * The kubelet device plugins ({@code --device-plugin=true}): NVIDIA's lists the GPUs device registration discovered,
  * and its Allocate completes HAMi's allocation (HAMi-core env and mounts, bind-phase, node lock). When HAMi's or
  * NVIDIA's plugin already serves kubelet's socket it stands aside, and tells device registration to stand aside too.
  *

@@ -17,40 +17,45 @@ import picocli.CommandLine.Option;
  * how they are advertised to HAMi, and what happens at exit, as {@link DeviceRegistrationConfig}. A picocli mixin.
  */
 public final class DeviceFlags {
-    @Option(names = "--device-source", defaultValue = "none", order = 4,
-            description = "mock, nvidia-smi or none (no registration). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--device-source", defaultValue = "none", order = 4, paramLabel = "mock|nvidia-smi|none",
+            description = "Where the GPUs come from: simulated (mock), nvidia-smi, or none (no registration)."
+                    + " Default: ${DEFAULT-VALUE}.")
     String deviceSource;
 
-    @Option(names = "--mock-inventory", order = 4, paramLabel = "FILE", description = "Simulated GPUs (YAML/JSON).")
+    @Option(names = "--mock-inventory", order = 4, paramLabel = "FILE",
+            description = "Simulated GPUs (YAML/JSON). Default: none.")
     Path mockInventory;
 
     @Option(names = "--mock-gpus", order = 4, paramLabel = "PRESET[:N],…",
-            description = "Simulated GPUs, e.g. A100-80GB or L4-24GB:2.")
+            description = "Simulated GPUs, e.g. A100-80GB or L4-24GB:2. Default: none.")
     String mockGpus;
 
     @Option(names = "--mock-devices", order = 4, paramLabel = "PRESET[:N],…",
             description = "Simulated NVIDIA, Hygon and Ascend devices (after --mock-gpus's), e.g."
-                    + " Ascend910B4:2,DCU-K100.")
+                    + " Ascend910B4:2,DCU-K100. Default: none.")
     String mockDevices;
 
-    @Option(names = "--nvidia-smi-path", defaultValue = "/usr/bin/nvidia-smi", order = 4,
-            description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--nvidia-smi-path", defaultValue = "/usr/bin/nvidia-smi", order = 4, paramLabel = "FILE",
+            description = "nvidia-smi, which --device-source=nvidia-smi runs to list the GPUs."
+                    + " Default: ${DEFAULT-VALUE}.")
     Path nvidiaSmiPath;
 
-    @Option(names = "--device-split-count", order = 4,
-            description = "Pods per GPU (HAMi deviceSplitCount; default: --device-config's, else 10).")
+    @Option(names = "--device-split-count", order = 4, paramLabel = "N",
+            description = "Pods per GPU (HAMi deviceSplitCount). Default: --device-config's, else 10.")
     Integer deviceSplitCount;
 
-    @Option(names = "--handshake-interval", defaultValue = "20s", order = 4,
+    @Option(names = "--handshake-interval", defaultValue = "20s", order = 4, paramLabel = "DURATION",
             description = "hami.io/node-handshake refresh (< 60s). Default: ${DEFAULT-VALUE}.")
     String handshakeInterval;
 
     @Option(names = "--advertise-gpu-capacity", arity = "0..1", fallbackValue = "true", order = 4,
-            description = "Patch nvidia.com/gpu capacity (default: on for mock, off otherwise).")
+            paramLabel = "true|false",
+            description = "Patch nvidia.com/gpu capacity. Default: true with --device-source=mock, else false.")
     Boolean advertiseGpuCapacity;
 
     @Option(names = "--deregister-on-exit", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 4,
-            description = "Remove the registration when the agent stops.")
+            paramLabel = "true|false",
+            description = "Remove the registration when the agent stops. Default: ${DEFAULT-VALUE}.")
     boolean deregisterOnExit;
 
     /** Whether devices are registered: {@code --device-source} other than {@code none}. */

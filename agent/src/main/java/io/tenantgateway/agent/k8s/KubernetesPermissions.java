@@ -21,7 +21,7 @@ public final class KubernetesPermissions {
         /** {@code --enable-lock-controller}, in both allocation modes: watch this node and its pods, release locks. */
         LOCK_CONTROLLER("lock-controller"),
         /**
-         * {@code --device-plugin=on}: kubelet's Allocate finds the pod (the node lock's holder, or the pending pod on
+         * {@code --device-plugin=true}: kubelet's Allocate finds the pod (the node lock's holder, or the pending pod on
          * this node), consumes its entries, sets {@code hami.io/bind-phase}, releases the lock, records Events.
          */
         DEVICE_PLUGIN("device plugin"),

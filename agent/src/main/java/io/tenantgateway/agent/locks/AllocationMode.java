@@ -10,7 +10,7 @@ import java.util.Optional;
  */
 public enum AllocationMode {
     /**
-     * This agent's device plugin completes them in kubelet's Allocate ({@code --device-plugin=on}): consume the
+     * This agent's device plugin completes them in kubelet's Allocate ({@code --device-plugin=true}): consume the
      * pod's entries, {@code bind-phase=success}, release the node lock. The controller reports pods still
      * allocating and reaps stale locks, and also releases the lock of a holder already {@code success}/{@code failed}
      * (an agent stopped between the pod write and the release).
@@ -31,7 +31,7 @@ public enum AllocationMode {
         if (value != null && value.strip().equalsIgnoreCase("complete")) {
             throw new ConfigException("--allocation-mode", "complete", "observe or device-plugin; the agent"
                     + " completes allocations in its device plugin's Allocate now, as HAMi's plugin does:"
-                    + " --device-plugin=on");
+                    + " --device-plugin=true");
         }
         throw new ConfigException("--allocation-mode", value, FlagValues.list(AllocationMode.class, " or "));
     }

@@ -12,23 +12,24 @@ import picocli.CommandLine.Option;
  */
 public final class LockControllerFlags {
     @Option(names = "--enable-lock-controller", arity = "0..1", fallbackValue = "true", order = 5,
-            description = "Run the allocation/node-lock controller (default: on when devices are registered).")
+            paramLabel = "true|false", description = "Run the allocation/node-lock controller. Default: true when"
+                    + " devices are registered (--device-source), else false.")
     Boolean enableLockController;
 
-    @Option(names = "--allocation-mode", order = 5,
-            description = "device-plugin or observe: who completes HAMi allocations here (default: device-plugin with"
-                    + " --device-plugin=on, observe otherwise).")
+    @Option(names = "--allocation-mode", order = 5, paramLabel = "device-plugin|observe",
+            description = "Who completes HAMi allocations here: this agent's device plugin (device-plugin) or another"
+                    + " one, HAMi's (observe). Default: device-plugin with --device-plugin=true, else observe.")
     String allocationMode;
 
-    @Option(names = "--node-lock-timeout", defaultValue = "5m", order = 5,
+    @Option(names = "--node-lock-timeout", defaultValue = "5m", order = 5, paramLabel = "DURATION",
             description = "HAMi node-lock expiry (keep equal to the scheduler's). Default: ${DEFAULT-VALUE}.")
     String nodeLockTimeout;
 
     @Option(names = "--pod-field-selector", arity = "0..1", defaultValue = "true", fallbackValue = "true",
-            hidden = true, order = 5,
-            description = "Send spec.nodeName=<node> with the lock controller's pod watch. Off only against fabric8's"
+            hidden = true, order = 5, paramLabel = "true|false",
+            description = "Send spec.nodeName=NODE with the lock controller's pod watch. Off only against fabric8's"
                     + " CRUD mock API server (the lab), which matches nothing with it; pods are filtered client-side"
-                    + " anyway.")
+                    + " anyway. Default: ${DEFAULT-VALUE}.")
     boolean podFieldSelector;
 
     /**

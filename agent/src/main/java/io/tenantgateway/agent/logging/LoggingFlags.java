@@ -14,21 +14,23 @@ import picocli.CommandLine.Option;
  * does not implement yet are accepted, checked with klog's syntax, and warn ({@link #warnings()}). A picocli mixin.
  */
 public final class LoggingFlags {
-    @Option(names = {"-v", "--v"}, defaultValue = "4", order = 1,
+    @Option(names = {"-v", "--v"}, defaultValue = "4", order = 1, paramLabel = "N",
             description = "klog verbosity: upstream's messages at upstream's levels (2 connect, 3 dial, 4 close);"
                     + " 5-8 add per-connection detail, 9+ per-packet lines and library debug. Default: ${DEFAULT-VALUE}.")
     int verbosity;
 
     @Option(names = "--logtostderr", arity = "0..1", defaultValue = "true", fallbackValue = "true", order = 1,
+            paramLabel = "true|false",
             description = "klog: log to stderr only (true) or to --log-file (false). Default: ${DEFAULT-VALUE}.")
     boolean logToStderr;
 
     @Option(names = "--alsologtostderr", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "klog: with --logtostderr=false, log to stderr as well as to the file.")
+            paramLabel = "true|false", description = "klog: with --logtostderr=false, log to stderr as well as to the"
+                    + " file. Default: ${DEFAULT-VALUE}.")
     boolean alsoLogToStderr;
 
     @Option(names = "--log-file", defaultValue = "", order = 1, paramLabel = "FILE",
-            description = "klog: log to this file (no effect when --logtostderr=true).")
+            description = "klog: log to this file (no effect when --logtostderr=true). Default: none.")
     String logFile;
 
     @Option(names = "--log-file-max-size", defaultValue = "1800", order = 1, paramLabel = "MB",
@@ -38,48 +40,53 @@ public final class LoggingFlags {
 
     @Option(names = "--stderrthreshold", defaultValue = "2", order = 1, paramLabel = "SEVERITY",
             description = "klog (INFO, WARNING, ERROR, FATAL or 0-3): with --logtostderr=false, lines at or above"
-                    + " this also go to stderr. Default: ${DEFAULT-VALUE}.")
+                    + " this also go to stderr. Default: ${DEFAULT-VALUE} (ERROR).")
     String stderrThreshold;
 
     @Option(names = "--skip-headers", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "klog: leave the header (severity, time, pid, file:line) out of text lines.")
+            paramLabel = "true|false", description = "klog: leave the header (severity, time, pid, file:line) out of"
+                    + " text lines. Default: ${DEFAULT-VALUE}.")
     boolean skipHeaders;
 
     @Option(names = "--vmodule", defaultValue = "", order = 1, paramLabel = "PATTERN=N,…",
             description = "klog: per-file verbosity, e.g. TunnelClient=9,Endpoint*=6 (class file names without"
-                    + " .java; a pattern with '.' matches the class name).")
+                    + " .java; a pattern with '.' matches the class name). Default: none.")
     String vmodule;
 
-    // --- klog flags accepted but not implemented yet: a value other than the default logs one WARN naming the flag
-    // (see warnings()); the default is what this agent does anyway. ------------------------------------------------
+    // --- klog flags accepted but not implemented yet (order 6: their own section of run's --help): a value other than
+    // the default logs one WARN naming the flag (see warnings()); the default is what this agent does anyway. --------
 
-    @Option(names = "--log-dir", defaultValue = "", order = 1, paramLabel = "DIR",
-            description = "klog; not implemented yet; accepted with a warning.")
+    @Option(names = "--log-dir", defaultValue = "", order = 6, paramLabel = "DIR",
+            description = "klog: log files per severity in this directory (use --log-file). Default: none.")
     String logDir;
 
-    @Option(names = "--skip-log-headers", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "klog; not implemented yet; accepted with a warning.")
+    @Option(names = "--skip-log-headers", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 6,
+            paramLabel = "true|false",
+            description = "klog: no header when opening a log file. Default: ${DEFAULT-VALUE}.")
     boolean skipLogHeaders;
 
-    @Option(names = "--add-dir-header", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "klog; not implemented yet; accepted with a warning.")
+    @Option(names = "--add-dir-header", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 6,
+            paramLabel = "true|false",
+            description = "klog: the file's directory in the header. Default: ${DEFAULT-VALUE}.")
     boolean addDirHeader;
 
-    @Option(names = "--one-output", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 1,
-            description = "klog; not implemented yet; accepted with a warning.")
+    @Option(names = "--one-output", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 6,
+            paramLabel = "true|false",
+            description = "klog: each line to its severity's file only. Default: ${DEFAULT-VALUE}.")
     boolean oneOutput;
 
-    @Option(names = "--log-backtrace-at", defaultValue = ":0", order = 1, paramLabel = "FILE:LINE",
-            description = "klog; not implemented yet; accepted with a warning.")
+    @Option(names = "--log-backtrace-at", defaultValue = ":0", order = 6, paramLabel = "FILE:LINE",
+            description = "klog: a stack trace when logging at this line. Default: ${DEFAULT-VALUE}.")
     String logBacktraceAt;
 
-    @Option(names = "--log-flush-frequency", defaultValue = "5s", order = 1, paramLabel = "DURATION",
-            description = "klog; not implemented yet (logs are not buffered); accepted with a warning.")
+    @Option(names = "--log-flush-frequency", defaultValue = "5s", order = 6, paramLabel = "DURATION",
+            description = "klog: flush interval (this agent's logs are not buffered). Default: ${DEFAULT-VALUE}.")
     String logFlushFrequency;
 
-    // --- tenant-gateway's ------------------------------------------------------------------------------------------
+    // --- tenant-gateway's (order 2) -------------------------------------------------------------------------------
 
-    @Option(names = "--log-format", defaultValue = "text", order = 2, description = "text or json.")
+    @Option(names = "--log-format", defaultValue = "text", order = 2, paramLabel = "text|json",
+            description = "text (klog's lines) or json (component-base's shape). Default: ${DEFAULT-VALUE}.")
     String logFormat;
 
     /**

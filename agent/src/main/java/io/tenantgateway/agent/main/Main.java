@@ -4,6 +4,7 @@ import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.cli.ConfigFileDefaults;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.agent.cli.GoFlags;
+import io.tenantgateway.agent.cli.UsageHelp;
 import io.tenantgateway.common.config.ConfigException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
@@ -81,7 +82,8 @@ public final class Main {
      * 0.4 s at start, which the tunnel would wait for. Same parsing, messages and exit codes as through the root.
      */
     private static int runAgent(PrintWriter out, PrintWriter err, String... given) {
-        CommandLine run = AgentCommand.goParsing(ExitCodes.configure(new CommandLine(new AgentCommand())));
+        CommandLine run = AgentCommand.goParsing(UsageHelp.configure(ExitCodes.configure(
+                new CommandLine(new AgentCommand()))));
         run.setCommandName("tenant-gateway run");
         run.setOut(out);
         run.setErr(err);
@@ -96,8 +98,9 @@ public final class Main {
         return run.execute(args);
     }
 
-    private static CommandLine commandLine() {
-        CommandLine root = ExitCodes.configure(new CommandLine(new TenantGatewayCommand()));
+    /** The root command line, configured as {@link #run} uses it (package-private for the help tests). */
+    static CommandLine commandLine() {
+        CommandLine root = UsageHelp.configure(ExitCodes.configure(new CommandLine(new TenantGatewayCommand())));
         AgentCommand.goParsing(root.getSubcommands().get("run"));
         return root;
     }

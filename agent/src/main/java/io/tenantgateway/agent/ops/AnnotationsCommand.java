@@ -38,7 +38,7 @@ import tools.jackson.databind.node.ObjectNode;
  * a value holds reaches the terminal escaped: JSON through {@link TerminalSafeJson}, the table through
  * {@link PeerText#escape}.
  */
-@Command(name = "annotations", mixinStandardHelpOptions = true, usageHelpWidth = 120,
+@Command(name = "annotations", mixinStandardHelpOptions = true,
         description = "Decode or encode HAMi node register annotations as a given HAMi release does.",
         subcommands = {AnnotationsCommand.Decode.class, AnnotationsCommand.Encode.class})
 public final class AnnotationsCommand {
@@ -70,10 +70,10 @@ public final class AnnotationsCommand {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    @Command(name = "decode", mixinStandardHelpOptions = true, usageHelpWidth = 120,
-            description = {"Decode HAMi node register annotations as the scheduler reads them: KEY=VALUE pairs, or",
-                "'-' to read a Node object (kubectl get node X -o json) from stdin and decode every register",
-                "annotation it carries and the devices HAMi derives from status.capacity."},
+    @Command(name = "decode", mixinStandardHelpOptions = true,
+            description = {"Decode HAMi node register annotations as the scheduler reads them.",
+                "KEY=VALUE pairs, or '-' to read a Node object (kubectl get node X -o json) from stdin and decode"
+                    + " every register annotation it carries and the devices HAMi derives from status.capacity."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {" 0:every value decoded", " 1:a value has an error (HAMi's reader message is shown)",
                 " 2:bad input (unknown key, stdin not a Node or more than 4 MiB, bad flag)"})
@@ -217,11 +217,12 @@ public final class AnnotationsCommand {
         }
     }
 
-    @Command(name = "encode", mixinStandardHelpOptions = true, usageHelpWidth = 120,
-            description = {"Write a HAMi node register value exactly as that HAMi release's writer does, followed by",
-                "a newline. stdin: a JSON device list with the register keys (id, index, count, devmem, devcore,",
-                "type, numa, mode, health, devicevendor, custominfo); for metax-tech.com/node-gpu-devices a list of",
-                "Metax device objects; for enflame.com/gcu-drs-capacity the DRS object."},
+    @Command(name = "encode", mixinStandardHelpOptions = true,
+            description = {"Write a HAMi node register value exactly as that HAMi release's writer does.",
+                "The value is followed by a newline. stdin: a JSON device list with the register keys (id, index,"
+                    + " count, devmem, devcore, type, numa, mode, health, devicevendor, custominfo); for"
+                    + " metax-tech.com/node-gpu-devices a list of Metax device objects; for"
+                    + " enflame.com/gcu-drs-capacity the DRS object."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {" 0:written", " 2:bad input (unknown key, unreadable stdin or more than 4 MiB of it, more"
                 + " than 1024 devices, ',' or ':' in a legacy-format field, a value over 256 KiB, bad flag)"})

@@ -712,7 +712,7 @@ final class Doctor implements AutoCloseable {
                     + plugin.resourceName() + ", HAMi #2076)", "remove HAMi's device plugin (helm upgrade hami"
                     + " --set devicePlugin.enabled=false, or keep its DaemonSet off these nodes) or NVIDIA's"
                     + " (nvidia-device-plugin-daemonset) from this node, then restart the agent; or keep that plugin"
-                    + " and run the agent here with --device-plugin=off --device-source=none");
+                    + " and run the agent here with --device-plugin=false --device-source=none");
         }
         boolean kubelet = Files.exists(plugin.kubeletSocket());
         String state = switch (probe.kind()) {

@@ -22,9 +22,10 @@ import picocli.CommandLine.Unmatched;
  * argument list can be pasted, {@code --config FILE} included; an unknown flag exits 2, as in {@code run}) and
  * checks, without starting the agent, that each thing the agent will need works, with a fix for each failure.
  */
-@Command(name = "doctor", mixinStandardHelpOptions = true, usageHelpWidth = 120,
-        description = {"Check this node's agent setup: files (CA, client cert/key, token), DNS, TCP, TLS and the",
-            "Connect handshake with konnectivity-server, Kubernetes permissions, the GPU device source.",
+@Command(name = "doctor", mixinStandardHelpOptions = true,
+        description = {"Check this node's agent setup, without starting the agent, with a fix for each failure.",
+            "Files (CA, client cert/key, token), DNS, TCP, TLS and the Connect handshake with konnectivity-server,"
+                + " Kubernetes permissions, the GPU device source.",
             "Takes every flag of 'tenant-gateway run' (see its --help), plus the options below."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {" 0:no check failed (warnings allowed)", " 1:a check failed (each has a fix)",
@@ -33,7 +34,7 @@ public final class DoctorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--json", description = "Print the checklist as JSON.")
+    @Option(names = "--json", description = "Print the checklist as JSON. Default: a table.")
     boolean json;
 
     @Option(names = "--check-timeout", defaultValue = "5s", paramLabel = "DURATION",

@@ -25,8 +25,8 @@ import tools.jackson.databind.node.ObjectNode;
  * kube-apiserver does, dials the target through an agent, optionally does TLS with it and posts a dry-run
  * AdmissionReview; reports each stage with its time and, on failure, why and what to do.
  */
-@Command(name = "probe", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 120,
-        description = {"Check the path kube-apiserver takes to a webhook (or any service) in a tenant cluster:",
+@Command(name = "probe", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Check the path kube-apiserver takes to a webhook (or any service) in a tenant cluster.",
             "konnectivity-server -> agent -> target [-> TLS -> POST /webhook], with timings and explanations."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -50,7 +50,7 @@ public final class ProbeCommand implements Callable<Integer> {
             description = "konnectivity-server's TCP frontend (its --server-port), instead of --uds.")
     String server;
 
-    @Option(names = "--mode", defaultValue = "grpc", order = 1,
+    @Option(names = "--mode", defaultValue = "grpc", order = 1, paramLabel = "grpc|http-connect",
             description = "Frontend protocol: grpc or http-connect (the server's --mode). Default: ${DEFAULT-VALUE}.")
     String mode;
 
@@ -75,7 +75,7 @@ public final class ProbeCommand implements Callable<Integer> {
 
     @Option(names = "--tls-server-name", paramLabel = "NAME", order = 2,
             description = "Do TLS with the target and check its certificate against NAME (kube-apiserver uses"
-                    + " <service>.<namespace>.svc).")
+                    + " SERVICE.NAMESPACE.svc).")
     String tlsServerName;
 
     @Option(names = "--target-ca", paramLabel = "FILE", order = 2,

@@ -42,36 +42,41 @@ public final class WebhookFlags {
     private static final String TLS_KEY = "--webhook-tls-key";
     private static final String CLIENT_CA = "--webhook-client-ca";
 
-    @Option(names = "--enable-webhook", arity = "0..1", fallbackValue = "true", order = 3,
-            description = "Serve the HAMi webhook (default: on when --webhook-tls-cert is given).")
+    @Option(names = "--enable-webhook", arity = "0..1", fallbackValue = "true", order = 3, paramLabel = "true|false",
+            description = "Serve the HAMi webhook (tenant-gateway webhook always does). Default: true when"
+                    + " --webhook-tls-cert or --webhook-tls-secret is given, else false.")
     Boolean enableWebhook;
 
-    @Option(names = LISTEN, defaultValue = "0.0.0.0:9443", order = 3,
-            description = "HOST:PORT or PORT of the webhook HTTPS server. Default: ${DEFAULT-VALUE}.")
+    @Option(names = LISTEN, defaultValue = "0.0.0.0:9443", order = 3, paramLabel = "[HOST:]PORT",
+            description = "Address of the webhook HTTPS server. Default: ${DEFAULT-VALUE}.")
     String webhookListen;
 
-    @Option(names = MAX_CONNECTIONS, defaultValue = "1024", order = 3,
+    @Option(names = MAX_CONNECTIONS, defaultValue = "1024", order = 3, paramLabel = "N",
             description = "Connections the webhook serves at once; more are closed as they arrive (requests must"
                     + " arrive in full within 10s, idle connections close after 60s). Default: ${DEFAULT-VALUE}.")
     int webhookMaxConnections;
 
-    @Option(names = TLS_CERT, order = 3, description = "Webhook serving certificate (reloaded on change).")
+    @Option(names = TLS_CERT, order = 3, paramLabel = "FILE", description = "Webhook serving certificate (reloaded on"
+            + " change), with --webhook-tls-key; turns the webhook on. Default: none.")
     Path webhookTlsCert;
 
-    @Option(names = TLS_KEY, order = 3, description = "Key of --webhook-tls-cert.")
+    @Option(names = TLS_KEY, order = 3, paramLabel = "FILE", description = "Key of --webhook-tls-cert. Default: none.")
     Path webhookTlsKey;
 
     @Option(names = "--webhook-tls-secret", order = 3, paramLabel = "NAMESPACE/NAME",
             description = "Read tls.crt/tls.key (and ca.crt) from this Secret through the API instead of files"
-                    + " (for Kamaji's DaemonSet, which cannot mount volumes).")
+                    + " (for Kamaji's DaemonSet, which cannot mount volumes); turns the webhook on. Default: none.")
     String webhookTlsSecret;
 
-    @Option(names = CLIENT_CA, order = 3,
-            description = "Require callers (kube-apiserver) to present a certificate from this CA.")
+    @Option(names = CLIENT_CA, order = 3, paramLabel = "FILE",
+            description = "Require callers (kube-apiserver) to present a certificate from this CA. Default: none (no"
+                    + " client certificate asked for).")
     Path webhookClientCa;
 
     @Option(names = "--device-config", order = 3, paramLabel = "FILE",
-            description = "HAMi's device-config.yaml (ConfigMap hami-scheduler-device); HAMi's defaults otherwise.")
+            description = "HAMi's device-config.yaml (ConfigMap hami-scheduler-device) as a file, read at start."
+                    + " Default: none (the webhook watches --device-config-map; the other parts use HAMi's"
+                    + " defaults).")
     Path deviceConfig;
 
     @Option(names = "--device-config-map", defaultValue = DEFAULT_DEVICE_CONFIG_MAP, order = 3,
@@ -81,60 +86,69 @@ public final class WebhookFlags {
     String deviceConfigMap;
 
     @Option(names = "--scheduler-name", defaultValue = PolicyConfig.DEFAULT_SCHEDULER_NAME, order = 3,
-            description = "Scheduler GPU pods are sent to. Default: ${DEFAULT-VALUE}.")
+            paramLabel = "NAME", description = "Scheduler GPU pods are sent to (\"\": GPU pods keep theirs)."
+                    + " Default: ${DEFAULT-VALUE}.")
     String schedulerName;
 
     @Option(names = "--force-overwrite-default-scheduler", arity = "0..1", defaultValue = "true",
-            fallbackValue = "true", order = 3,
+            fallbackValue = "true", order = 3, paramLabel = "true|false",
             description = "Replace schedulerName default-scheduler on GPU pods. Default: ${DEFAULT-VALUE}.")
     boolean forceOverwriteDefaultScheduler;
 
-    @Option(names = "--hami-compat", defaultValue = "v2.10", order = 3,
-            description = "HAMi behaviour to match: v2.10 or v2.9. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--hami-compat", defaultValue = "v2.10", order = 3, paramLabel = "v2.9|v2.10",
+            description = "The HAMi release whose behaviour to match. Default: ${DEFAULT-VALUE}.")
     String hamiCompat;
 
     @Option(names = "--enable-ascend", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 3,
+            paramLabel = "true|false",
             description = "Run HAMi's Ascend backends (one per vnpus chip of the device config), as HAMi's scheduler"
                     + " flag of that name; off as in HAMi's chart. Default: ${DEFAULT-VALUE}.")
     boolean enableAscend;
 
     @Option(names = "--enable-iluvatar", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 3,
+            paramLabel = "true|false",
             description = "Run HAMi's Iluvatar backends (one per iluvatars chip of the device config), as HAMi's"
                     + " scheduler flag of that name; off as in HAMi's chart. Default: ${DEFAULT-VALUE}.")
     boolean enableIluvatar;
 
     @Option(names = "--upstream", order = 3, paramLabel = "URL",
-            description = "Forward admissions to this HTTPS webhook (e.g. the real hami-scheduler).")
+            description = "Forward admissions to this HTTPS webhook (e.g. the real hami-scheduler). Default: none.")
     String upstream;
 
-    @Option(names = "--upstream-ca", order = 3, description = "CA of --upstream.")
+    @Option(names = "--upstream-ca", order = 3, paramLabel = "FILE",
+            description = "CA of --upstream (required with it). Default: none.")
     Path upstreamCa;
 
-    @Option(names = "--upstream-timeout", defaultValue = "9s", order = 3, description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--upstream-timeout", defaultValue = "9s", order = 3, paramLabel = "DURATION",
+            description = "Deadline of one whole exchange with --upstream; keep it below kube-apiserver's webhook"
+                    + " timeout (10s). Default: ${DEFAULT-VALUE}.")
     String upstreamTimeout;
 
-    @Option(names = "--upstream-failure-policy", defaultValue = "fail-closed", order = 3,
-            description = "fail-closed, fail-open or fallback. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--upstream-failure-policy", defaultValue = "fail-closed", order = 3, paramLabel = "POLICY",
+            description = "When --upstream cannot answer: fail-closed (reject the pod, saying why), fail-open (allow"
+                    + " it unchanged) or fallback (the built-in HAMi mutator answers). Default: ${DEFAULT-VALUE}.")
     String upstreamFailurePolicy;
 
     @Option(names = "--manage-webhook-config", arity = "0..1", defaultValue = "false", fallbackValue = "true",
-            order = 3, description = "Keep the CA bundle of the MutatingWebhookConfiguration up to date.")
+            order = 3, paramLabel = "true|false", description = "Keep the CA bundle of the"
+                    + " MutatingWebhookConfiguration up to date. Default: ${DEFAULT-VALUE}.")
     boolean manageWebhookConfig;
 
-    @Option(names = "--webhook-config-name", defaultValue = DEFAULT_WEBHOOK_CONFIG_NAME, order = 3,
+    @Option(names = "--webhook-config-name", defaultValue = DEFAULT_WEBHOOK_CONFIG_NAME, order = 3, paramLabel = "NAME",
             description = "MutatingWebhookConfiguration managed with --manage-webhook-config. Default: ${DEFAULT-VALUE}.")
     String webhookConfigName;
 
     @Option(names = "--webhook-ca-bundle", order = 3, paramLabel = "FILE",
-            description = "CA written into the webhook configuration (default: --webhook-client-ca or the last"
-                    + " certificate of --webhook-tls-cert).")
+            description = "CA written into the webhook configuration. Default: ca.crt next to --webhook-tls-cert,"
+                    + " else the ca.crt of --webhook-tls-secret.")
     Path webhookCaBundle;
 
     // --- self-managed webhook certificates (WebhookCertificateController) ---
 
     @Option(names = "--webhook-tls-self-managed", arity = "0..1", defaultValue = "false", fallbackValue = "true",
-            order = 3, description = "Create a CA and serving certificate in --webhook-tls-secret when it is missing,"
-                    + " and renew them before they expire; every agent serves the Secret's certificate.")
+            order = 3, paramLabel = "true|false", description = "Create a CA and serving certificate in"
+                    + " --webhook-tls-secret when it is missing, and renew them before they expire; every agent serves"
+                    + " the Secret's certificate. Default: ${DEFAULT-VALUE}.")
     boolean webhookTlsSelfManaged;
 
     @Option(names = "--webhook-service", defaultValue = WebhookCertificatesConfig.DEFAULT_SERVICE, order = 3,
@@ -143,21 +157,25 @@ public final class WebhookFlags {
     String webhookService;
 
     @Option(names = "--webhook-tls-validity", defaultValue = WebhookCertificatesConfig.DEFAULT_VALIDITY, order = 3,
+            paramLabel = "DURATION",
             description = "Validity of a self-managed serving certificate. Default: ${DEFAULT-VALUE}.")
     String webhookTlsValidity;
 
     @Option(names = "--webhook-tls-renew-before", defaultValue = WebhookCertificatesConfig.DEFAULT_RENEW_BEFORE,
-            order = 3, description = "Renew the self-managed serving certificate once less than this is left."
+            order = 3, paramLabel = "DURATION",
+            description = "Renew the self-managed serving certificate once less than this is left."
                     + " Default: ${DEFAULT-VALUE}.")
     String webhookTlsRenewBefore;
 
     @Option(names = "--webhook-ca-validity", defaultValue = WebhookCertificatesConfig.DEFAULT_CA_VALIDITY, order = 3,
+            paramLabel = "DURATION",
             description = "Validity of a self-managed CA; it is replaced once less than one --webhook-tls-validity is"
                     + " left. Default: ${DEFAULT-VALUE}.")
     String webhookCaValidity;
 
     @Option(names = "--webhook-ca-overlap", defaultValue = WebhookCertificatesConfig.DEFAULT_CA_OVERLAP, order = 3,
-            hidden = true, description = "How long a new self-managed CA is published next to the old one before it"
+            hidden = true, paramLabel = "DURATION",
+            description = "How long a new self-managed CA is published next to the old one before it"
                     + " signs the served certificate. Default: ${DEFAULT-VALUE}.")
     String webhookCaOverlap;
 

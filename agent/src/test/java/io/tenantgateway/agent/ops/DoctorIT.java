@@ -430,7 +430,7 @@ class DoctorIT {
     void missingRbacIsCaught() {
         DENIED.addAll(Set.of("core/nodes/status:patch", "core/pods:patch"));
         List<String> args = goodFlags();
-        args.add("--device-plugin=on"); // its Allocate patches pods
+        args.add("--device-plugin=true"); // its Allocate patches pods
         args.add("--device-plugin-dir=" + dir);
         CliRun result = doctor(args);
 

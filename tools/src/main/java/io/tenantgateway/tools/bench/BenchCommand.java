@@ -19,9 +19,9 @@ import picocli.CommandLine.Spec;
  * the same run. See {@code agent/README.md} ("bench") and {@code BENCHMARKS.md}.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Measure the tunnel against direct loopback connections in the same run: bulk and parallel"
-                + " throughput, dial latency, memory per idle tunnel, isolation from a stalled tunnel, and webhook"
-                + " admissions through the tunnel.",
+        description = {"Measure the tunnel against direct loopback connections, in the same run.",
+            "Bulk and parallel throughput, dial latency, memory per idle tunnel, isolation from a stalled tunnel, and"
+                + " webhook admissions through the tunnel.",
             "Everything runs in this process on 127.0.0.1 (the scale scenario's agent in a child JVM), unless"
                 + " --server names an external konnectivity-server."})
 public final class BenchCommand implements Callable<Integer> {
@@ -55,7 +55,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--ca-cert", paramLabel = "FILE", description = "With --server: CA of its agent-port certificate.")
     Path caCert;
 
-    @Option(names = "--agent-cert", paramLabel = "FILE", description = "With --server: agent client certificate (mTLS).")
+    @Option(names = "--agent-cert", paramLabel = "FILE",
+            description = "With --server: agent client certificate (mTLS).")
     Path agentCert;
 
     @Option(names = "--agent-key", paramLabel = "FILE", description = "With --server: key of --agent-cert.")

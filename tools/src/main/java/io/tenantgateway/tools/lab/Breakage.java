@@ -21,7 +21,7 @@ public enum Breakage {
     /** Check 4: tenant-a's agent registers its GPU with split count 1, so no two pods can share it. */
     GPU_SHARING("gpu-sharing", 4, Target.TENANT_A, "tenant-a's agent registers its GPU with --device-split-count=1"),
     /**
-     * Check 5: tenant-b's agent runs with {@code --device-plugin=off}: kubelet has no plugin to call Allocate on, so
+     * Check 5: tenant-b's agent runs with {@code --device-plugin=false}: kubelet has no plugin to call Allocate on, so
      * nobody completes an allocation (a mock device plugin's behaviour).
      */
     DEVICE_PLUGIN("device-plugin", 5, Target.TENANT_B, "tenant-b's agent runs without the device plugin"),

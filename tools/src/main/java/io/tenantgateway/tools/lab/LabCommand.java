@@ -22,37 +22,40 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code tenant-gateway lab}: the two-tenant Kamaji + HAMi lab, embedded; see {@link Lab}. */
-@Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 120,
-        description = {"Run the two-tenant Kamaji + HAMi lab in this JVM: per tenant an API server (fabric8 mock,",
-            "CRUD), a konnectivity-server and worker agents with mock devices (tenant-a: 1 x A100 80 GB, token auth;",
-            "tenant-b: 2 x L4 24 GB, and a second worker with 1 x L4, 2 x Ascend 910B4 and 1 x Hygon DCU K100,",
-            "mTLS); admission through the tunnels; a HAMi scheduler SIMULATOR. Prints the ten checks and the",
-            "registered devices as a table (or JSON). Exit code 0 only when all pass. No cluster, Docker or GPU",
-            "needed."})
+@Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Run the two-tenant Kamaji + HAMi lab in this JVM (no cluster, Docker or GPU needed).",
+            "Per tenant an API server (fabric8 mock, CRUD), a konnectivity-server and worker agents with mock devices"
+                + " (tenant-a: 1 x A100 80 GB, token auth; tenant-b: 2 x L4 24 GB, and a second worker with 1 x L4,"
+                + " 2 x Ascend 910B4 and 1 x Hygon DCU K100, mTLS); admission through the tunnels; a HAMi scheduler"
+                + " SIMULATOR. Prints the ten checks and the registered devices as a table (or JSON). Exit code 0"
+                + " only when all pass."})
 public final class LabCommand implements Callable<Integer> {
     private static final String LOG_FILE = "lab.log";
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--json", description = "Print the result as JSON (progress still goes to stderr).")
+    @Option(names = "--json", description = "Print the result as JSON (progress still goes to stderr). Default: a"
+            + " table.")
     boolean json;
 
     @Option(names = "--keep-running",
-            description = "After the checks, keep everything up and print where it listens, until Ctrl-C.")
+            description = "After the checks, keep everything up and print where it listens, until Ctrl-C. Default:"
+                    + " stop after the checks.")
     boolean keepRunning;
 
-    @Option(names = "--timeout", defaultValue = "20s",
+    @Option(names = "--timeout", defaultValue = "20s", paramLabel = "DURATION",
             description = "Longest wait for state to change (readiness, allocation, lock release, reconnect);"
                     + " network calls use the webhook timeout, 10s. Default: ${DEFAULT-VALUE}.")
     String timeout;
 
     @Option(names = "--work-dir", paramLabel = "DIR",
-            description = "Where certificates, tokens, kubeconfigs, sockets and lab.log go (default: a new"
-                    + " temporary directory, removed afterwards; lab.log is kept when a check fails).")
+            description = "Where certificates, tokens, kubeconfigs, sockets and lab.log go. Default: a new"
+                    + " temporary directory, removed afterwards (lab.log is kept when a check fails).")
     Path workDir;
 
-    @Option(names = {"-v", "--v"}, defaultValue = "0", description = "Log verbosity (klog -v) of lab.log.")
+    @Option(names = {"-v", "--v"}, defaultValue = "0", paramLabel = "N",
+            description = "Log verbosity (klog -v) of lab.log. Default: ${DEFAULT-VALUE}.")
     int verbosity;
 
     @Option(names = "--break", split = ",", hidden = true, paramLabel = "PART",

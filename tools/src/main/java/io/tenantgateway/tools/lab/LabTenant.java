@@ -399,7 +399,7 @@ final class LabTenant implements AutoCloseable {
             if (kubelet != null && !broken(Breakage.DEVICE_PLUGIN) && !broken(Breakage.DEVICE_REGISTRATION)) {
                 // The worker's kubelet path: registration, ListAndWatch and Allocate over the stand-in's Unix
                 // sockets; HAMi-core's host directories under the worker's directory.
-                args.add("--device-plugin=on");
+                args.add("--device-plugin=true");
                 args.add("--device-plugin-dir=" + devicePluginDir());
                 args.add("--device-plugin-host-root=" + home.resolve("host").toAbsolutePath());
             }
