@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -103,7 +104,7 @@ class ObservabilityIT {
         assertThat(tunnel.echo("bytes through the tunnel")).isEqualTo("bytes through the tunnel");
         int closed = TunnelTestbed.freePort();
         CompletableFuture<?> refused = testbed.dial("127.0.0.1:" + closed, new ChannelInboundHandlerAdapter());
-        await().atMost(Duration.ofSeconds(20)).until(refused::isDone);
+        await().atMost(WAIT).until(refused::isDone);
         assertThat(refused).isCompletedExceptionally();
         testbed.probeWebhook(agent.webhook().orElseThrow().port());
     }
@@ -261,7 +262,7 @@ class ObservabilityIT {
                 URI.create("http://127.0.0.1:" + adminPort + "/debug/jfr?seconds=1")).build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         // One recording at a time: while this one runs, another request is refused.
-        await().atMost(Duration.ofSeconds(10)).until(() -> FlightRecorder.getFlightRecorder().getRecordings().stream()
+        await().atMost(WAIT).until(() -> FlightRecorder.getFlightRecorder().getRecordings().stream()
                 .anyMatch(r -> r.getName().equals("tenant-gateway-admin") && r.getState() == RecordingState.RUNNING));
         if (!download.isDone()) {
             HttpResponse<String> busy = get(adminPort, "/debug/jfr?seconds=1");
@@ -287,7 +288,7 @@ class ObservabilityIT {
         assertThat(thresholds(file)).containsEntry("jdk.JavaMonitorEnter", "1000000 ns")
                 .containsEntry("jdk.ThreadPark", "1000000 ns").containsEntry("jdk.JavaMonitorWait", "1000000 ns");
         // The recording is gone from the agent once downloaded.
-        await().atMost(Duration.ofSeconds(10)).until(() -> FlightRecorder.getFlightRecorder().getRecordings()
+        await().atMost(WAIT).until(() -> FlightRecorder.getFlightRecorder().getRecordings()
                 .stream().noneMatch(r -> r.getName().equals("tenant-gateway-admin")));
     }
 

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -61,7 +62,7 @@ class TunnelWithoutKubernetesIT extends AgentProcessTestBase {
                 String.join("\n", agent.log)).isLessThan(2.0);
 
         String unreachable = "tenant API " + ports.apiUrl() + " unreachable: ";
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             HttpResponse<String> readyz = LoopbackHttp.get(ports.health(), "/readyz?verbose");
             assertThat(readyz.statusCode()).isEqualTo(503);
             assertThat(readyz.body()).contains("[+]server-connected ok\n")
@@ -162,7 +163,7 @@ class TunnelWithoutKubernetesIT extends AgentProcessTestBase {
                     }
                 });
         String unknown = "node name unknown: tenant API " + ports.apiUrl() + " unreachable: ";
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+        await().atMost(WAIT).untilAsserted(() -> assertThat(
                 LoopbackHttp.get(ports.health(), "/readyz?verbose").body()).contains("[+]server-connected ok\n")
                 .contains("[-]devices-registered failed: " + unknown)
                 .contains("[-]lock-controller-synced failed: node name unknown: "));

@@ -1,10 +1,12 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.agent.testing.TunnelTestbed;
+import io.tenantgateway.certs.vertx.ServerLimits;
 import io.tenantgateway.certs.vertx.VertxTls;
 import io.tenantgateway.certs.testing.TestPki;
 import io.vertx.core.Future;
@@ -80,14 +82,23 @@ class WebhookConnectionCapIT {
                 pki.trustOnlyMaterial(), Clock.systemUTC()).setHostnameVerificationAlgorithm(""));
         int attempts = 5000;
         AtomicInteger closedByServer = new AtomicInteger();
+        // Closed sooner after its handshake than the request deadline could have cut it: closed for the cap.
+        Duration deadline = ServerLimits.DEFAULTS.requestTimeout();
+        AtomicInteger closedBeforeDeadline = new AtomicInteger();
         List<NetSocket> sockets = new CopyOnWriteArrayList<>();
         long rssAtCap = 0;
         for (int batch = 0; batch < attempts / 250; batch++) {
             List<Future<NetSocket>> connects = new ArrayList<>();
             for (int i = 0; i < 250; i++) {
                 connects.add(net.connect(port, "127.0.0.1").onSuccess(socket -> {
+                    long connected = System.nanoTime();
                     sockets.add(socket);
-                    socket.closeHandler(ignored -> closedByServer.incrementAndGet());
+                    socket.closeHandler(ignored -> {
+                        closedByServer.incrementAndGet();
+                        if (System.nanoTime() - connected < deadline.toNanos()) {
+                            closedBeforeDeadline.incrementAndGet();
+                        }
+                    });
                 }));
             }
             Future.join(connects).toCompletionStage().toCompletableFuture().handle((ok, failure) -> null)
@@ -97,7 +108,7 @@ class WebhookConnectionCapIT {
             }
         }
         // Connections over the cap are closed right after their handshake; the rest stay until their deadline.
-        await().atMost(Duration.ofSeconds(8)).until(() -> sockets.size() - closedByServer.get() <= 1024);
+        await().atMost(WAIT).until(() -> sockets.size() - closedByServer.get() <= 1024);
         int heldOpen = sockets.size() - closedByServer.get();
         long rssAfter = rssKiB(webhook.pid());
         System.out.printf("webhook under %d connection attempts: %d handshakes completed, %d held open (cap 1024),"
@@ -106,11 +117,13 @@ class WebhookConnectionCapIT {
                 rssBefore / 1024, rssAtCap / 1024, rssAfter / 1024);
         assertThat(heldOpen).isLessThanOrEqualTo(1024);
         assertThat(closedByServer.get()).isGreaterThanOrEqualTo(sockets.size() - 1024);
+        assertThat(closedBeforeDeadline.get()).as("connections closed for the cap, before the %s request deadline",
+                deadline).isGreaterThanOrEqualTo(sockets.size() - 1024);
         // Bounded: once the cap is full, 3,000 more connections cost (almost) nothing.
         assertThat(rssAfter - rssAtCap).as("RSS growth in KiB from 2,000 to 5,000 attempts").isLessThan(48 * 1024);
         assertThat(log).anyMatch(l -> l.contains("connections open, the cap (max connections 1024)"));
         // The idle ones are cut at the request deadline: the webhook is free again.
-        await().atMost(Duration.ofSeconds(20)).until(() -> closedByServer.get() == sockets.size());
+        await().atMost(WAIT).until(() -> closedByServer.get() == sockets.size());
         assertThat(webhook.isAlive()).isTrue();
         net.close();
     }
