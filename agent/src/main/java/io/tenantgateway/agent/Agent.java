@@ -115,17 +115,19 @@ public final class Agent implements AutoCloseable {
     }
 
     private void doStart() {
-        log.info("starting tenant-gateway {} config={}", Version.version(), describeConfig());
-        if (parts.names().isEmpty()) {
-            log.info("HAMi parts off (no --webhook-tls-cert, --device-source=none, no lock controller): running as a"
-                    + " pure konnectivity-agent");
-        }
         // The tunnel first; with --count-server-leases it uses the servers' count until the leases are listed.
+        // Built before the start line: building checks --ca-cert and reads the TLS files, so a configuration the
+        // agent cannot run with is rejected (one line, exit 2) without a "starting" line before it.
         TunnelClientSet.Builder builder = TunnelClientSet.builder(config.tunnel()).registry(registry).clock(clock);
         if (config.tunnel().countServerLeases()) {
             builder.serverCounter(parts::serverCount);
         }
         TunnelClientSet client = builder.build();
+        log.info("starting tenant-gateway {} config={}", Version.version(), describeConfig());
+        if (parts.names().isEmpty()) {
+            log.info("HAMi parts off (no --webhook-tls-cert, --device-source=none, no lock controller): running as a"
+                    + " pure konnectivity-agent");
+        }
         client.start();
         tunnel = client;
         started.push(client);

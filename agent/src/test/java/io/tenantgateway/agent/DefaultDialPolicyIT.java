@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -93,7 +94,7 @@ class DefaultDialPolicyIT extends AgentProcessTestBase {
     private String dialError(String address) throws InterruptedException, java.util.concurrent.TimeoutException {
         CompletableFuture<?> dial = testbed.dial(address, new ChannelInboundHandlerAdapter());
         try {
-            dial.get(20, TimeUnit.SECONDS);
+            dial.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             return e.getCause().getMessage();
         }

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -23,14 +24,19 @@ import org.junit.jupiter.api.Timeout;
  * probes share, their 4,800 renders (each scanning the process's open descriptors) held it for over 25 s: every
  * {@code /healthz} timed out at the manifests' 5 s probe timeout, which restarts the agent. {@code /metrics} now
  * renders on the HTTP loop's blocking threads (503 past their queue): the probes answer every time.
+ *
+ * <p>Each probe gets 10 s, twice the manifests' 5 s: room for a loaded CI machine, and still far less than the loop was
+ * held for before (a probe behind the renders would miss it on any machine; slower machines held it longer).
+ * {@code -Dtenantgateway.it.probeTimeoutMs=5000} holds the probes to the manifests' figure.
  */
 @Timeout(90)
 class HealthPortMetricsFloodIT extends AgentProcessTestBase {
     private static final int CONNECTIONS = 300;
     private static final int PIPELINED = 200;
     private static final int PROBES = 20;
-    /** The manifests' liveness and readiness {@code timeoutSeconds}. */
-    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
+    /** Twice the manifests' liveness and readiness {@code timeoutSeconds} (5), unless the system property says. */
+    private static final Duration PROBE_TIMEOUT =
+            Duration.ofMillis(Long.getLong("tenantgateway.it.probeTimeoutMs", 10_000));
 
     @Test
     void probesAnswerWhileManyConnectionsPipelineMetricsScrapesTheyNeverRead() throws Exception {
@@ -39,7 +45,7 @@ class HealthPortMetricsFloodIT extends AgentProcessTestBase {
         args.removeIf(arg -> arg.startsWith("-v="));
         agent = AgentProcess.launch(args);
         int health = agent.healthPort();
-        await().atMost(Duration.ofSeconds(30)).until(() -> LoopbackHttp.status(health, "/readyz") == 200);
+        await().atMost(WAIT).until(() -> LoopbackHttp.status(health, "/readyz") == 200);
 
         byte[] scrapes = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".repeat(PIPELINED)
                 .getBytes(StandardCharsets.US_ASCII);
@@ -51,7 +57,7 @@ class HealthPortMetricsFloodIT extends AgentProcessTestBase {
                 flood.add(socket);
                 socket.setReceiveBufferSize(4096); // a reader that never reads
                 socket.bind(new InetSocketAddress(InetAddress.getByName("127.0.0." + (1 + i / 100)), 0));
-                socket.connect(new InetSocketAddress("127.0.0.1", health), 2_000);
+                socket.connect(new InetSocketAddress("127.0.0.1", health), (int) WAIT.toMillis());
                 socket.getOutputStream().write(scrapes);
             }
             for (int i = 0; i < PROBES; i++) {
@@ -67,7 +73,7 @@ class HealthPortMetricsFloodIT extends AgentProcessTestBase {
             }
         }
         assertThat(failed).as("probes that failed during the flood").isEmpty();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(LoopbackHttp.get(health, "/metrics")
+        await().atMost(WAIT).untilAsserted(() -> assertThat(LoopbackHttp.get(health, "/metrics")
                 .body()).contains("tenant_gateway_health_server_connections"));
         assertThat(agent.process.isAlive()).isTrue();
         assertThat(agent.log.stream().filter(line -> line.matches("\\s+at .*")).toList())

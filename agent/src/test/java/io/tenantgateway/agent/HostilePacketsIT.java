@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -37,7 +38,7 @@ class HostilePacketsIT extends HostileServerTestBase {
     @Test
     void badAddressesGetDialErrorsWhileADownloadOnTheSameStreamCompletes() throws Exception {
         HostileServer.Received received = startWithDownload(SIZE, SEED);
-        await().atMost(Duration.ofSeconds(20)).until(() -> received.bytes.get() > 0);
+        await().atMost(WAIT).until(() -> received.bytes.get() > 0);
 
         // While the download runs: hosts whose zone index overflows an int, and an address that is not UTF-8.
         server.send(Packets.dialRequest("[fe80::1%99999999999]:80", 11));
@@ -56,7 +57,7 @@ class HostilePacketsIT extends HostileServerTestBase {
 
         awaitDownload(received, SIZE, SEED);
         // The target closed after the last byte: the tunnel ends with CLOSE_RSP, the stream carries on.
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.closeResponses.get() == 1);
+        await().atMost(WAIT).until(() -> server.closeResponses.get() == 1);
         long fresh = server.dial(download.hostPort(), 2);
         assertThat(fresh).isPositive();
 
@@ -85,7 +86,7 @@ class HostilePacketsIT extends HostileServerTestBase {
         HostileServer.Received received = startWithDownload(size, seed);
 
         server.send(Packets.dialRequest("a".repeat(3_000_000) + ":80", 77));
-        Packet refused = server.dialResponse(77).get(20, TimeUnit.SECONDS);
+        Packet refused = server.dialResponse(77).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(refused.getDialResponse().getError()).startsWith("dial tcp aaaa")
                 .endsWith("…: address is 3000003 characters long (expected: host:port, at most 1024)")
                 .hasSizeLessThan(200);
@@ -131,7 +132,7 @@ class HostilePacketsIT extends HostileServerTestBase {
                 errors.isEmpty() ? "-" : errors.get(0));
         assertThat(errors).isNotEmpty().allSatisfy(error -> assertThat(error)
                 .isEqualTo("dial tcp " + echo.hostPort() + ": socket: too many open files"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> !agent.lines("ran out of a resource").isEmpty());
+        await().atMost(WAIT).until(() -> !agent.lines("ran out of a resource").isEmpty());
         assertThat(agent.lines("ran out of a resource")).as("one WARN").hasSize(1)
                 .allSatisfy(line -> assertThat(line).contains("(too many open files)"));
         assertThat(agent.process.isAlive()).isTrue();
@@ -142,7 +143,7 @@ class HostilePacketsIT extends HostileServerTestBase {
     private io.tenantgateway.agent.testing.TunnelTestbed.EchoTarget echo;
 
     private String error(long random) throws Exception {
-        Packet response = server.dialResponse(random).get(10, TimeUnit.SECONDS);
+        Packet response = server.dialResponse(random).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         return response.getDialResponse().getError();
     }
 }

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -66,7 +67,7 @@ class KlogOutputIT {
         try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
             assertThat(tunnel.echo("hello")).isEqualTo("hello");
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> !agent.lines("Endpoint connection established").isEmpty());
+        await().atMost(WAIT).until(() -> !agent.lines("Endpoint connection established").isEmpty());
         String log = String.join("\n", agent.log);
 
         List<Map<String, String>> lines = new ArrayList<>();
@@ -118,7 +119,7 @@ class KlogOutputIT {
         try (TunnelTestbed.Tunnel tunnel = testbed.dialEcho()) {
             assertThat(tunnel.echo("hello")).isEqualTo("hello");
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> !agent.lines("Endpoint connection established").isEmpty());
+        await().atMost(WAIT).until(() -> !agent.lines("Endpoint connection established").isEmpty());
         String log = String.join("\n", agent.log);
 
         JsonMapper json = JsonMapper.builder().build();

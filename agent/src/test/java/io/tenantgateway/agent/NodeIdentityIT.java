@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -52,7 +53,7 @@ class NodeIdentityIT extends AgentProcessTestBase {
 
         // The pod does not exist yet: readiness names the pending identity, the views say where it comes from.
         String pending = "<discovering from pod " + NAMESPACE + "/" + POD + ">";
-        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             HttpResponse<String> readyz = LoopbackHttp.get(health, "/readyz?verbose");
             assertThat(readyz.statusCode()).isEqualTo(503);
             assertThat(readyz.body()).contains("[-]node-identity failed: being discovered from pod " + NAMESPACE
@@ -68,7 +69,7 @@ class NodeIdentityIT extends AgentProcessTestBase {
         client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(POD)
                 .withNamespace(NAMESPACE).endMetadata().withNewSpec().withNodeName(NODE).endSpec().build()).create();
 
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
             assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
             HttpResponse<String> readyz = LoopbackHttp.get(health, "/readyz?verbose");
             assertThat(readyz.body()).contains("[+]node-identity ok").contains("[+]lock-controller-synced ok")

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -18,8 +19,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Readiness is honest from the first byte the health port answers: {@code run}, started through the launcher as the
  * image starts it, with no konnectivity-server reachable, is polled from process start as fast as the client can
- * go and never says 200; once a server appears it is ready within 2 s, and {@code /ready} answers as
- * {@code /readyz} does.
+ * go and never says 200 (for at least 5 s, and until the port has said 503 at least once, however long the JVM takes
+ * to open it on a busy machine); once a server appears it becomes ready (the time is printed: about a second here,
+ * with a 500 ms retry cap), and {@code /ready} answers as {@code /readyz} does.
  */
 @Timeout(120)
 class ReadinessFromStartIT extends AgentProcessTestBase {
@@ -38,15 +40,18 @@ class ReadinessFromStartIT extends AgentProcessTestBase {
         agent = AgentProcess.launch(args);
         long started = System.nanoTime();
         TreeMap<Integer, Integer> answers = new TreeMap<>();
-        while (System.nanoTime() - started < Duration.ofSeconds(5).toNanos()) {
+        // At least 5 s of polls, and on until the health port has opened and said 503 (the JVM's start is not timed).
+        while (System.nanoTime() - started < Duration.ofSeconds(5).toNanos() || !answers.containsKey(503)) {
+            assertThat(System.nanoTime() - started).as("the health port did not open and say 503 within %s (answers"
+                    + " so far %s)", WAIT, answers).isLessThan(WAIT.toNanos());
             int status = LoopbackHttp.status(healthPort, "/readyz");
             answers.merge(status, 1, Integer::sum);
             assertThat(status).as("/readyz %.0f ms after start, with no server (answers so far %s)",
                     (System.nanoTime() - started) / 1e6, answers).isNotEqualTo(200);
             assertThat(agent.process.isAlive()).as("agent running; log:%n%s", String.join("\n", agent.log)).isTrue();
         }
-        assertThat(answers).as("the health port opened within 5 s and said 503 (not ready)").containsKey(503);
-        System.out.printf("readyz answers in the first 5 s (status=count, -1 = port not open yet): %s%n", answers);
+        System.out.printf("readyz answers with no server, %.1f s from start (status=count, -1 = port not open yet):"
+                + " %s%n", (System.nanoTime() - started) / 1e9, answers);
 
         HttpResponse<String> notReady = LoopbackHttp.get(healthPort, "/readyz?verbose");
         assertThat(notReady.body()).contains("[-]server-connected failed: no servers connected\n")
@@ -57,7 +62,7 @@ class ReadinessFromStartIT extends AgentProcessTestBase {
 
         testbed.startServer();
         long appeared = System.nanoTime();
-        await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
                 .until(() -> LoopbackHttp.status(healthPort, "/readyz") == 200);
         System.out.printf("ready %.0f ms after the server appeared%n", (System.nanoTime() - appeared) / 1e6);
         HttpResponse<String> ready = LoopbackHttp.get(healthPort, "/readyz");

@@ -19,9 +19,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The built jar, as an operator runs it: an unknown flag and a busy port exit 2 with one line naming the flag;
- * upstream's {@code --alpn-proto=konnectivity} and a short {@code --keepalive-time} connect, with one warning each
- * for what is not implemented or risky.
+ * The built jar, as an operator runs it: an unknown flag, a missing or unreadable {@code --ca-cert} and a busy port
+ * exit 2 with one line naming the flag (or file); upstream's {@code --alpn-proto=konnectivity} and a short
+ * {@code --keepalive-time} connect, with one warning each for what is not implemented or risky.
  */
 @Timeout(180)
 class UpstreamFlagsIT extends AgentProcessTestBase {
@@ -41,6 +41,26 @@ class UpstreamFlagsIT extends AgentProcessTestBase {
         assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
         assertThat(result.err().strip()).isEqualTo("error: unknown flag: --enable-lock-controler (did you mean"
                 + " --enable-lock-controller?)");
+    }
+
+    /**
+     * A tunnel configuration {@code run} cannot use is rejected before the agent says it starts: the error is all
+     * stderr holds (no "starting tenant-gateway … config={…}" line before it).
+     */
+    @Test
+    void missingOrUnreadableCaCertExitsTwoWithOnlyTheErrorLine() throws Exception {
+        List<String> args = offlineArgs();
+        args.removeIf(arg -> arg.startsWith("--ca-cert="));
+        JarProcess.Result missing = JarProcess.run(args.toArray(String[]::new));
+        assertThat(missing.exitCode()).as(missing.err()).isEqualTo(2);
+        assertThat(missing.err().strip()).isEqualTo("error: --ca-cert: not set (expected: the CA bundle that signs"
+                + " the server certificate)");
+
+        java.nio.file.Path absent = dir.resolve("no-such-ca.crt");
+        args.add("--ca-cert=" + absent);
+        JarProcess.Result unreadable = JarProcess.run(args.toArray(String[]::new));
+        assertThat(unreadable.exitCode()).as(unreadable.err()).isEqualTo(2);
+        assertThat(unreadable.err().strip()).isEqualTo("error: --ca-cert: " + absent + ": file not found");
     }
 
     /** The error line, and nothing that looks like a stack trace on stderr. */

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,7 +21,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -80,14 +84,20 @@ class WebhookConnectionCapIT {
                 pki.trustOnlyMaterial(), Clock.systemUTC()).setHostnameVerificationAlgorithm(""));
         int attempts = 5000;
         AtomicInteger closedByServer = new AtomicInteger();
+        // How long after its handshake each connection was closed (printed: load-dependent, see below).
+        Queue<Long> closeMillis = new ConcurrentLinkedQueue<>();
         List<NetSocket> sockets = new CopyOnWriteArrayList<>();
         long rssAtCap = 0;
         for (int batch = 0; batch < attempts / 250; batch++) {
             List<Future<NetSocket>> connects = new ArrayList<>();
             for (int i = 0; i < 250; i++) {
                 connects.add(net.connect(port, "127.0.0.1").onSuccess(socket -> {
+                    long connected = System.nanoTime();
                     sockets.add(socket);
-                    socket.closeHandler(ignored -> closedByServer.incrementAndGet());
+                    socket.closeHandler(ignored -> {
+                        closedByServer.incrementAndGet();
+                        closeMillis.add((System.nanoTime() - connected) / 1_000_000);
+                    });
                 }));
             }
             Future.join(connects).toCompletionStage().toCompletableFuture().handle((ok, failure) -> null)
@@ -96,21 +106,29 @@ class WebhookConnectionCapIT {
                 rssAtCap = rssKiB(webhook.pid()); // 2,000 attempts: the cap is full
             }
         }
-        // Connections over the cap are closed right after their handshake; the rest stay until their deadline.
-        await().atMost(Duration.ofSeconds(8)).until(() -> sockets.size() - closedByServer.get() <= 1024);
+        // Connections over the cap are closed as the server gets to them (on a quiet machine right after their
+        // handshake; a loaded one was seen to take 12 s for half of them, so only the ceiling bounds it); the rest
+        // stay until their deadline. That the cap did the closing shows in the server's log line below.
+        await().atMost(WAIT).until(() -> sockets.size() - closedByServer.get() <= 1024);
         int heldOpen = sockets.size() - closedByServer.get();
         long rssAfter = rssKiB(webhook.pid());
         System.out.printf("webhook under %d connection attempts: %d handshakes completed, %d held open (cap 1024),"
                         + " %d closed by the server; RSS %d MiB before, %d MiB after 2,000 attempts (cap full),"
                         + " %d MiB after 5,000%n", attempts, sockets.size(), heldOpen, closedByServer.get(),
                 rssBefore / 1024, rssAtCap / 1024, rssAfter / 1024);
+        List<Long> sorted = new ArrayList<>(closeMillis);
+        Collections.sort(sorted);
+        if (!sorted.isEmpty()) {
+            System.out.printf("closed by the server after their handshake: p10 %d ms, p50 %d ms, max %d ms%n",
+                    sorted.get(sorted.size() / 10), sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1));
+        }
         assertThat(heldOpen).isLessThanOrEqualTo(1024);
         assertThat(closedByServer.get()).isGreaterThanOrEqualTo(sockets.size() - 1024);
         // Bounded: once the cap is full, 3,000 more connections cost (almost) nothing.
         assertThat(rssAfter - rssAtCap).as("RSS growth in KiB from 2,000 to 5,000 attempts").isLessThan(48 * 1024);
         assertThat(log).anyMatch(l -> l.contains("connections open, the cap (max connections 1024)"));
         // The idle ones are cut at the request deadline: the webhook is free again.
-        await().atMost(Duration.ofSeconds(20)).until(() -> closedByServer.get() == sockets.size());
+        await().atMost(WAIT).until(() -> closedByServer.get() == sockets.size());
         assertThat(webhook.isAlive()).isTrue();
         net.close();
     }

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.agent.testing.AgentProcess;
@@ -97,6 +98,6 @@ class WebhookHttp2RefusalIT extends AgentProcessTestBase {
     }
 
     private <T> T get(io.vertx.core.Future<T> future) throws Exception {
-        return future.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        return future.toCompletionStage().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
 }

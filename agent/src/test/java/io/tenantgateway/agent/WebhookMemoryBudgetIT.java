@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -144,11 +145,11 @@ class WebhookMemoryBudgetIT extends AgentProcessTestBase {
         assertThat(stalled.opened).as("stalled connections opened").hasValue(200);
         // Under the attack a legitimate review still gets in: bodies stalled for over a second are cut for it. An
         // attempt refused on the way (429, or its connection closed while the budget is full) is tried again.
-        await().atMost(Duration.ofSeconds(8)).until(() -> postAttack(legit).status() == 200);
+        await().atMost(WAIT).until(() -> postAttack(legit).status() == 200);
         int openWhenAdmitted = stalled.open();
         assertThat(healthz()).isEqualTo(200);
         // The rest are cut by the webhook's 10 s request deadline.
-        await().atMost(Duration.ofSeconds(20)).until(() -> stalled.open() == 0);
+        await().atMost(WAIT).until(() -> stalled.open() == 0);
         System.out.printf("200 stalled uploads (100 chunked, 100 of a declared 7 MB, 3 MB sent each): %s;"
                 + " %d still open when a legitimate review was admitted%n", stalled.outcomes, openWhenAdmitted);
 
@@ -238,18 +239,24 @@ class WebhookMemoryBudgetIT extends AgentProcessTestBase {
     }
 
     /** 200 TLS connections, each sending the headers and 3 MB of its body, then nothing. */
+    /**
+     * {@code connections} uploads that send {@code sent} bytes of a 7 MB body and stall, half chunked, half with a
+     * declared length. Connections a loaded machine fails to open (a handshake past its deadline while the others'
+     * bodies arrive) are opened again, so the attack has its full size however slow the machine.
+     */
     private Stalled stalledUploads(int connections, int sent) throws Exception {
         NetClient net = vertx.createNetClient(VertxTls.configureClient(new NetClientOptions()
-                .setConnectTimeout(20_000), testbed.pki.trustOnlyMaterial(), Clock.systemUTC())
+                .setConnectTimeout((int) WAIT.toMillis()).setSslHandshakeTimeout(WAIT.toMillis())
+                .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS), testbed.pki.trustOnlyMaterial(), Clock.systemUTC())
                 .setHostnameVerificationAlgorithm(""));
         Stalled stalled = new Stalled();
         Buffer payload = Buffer.buffer(new byte[sent]);
-        for (int batch = 0; batch < connections / 50; batch++) {
+        long deadline = System.nanoTime() + WAIT.multipliedBy(4).toNanos();
+        while (stalled.opened.get() < connections && System.nanoTime() < deadline) {
             List<Future<NetSocket>> connects = new ArrayList<>();
-            for (int i = 0; i < 50; i++) {
-                boolean chunked = (batch * 50 + i) % 2 == 0;
+            for (int i = 0; i < Math.min(50, connections - stalled.opened.get()); i++) {
                 connects.add(net.connect(port, "127.0.0.1").onSuccess(socket -> {
-                    stalled.opened.incrementAndGet();
+                    boolean chunked = stalled.opened.incrementAndGet() % 2 == 0;
                     AtomicBoolean answered = new AtomicBoolean();
                     socket.handler(data -> {
                         if (answered.compareAndSet(false, true)) {
@@ -268,10 +275,14 @@ class WebhookMemoryBudgetIT extends AgentProcessTestBase {
                                     + "\r\n" : "Content-Length: 7000000\r\n\r\n");
                     socket.write(Buffer.buffer(head));
                     socket.write(payload);
-                }));
+                }).onFailure(failure -> stalled.failedConnects.incrementAndGet()));
             }
             Future.join(connects).toCompletionStage().toCompletableFuture().handle((ok, failed) -> null)
-                    .get(60, TimeUnit.SECONDS);
+                    .get(2 * WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+        if (stalled.failedConnects.get() > 0) {
+            System.out.printf("stalled uploads: %d connects failed on the way and were opened again%n",
+                    stalled.failedConnects.get());
         }
         return stalled;
     }
@@ -279,6 +290,7 @@ class WebhookMemoryBudgetIT extends AgentProcessTestBase {
     private static final class Stalled {
         final AtomicInteger opened = new AtomicInteger();
         final AtomicInteger closed = new AtomicInteger();
+        final AtomicInteger failedConnects = new AtomicInteger();
         final Map<String, Integer> outcomes = new ConcurrentHashMap<>();
 
         int open() {

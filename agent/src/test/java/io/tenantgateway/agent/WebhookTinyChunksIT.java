@@ -1,5 +1,6 @@
 package io.tenantgateway.agent;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -68,7 +69,7 @@ class WebhookTinyChunksIT extends AgentProcessTestBase {
         assertThat(LoopbackHttp.get(health, "/healthz").statusCode()).isEqualTo(200);
 
         // The refused body's reservation is given back: a legitimate review is admitted.
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(admit(tls, port)).isEqualTo(200));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(admit(tls, port)).isEqualTo(200));
         assertThat(agent.process.isAlive()).isTrue();
         assertThat(agent.lines("OutOfMemoryError")).isEmpty();
     }
@@ -88,8 +89,8 @@ class WebhookTinyChunksIT extends AgentProcessTestBase {
 
     private static SSLSocket connect(SSLContext tls, int port) throws IOException {
         Socket plain = new Socket();
-        plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2_000);
-        plain.setSoTimeout(20_000);
+        plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) WAIT.toMillis());
+        plain.setSoTimeout((int) WAIT.toMillis());
         SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(plain, "localhost", port, true);
         socket.startHandshake();
         return socket;

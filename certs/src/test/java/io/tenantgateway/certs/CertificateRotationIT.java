@@ -1,5 +1,6 @@
 package io.tenantgateway.certs;
 
+import static io.tenantgateway.certs.TlsEchoServer.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -68,7 +69,7 @@ class CertificateRotationIT {
             served.volume.update(secret(second, pki.trust()));
 
             // The poll interval is 30 s: seeing the new certificate sooner proves the directory watch fired.
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            await().atMost(WAIT).untilAsserted(() -> {
                 try (TlsEchoServer.Client after = served.connect()) {
                     assertThat(after.handshake.isSuccess()).isTrue();
                     assertThat(after.peerCertificate()).isEqualTo(second.leaf());
@@ -93,7 +94,7 @@ class CertificateRotationIT {
             volume.update(Map.of("tls.crt", pki.server().certificatePem(), "tls.key", pki.client().privateKeyPem(),
                     "ca.crt", pki.trust().pem()));
 
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(material.lastFailure())
+            await().atMost(WAIT).untilAsserted(() -> assertThat(material.lastFailure())
                     .isEqualTo(volume.file("tls.key") + ": private key does not match certificate CN=broken-server in "
                             + volume.file("tls.crt") + " (expected: the key the certificate was issued for)"));
             assertThat(material.current().generation()).isEqualTo(1);
@@ -106,7 +107,7 @@ class CertificateRotationIT {
             // A good update after a bad one is picked up and clears the failure.
             CertBundle fixed = pki.ca().issue(CertificateRequest.server("broken-fixed").dnsNames("localhost").build());
             volume.update(secret(fixed, pki.trust()));
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            await().atMost(WAIT).untilAsserted(() -> {
                 assertThat(material.lastFailure()).isNull();
                 assertThat(material.current().identityOrNull()).isEqualTo(fixed);
             });

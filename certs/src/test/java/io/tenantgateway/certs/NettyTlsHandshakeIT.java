@@ -1,5 +1,6 @@
 package io.tenantgateway.certs;
 
+import static io.tenantgateway.certs.TlsEchoServer.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.handler.ssl.SslContext;
@@ -41,7 +42,7 @@ class NettyTlsHandshakeIT {
     private String serverFailure(TlsMaterial clientMaterial) throws Exception {
         start(pki.serverMaterial(), ClientAuthMode.REQUIRE);
         try (TlsEchoServer.Client client = server.connect(TlsContexts.client(clientMaterial, CLOCK), "localhost")) {
-            Throwable serverSide = server.serverHandshakeFailures.poll(10, TimeUnit.SECONDS);
+            Throwable serverSide = server.serverHandshakeFailures.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(serverSide).as("server saw a failed handshake").isNotNull();
             return TlsFailures.describe(serverSide);
         }
@@ -111,12 +112,12 @@ class NettyTlsHandshakeIT {
         start(pki.serverMaterial(), ClientAuthMode.REQUIRE);
         try (TlsEchoServer.Client client = server.connect(TlsContexts.client(pki.trustOnlyMaterial(), CLOCK),
                 "localhost")) {
-            Throwable serverSide = server.serverHandshakeFailures.poll(10, TimeUnit.SECONDS);
+            Throwable serverSide = server.serverHandshakeFailures.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(serverSide).as("server saw a failed handshake").isNotNull();
             assertThat(TlsFailures.describe(serverSide)).isEqualTo("client certificate required but none was"
                     + " presented (configure a client certificate and key signed by the server's client CA)");
             // TLS 1.3: the client may finish its side first; the server's alert then closes the connection.
-            assertThat(client.channel.closeFuture().await(10, TimeUnit.SECONDS)).as("client closed").isTrue();
+            assertThat(client.channel.closeFuture().await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("client closed").isTrue();
         }
     }
 

@@ -21,12 +21,19 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /** A Netty TLS echo server on 127.0.0.1:0 and a matching client, for handshake tests. */
 final class TlsEchoServer implements AutoCloseable {
+    /**
+     * How long this package's TLS tests wait for what should happen (a handshake, an echo, a close): one generous
+     * ceiling, because a busy two-core CI machine runs a cold handshake many times slower than a laptop.
+     */
+    static final Duration WAIT = Duration.ofSeconds(30);
+
     final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     final BlockingQueue<Throwable> serverHandshakeFailures = new LinkedBlockingQueue<>();
     private final Channel serverChannel;
@@ -105,7 +112,7 @@ final class TlsEchoServer implements AutoCloseable {
             channel.writeAndFlush(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8));
             StringBuilder answer = new StringBuilder();
             while (answer.length() < text.length()) {
-                String part = received.poll(10, TimeUnit.SECONDS);
+                String part = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
                 if (part == null) {
                     return null;
                 }

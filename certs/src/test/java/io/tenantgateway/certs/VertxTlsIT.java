@@ -1,5 +1,6 @@
 package io.tenantgateway.certs;
 
+import static io.tenantgateway.certs.TlsEchoServer.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,14 +26,14 @@ class VertxTlsIT {
 
     @AfterEach
     void close() throws Exception {
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        vertx.close().toCompletionStage().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
 
     private int serve(ClientAuthMode clientAuth) throws Exception {
         HttpServerOptions options = VertxTls.configureServer(new HttpServerOptions(), pki.serverMaterial(), clientAuth,
                 Clock.systemUTC());
         HttpServer server = vertx.createHttpServer(options).requestHandler(request -> request.response().end("ok"));
-        return server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS)
+        return server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS)
                 .actualPort();
     }
 
@@ -46,7 +47,7 @@ class VertxTlsIT {
                 .onSuccess(buffer -> body.complete(buffer.toString()))
                 .onFailure(body::completeExceptionally));
         try {
-            return body.get(10, TimeUnit.SECONDS);
+            return body.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
         }

@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DevicePluginIT {
     static final String GPU_A = "GPU-24aa1c7c-9a3b-4e51-8b8f-1d3b0f0e2a11";
     static final String GPU_B = "GPU-9b90c3e0-7f5d-4a3e-9c1b-2e4f6a8b0c22";
-    static final Duration WAIT = Duration.ofSeconds(20);
+    static final Duration WAIT = Duration.ofSeconds(30);
 
     @TempDir
     Path dir;
@@ -242,7 +242,7 @@ class DevicePluginIT {
         plugin.close();
         assertThat(kubelet.registrations()).isEmpty();
         // The other plugin's socket is untouched and still answers.
-        assertThat(SocketProbe.probe(dir.resolve("nvidia-gpu.sock"), foreign.group(), Duration.ofSeconds(5)).kind())
+        assertThat(SocketProbe.probe(dir.resolve("nvidia-gpu.sock"), foreign.group(), WAIT).kind())
                 .isEqualTo(SocketProbe.Kind.FOREIGN);
     }
 
@@ -255,7 +255,7 @@ class DevicePluginIT {
         plugin.start();
 
         await().atMost(WAIT).until(() -> kubelet.registrations().size() == 1);
-        assertThat(SocketProbe.probe(dir.resolve("nvidia-gpu.sock"), foreignGroup(), Duration.ofSeconds(5)))
+        assertThat(SocketProbe.probe(dir.resolve("nvidia-gpu.sock"), foreignGroup(), WAIT))
                 .isEqualTo(new SocketProbe.Result(SocketProbe.Kind.OURS, dir.resolve("nvidia-gpu.sock")
                         + " is served by tenant-gateway 9.9.9-test"));
     }
@@ -306,8 +306,8 @@ class DevicePluginIT {
             await().atMost(WAIT).until(() -> allocator.inside.get() == 1);
             assertThat(allocator.calls).hasSize(1); // the second waits behind the first
             allocator.gate.countDown();
-            first.get(20, TimeUnit.SECONDS);
-            second.get(20, TimeUnit.SECONDS);
+            first.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            second.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         } finally {
             callers.shutdownNow();
         }
@@ -428,7 +428,7 @@ class DevicePluginIT {
             try {
                 calls.add(List.copyOf(deviceIds));
                 CountDownLatch wait = gate;
-                if (wait != null && !wait.await(20, TimeUnit.SECONDS)) {
+                if (wait != null && !wait.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
                     throw new AllocationException("gate never opened");
                 }
                 if (fail != null) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-@Timeout(value = 10, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DeviceAllocationCodecTest {
     private static final String UUID_A = "GPU-24aa1c7c-9a3b-4e51-8b8f-1d3b0f0e2a11";
     private static final String UUID_B = "GPU-9b90c3e0-7f5d-4a3e-9c1b-2e4f6a8b0c22";

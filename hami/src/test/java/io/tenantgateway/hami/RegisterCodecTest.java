@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RegisterCodecTest {
     private static final String NVIDIA = "hami.io/node-nvidia-register";
     private static final String HYGON = "hami.io/node-dcu-register";

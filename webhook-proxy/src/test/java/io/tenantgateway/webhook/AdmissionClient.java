@@ -1,5 +1,6 @@
 package io.tenantgateway.webhook;
 
+import static io.tenantgateway.webhook.WebhookFixture.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.zjsonpatch.JsonPatch;
@@ -61,7 +62,7 @@ final class AdmissionClient implements AutoCloseable {
 
     static <T> T await(Future<T> future) {
         try {
-            return future.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+            return future.toCompletionStage().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new AssertionError("HTTPS call failed: " + e, e);
         }

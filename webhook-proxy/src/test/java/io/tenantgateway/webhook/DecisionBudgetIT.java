@@ -2,6 +2,7 @@ package io.tenantgateway.webhook;
 
 import static io.tenantgateway.webhook.Pods.container;
 import static io.tenantgateway.webhook.Pods.pod;
+import static io.tenantgateway.webhook.WebhookFixture.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -66,7 +67,7 @@ class DecisionBudgetIT {
                 .endsWith("the webhook's memory account webhook-bodies holds at most " + account.limit()
                         + " bytes (a share of the agent's heap)");
         assertThat(reply.json().path("response").path("allowed").booleanValue()).isFalse();
-        await().atMost(Duration.ofSeconds(10)).until(() -> account.used() == 0);
+        await().atMost(WAIT).until(() -> account.used() == 0);
     }
 
     @Test
@@ -82,7 +83,7 @@ class DecisionBudgetIT {
                 .path("limits").path("nvidia.com/gpucores").asString()).isEqualTo("100");
         assertThat(account.peak()).as("the decision was charged: more than its body")
                 .isGreaterThan(Pods.JSON.writeValueAsBytes(review(3_000)).length * 2L);
-        await().atMost(Duration.ofSeconds(10)).until(() -> account.used() == 0);
+        await().atMost(WAIT).until(() -> account.used() == 0);
     }
 
     @Test
@@ -98,7 +99,7 @@ class DecisionBudgetIT {
         assertThat(busy.status()).isEqualTo(429);
         assertThat(busy.json().path("response").path("status").path("message").asString())
                 .startsWith("webhook memory budget exhausted: account webhook-bodies holds ").endsWith("retry later");
-        await().atMost(Duration.ofSeconds(10)).until(() -> account.used() == others);
+        await().atMost(WAIT).until(() -> account.used() == others);
         account.release(others);
         assertThat(fixture.client.admit(server.port(), review(3_000)).allowed()).isTrue();
     }

@@ -50,7 +50,14 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReverseProxyIT {
-    static final Duration TIMEOUT = Duration.ofMillis(500);
+    /**
+     * The upstream deadline where the test proves the timeout itself: the silent upstream never answers, so it fires
+     * however slow the machine is. Everywhere else the longest deadline the product allows (an answer, a refused
+     * connection and a failed handshake must each arrive before it, and a loaded CI's first TLS call can take
+     * seconds).
+     */
+    static final Duration SILENT_UPSTREAM_TIMEOUT = Duration.ofMillis(500);
+    static final Duration TIMEOUT = UpstreamConfig.DEFAULT_TIMEOUT;
 
     static WebhookFixture fixture;
     static final TestPki upstreamPki = TestPki.create("hami-upstream");
@@ -131,8 +138,13 @@ class ReverseProxyIT {
     }
 
     static WebhookServer proxyTo(URI url, String localPath, FailurePolicy policy, PrometheusRegistry registry) {
+        return proxyTo(url, localPath, TIMEOUT, policy, registry);
+    }
+
+    static WebhookServer proxyTo(URI url, String localPath, Duration timeout, FailurePolicy policy,
+            PrometheusRegistry registry) {
         WebhookConfig config = WebhookFixture.loopback()
-                .upstream(new UpstreamConfig(url, localPath, TIMEOUT, policy)).build();
+                .upstream(new UpstreamConfig(url, localPath, timeout, policy)).build();
         WebhookServer server = WebhookServer.builder(config).serverTls(fixture.pki.serverMaterial())
                 .upstreamTls(upstreamPki.trustOnlyMaterial()).registry(registry).vertx(fixture.vertx).build();
         server.start();
@@ -153,7 +165,8 @@ class ReverseProxyIT {
     void upstreamUnderFailurePolicy(Upstream upstream, FailurePolicy policy) {
         PrometheusRegistry registry = new PrometheusRegistry();
         URI url = url(upstream, "/webhook");
-        try (WebhookServer server = proxyTo(url, "/webhook", policy, registry)) {
+        Duration timeout = upstream == Upstream.SLOW ? SILENT_UPSTREAM_TIMEOUT : TIMEOUT;
+        try (WebhookServer server = proxyTo(url, "/webhook", timeout, policy, registry)) {
             ObjectNode review = Reviews.podCreate(gpuPod());
             Admission admission = fixture.client.admit(server.port(), review);
             JsonNode response = admission.response();

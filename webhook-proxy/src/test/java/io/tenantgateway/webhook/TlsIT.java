@@ -2,6 +2,7 @@ package io.tenantgateway.webhook;
 
 import static io.tenantgateway.webhook.Pods.container;
 import static io.tenantgateway.webhook.Pods.pod;
+import static io.tenantgateway.webhook.WebhookFixture.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -114,7 +115,7 @@ class TlsIT {
                         .build());
                 writeGeneration(dir, "2026_01_02_00_00_00.2", rotated);
 
-                await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                await().atMost(WAIT).untilAsserted(() -> {
                     HttpClientAgent fresh = client(pki.trustOnlyMaterial(), null);
                     try {
                         Exchange after = exchange(fresh, server.port());

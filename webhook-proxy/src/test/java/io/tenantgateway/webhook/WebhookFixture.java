@@ -6,6 +6,7 @@ import io.tenantgateway.webhook.policy.DeviceConfig;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,6 +15,12 @@ import java.util.List;
  * with the fixture.
  */
 final class WebhookFixture implements AutoCloseable {
+    /**
+     * How long the webhook tests wait for what should happen (an answer, a connection, an account released): one
+     * generous ceiling, because a busy two-core CI machine runs a cold TLS call many times slower than a laptop.
+     */
+    static final Duration WAIT = Duration.ofSeconds(30);
+
     final TestPki pki = TestPki.create("webhook");
     final Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(2));
     final AdmissionClient client = new AdmissionClient(vertx, pki.trustOnlyMaterial());

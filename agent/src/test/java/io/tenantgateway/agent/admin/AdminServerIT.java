@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.admin;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -167,7 +168,7 @@ class AdminServerIT {
     @Test
     void everyVendorsRegistrationOfThisNodeOnTheStatusPageAndInDebugDevices() throws Exception {
         // The lock controller's informer has the NVIDIA registration the agent wrote.
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(section(get("/ui?refresh=0").body(),
+        await().atMost(WAIT).untilAsserted(() -> assertThat(section(get("/ui?refresh=0").body(),
                 "registrations")).contains("NVIDIA <code>hami.io/node-nvidia-register</code>"));
         String page = section(get("/ui?refresh=0").body(), "registrations");
 

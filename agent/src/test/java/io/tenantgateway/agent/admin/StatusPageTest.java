@@ -23,7 +23,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(10)
+@Timeout(60)
 class StatusPageTest {
     private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
     private static final String SCRIPT = "<script>alert('x')</script>";

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.cli;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.agent.testing.CliRun;
@@ -238,9 +239,9 @@ class WebhookCommandTest {
         ssl.init(null, new TrustManager[] {TlsContexts.trustManager(pki.trustOnlyMaterial(), Clock.systemUTC())},
                 null);
         HttpClient client = HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10)).build();
+                .connectTimeout(WAIT).build();
         return client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/webhook"))
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(20))
+                .header("Content-Type", "application/json").timeout(WAIT)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 }

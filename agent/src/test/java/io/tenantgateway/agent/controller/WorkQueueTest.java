@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.controller;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(value = 20, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WorkQueueTest {
     private static final Backoff FAST = Backoff.exponential(Duration.ofMillis(5)).withMaxAttempts(4);
 
@@ -47,15 +48,15 @@ class WorkQueueTest {
             return WorkQueue.Result.done();
         }, FAST).start();
         queue.enqueue("block");
-        assertThat(blocking.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(blocking.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         queue.enqueue("a");
         queue.enqueue("a");
         queue.enqueue("a");
         assertThat(queue.isQueued("a")).isTrue();
         blocker.countDown();
-        await().untilAsserted(() -> assertThat(runs).containsExactly("block#1", "a#1"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("block#1", "a#1"));
         queue.enqueue("end");
-        await().untilAsserted(() -> assertThat(runs).containsExactly("block#1", "a#1", "end#1"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("block#1", "a#1", "end#1"));
     }
 
     @Test
@@ -72,13 +73,13 @@ class WorkQueueTest {
             return WorkQueue.Result.done();
         }, FAST).start();
         queue.enqueue("a");
-        assertThat(inFirstRun.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(inFirstRun.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         queue.enqueue("a");
         queue.enqueue("a");
         release.countDown();
-        await().untilAsserted(() -> assertThat(runs).containsExactly("a", "a"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("a", "a"));
         queue.enqueue("b");
-        await().untilAsserted(() -> assertThat(runs).containsExactly("a", "a", "b"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("a", "a", "b"));
     }
 
     @Test
@@ -99,10 +100,10 @@ class WorkQueueTest {
             }
         }, FAST).start();
         queue.enqueue("a");
-        await().untilAsserted(() -> assertThat(runs).containsExactly("a#1", "a#2", "a#3", "a#4"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("a#1", "a#2", "a#3", "a#4"));
         // A fifth attempt would have come 40 ms after the fourth.
         queue.enqueueAfter("end", Duration.ofMillis(200));
-        await().untilAsserted(() -> assertThat(runs).containsExactly("a#1", "a#2", "a#3", "a#4", "end#1"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("a#1", "a#2", "a#3", "a#4", "end#1"));
     }
 
     @Test
@@ -112,7 +113,7 @@ class WorkQueueTest {
             return attempt < 3 ? WorkQueue.Result.retry() : WorkQueue.Result.done();
         }, Backoff.exponential(Duration.ofMillis(5))).start();
         queue.enqueue("a");
-        await().untilAsserted(() -> assertThat(runs).containsExactly("a#1", "a#2", "a#3"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("a#1", "a#2", "a#3"));
     }
 
     @Test
@@ -123,7 +124,7 @@ class WorkQueueTest {
         }, FAST).start();
         queue.enqueue("a");
         queue.enqueue("b");
-        await().untilAsserted(() -> assertThat(runs).containsExactly("a#1", "b#1"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("a#1", "b#1"));
     }
 
     @Test
@@ -133,7 +134,7 @@ class WorkQueueTest {
             return runs.size() < 3 ? WorkQueue.Result.after(Duration.ofMillis(5)) : WorkQueue.Result.done();
         }, FAST).start();
         queue.enqueue("round");
-        await().untilAsserted(() -> assertThat(runs).containsExactly("round", "round", "round"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(runs).containsExactly("round", "round", "round"));
     }
 
     @Test
@@ -156,9 +157,9 @@ class WorkQueueTest {
         queue.enqueue("before-start");
         queue.start();
         queue.enqueue("slow");
-        assertThat(inRun.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(inRun.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         queue.close(); // interrupts the running reconcile; does not wait for it to unwind
-        await().untilAsserted(() -> assertThat(interrupted).hasValue(1));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(interrupted).hasValue(1));
         queue.enqueue("after-close");
         assertThat(runs).containsExactly("slow");
         assertThat(queue.isClosed()).isTrue();
@@ -175,7 +176,7 @@ class WorkQueueTest {
                 throw new IllegalStateException("the next run still happens");
             }
         });
-        await().untilAsserted(() -> assertThat(threads).hasSizeGreaterThanOrEqualTo(3));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(threads).hasSizeGreaterThanOrEqualTo(3));
         assertThat(threads).allMatch("test-worker"::equals);
     }
 }

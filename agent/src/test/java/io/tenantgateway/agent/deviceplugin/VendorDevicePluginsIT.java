@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.deviceplugin;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.entry;
@@ -87,7 +88,6 @@ class VendorDevicePluginsIT {
     static final String ASCEND_KEY = "hami.io/Ascend910B4-devices-to-allocate";
     static final String DCU_KEY = "hami.io/dcu-devices-to-allocate";
     static final String RUNTIME_KEY = "huawei.com/Ascend910B4";
-    static final Duration WAIT = Duration.ofSeconds(20);
 
     static KubernetesMockServer server;
     static KubernetesClient client;
@@ -386,8 +386,8 @@ class VendorDevicePluginsIT {
             });
             go.countDown();
 
-            assertThat(cuda.get(20, TimeUnit.SECONDS).getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU);
-            assertThat(npu.get(20, TimeUnit.SECONDS).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+            assertThat(cuda.get(WAIT.toSeconds(), TimeUnit.SECONDS).getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU);
+            assertThat(npu.get(WAIT.toSeconds(), TimeUnit.SECONDS).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
             assertThat(cluster.annotation(name, Annotations.POD_BIND_PHASE)).isEqualTo("success");
             assertThat(cluster.lock()).isNull();
         }

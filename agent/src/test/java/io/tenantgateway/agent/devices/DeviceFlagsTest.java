@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /** {@code --mock-devices} next to {@code --mock-gpus} and {@code --mock-inventory}, parsed as {@code run} parses them. */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DeviceFlagsTest {
 
     @Command(name = "run")

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.devices;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
@@ -88,12 +89,16 @@ class DeviceRegistrarIT {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         admin = server.createClient();
-        // The registrar's own client: no hidden client-side retries, so every API error reaches it.
+        client = registrarClient(WAIT);
+    }
+
+    /** The registrar's own client: no hidden client-side retries, so every API error reaches it. */
+    private KubernetesClient registrarClient(Duration requestTimeout) {
         Config config = new ConfigBuilder(admin.getConfiguration())
                 .withRequestRetryBackoffLimit(0)
-                .withRequestTimeout(1_000)
+                .withRequestTimeout((int) requestTimeout.toMillis())
                 .build();
-        client = new KubernetesClientBuilder().withConfig(config).build();
+        return new KubernetesClientBuilder().withConfig(config).build();
     }
 
     @AfterEach
@@ -115,7 +120,7 @@ class DeviceRegistrarIT {
         MockInventory inventory = MockInventory.parseShorthand(gpus);
         DeviceRegistrar registrar = start(DeviceRegistrationConfig.builder(node).mock(inventory).build());
 
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
 
         String expected = node.equals("tenant-a-worker") ? MockDeviceSourceTest.TENANT_A : MockDeviceSourceTest.TENANT_B;
         List<GpuDevice> devices = new MockDeviceSource(node, inventory, 10).discover();
@@ -152,20 +157,20 @@ class DeviceRegistrarIT {
                 .handshakeInterval(Duration.ofMillis(100))
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
-        await().until(() -> "Reported 2026-03-01 10:00:00".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
+        await().atMost(WAIT).until(() -> "Reported 2026-03-01 10:00:00".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
 
         clock.set(T0.plusSeconds(30));
-        await().until(() -> "Reported 2026-03-01 10:00:30".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
+        await().atMost(WAIT).until(() -> "Reported 2026-03-01 10:00:30".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
         clock.set(T0.plusSeconds(45));
-        await().until(() -> "Reported 2026-03-01 10:00:45".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
+        await().atMost(WAIT).until(() -> "Reported 2026-03-01 10:00:45".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
 
         // Someone (v2.10 scheduler on an unhealthy node, an operator) deletes the handshake.
         admin.nodes().withName(node).patch(PatchContext.of(PatchType.JSON),
                 "[{\"op\":\"remove\",\"path\":\"/metadata/annotations/hami.io~1node-handshake\"}]");
         clock.set(T0.plusSeconds(50));
-        await().until(() -> "Reported 2026-03-01 10:00:50".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
+        await().atMost(WAIT).until(() -> "Reported 2026-03-01 10:00:50".equals(annotation(node, Annotations.NODE_HANDSHAKE)));
 
-        await().until(() -> registrarPatches(node, "Reported ") >= 6);
+        await().atMost(WAIT).until(() -> registrarPatches(node, "Reported ") >= 6);
         assertThat(registrarPatches(node, Annotations.NODE_NVIDIA_REGISTER))
                 .as("the register annotation is patched only when its value changes").isEqualTo(1);
         assertThat(registrar.snapshot().lastHandshake()).isEqualTo(T0.plusSeconds(50));
@@ -178,7 +183,7 @@ class DeviceRegistrarIT {
         DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
                 .handshakeInterval(Duration.ofSeconds(30))
                 .build());
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
         int ourPatches = registrarPatches(node, "Reported ");
         String register = annotation(node, Annotations.NODE_NVIDIA_REGISTER);
 
@@ -187,7 +192,7 @@ class DeviceRegistrarIT {
                     "{\"metadata\":{\"annotations\":{\"hami.io/node-handshake\":\"Requesting_2026-03-01 " + stamp + "\"}}}");
         }
 
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        await().during(Duration.ofMillis(500)).atMost(WAIT).untilAsserted(() -> {
             assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isEqualTo("Requesting_2026-03-01 10:00:45");
             assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(register);
         });
@@ -207,7 +212,7 @@ class DeviceRegistrarIT {
 
         DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB").build());
 
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
         assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MockDeviceSourceTest.TENANT_A);
         assertThat(scrape()).contains("tenant_gateway_device_registration_failures_total{reason=\"conflict\"} 1.0\n");
         assertThat(registrar.snapshot().lastFailure()).isNull();
@@ -227,7 +232,7 @@ class DeviceRegistrarIT {
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
 
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
         assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MockDeviceSourceTest.TENANT_A);
         assertThat(scrape()).contains("tenant_gateway_device_registration_failures_total{reason=\"server_error\"} 3.0\n");
         assertThat(registrar.snapshot().lastError()).isNull();
@@ -237,14 +242,17 @@ class DeviceRegistrarIT {
     void apiTimeoutThenRecovery() {
         String node = "tenant-a-worker";
         Node created = createNode(node);
-        server.expect().get().delay(3, TimeUnit.SECONDS).withPath("/api/v1/nodes/" + node)
+        // The first GET is never answered within the registrar's 1 s request timeout, however slow the machine.
+        client.close();
+        client = registrarClient(Duration.ofSeconds(1));
+        server.expect().get().delay(10, TimeUnit.MINUTES).withPath("/api/v1/nodes/" + node)
                 .andReturn(200, created).once();
 
         DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
 
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
         assertThat(scrape()).contains("tenant_gateway_device_registration_failures_total{reason=\"api_unreachable\"} 1.0\n");
     }
 
@@ -256,7 +264,7 @@ class DeviceRegistrarIT {
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
 
-        await().untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             DeviceRegistrationSnapshot snapshot = registrar.snapshot();
             assertThat(snapshot.lastFailure()).isEqualTo(FailureReason.NODE_MISSING);
             assertThat(snapshot.lastError()).isEqualTo(
@@ -265,11 +273,11 @@ class DeviceRegistrarIT {
         });
         assertThat(registrar.readinessCheck().run()).isEqualTo(HealthCheck.Result.failed("node_missing: "
                 + "node tenant-b-worker not found (expected: the Node this agent runs on; check --node-name)"));
-        await().until(() -> failures("node_missing") >= 2);
+        await().atMost(WAIT).until(() -> failures("node_missing") >= 2);
 
         createNode(node);
 
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
         assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MockDeviceSourceTest.TENANT_B);
         assertThat(registrar.snapshot().lastFailure()).isNull();
         assertThat(registrar.readinessCheck().run()).isEqualTo(HealthCheck.Result.OK);
@@ -288,7 +296,7 @@ class DeviceRegistrarIT {
                 .retryInitialBackoff(Duration.ofMillis(50))
                 .build());
 
-        await().until(() -> failures("driver_unavailable") >= 2);
+        await().atMost(WAIT).until(() -> failures("driver_unavailable") >= 2);
         DeviceRegistrationSnapshot failing = registrar.snapshot();
         assertThat(failing.ready()).isFalse();
         assertThat(failing.lastFailure()).isEqualTo(FailureReason.DRIVER_UNAVAILABLE);
@@ -299,7 +307,7 @@ class DeviceRegistrarIT {
 
         Files.createFile(driverLoaded);
 
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
         assertThat(HamiDeviceCodec.decode(annotation(node, Annotations.NODE_NVIDIA_REGISTER))).containsExactly(
                 new GpuDevice("GPU-a75cda02-62ce-2c30-9150-555ef08935e2", 0, 10, 81920, 100, "NVIDIA A100-SXM4-80GB",
                         0, "hami-core", true));
@@ -317,7 +325,7 @@ class DeviceRegistrarIT {
                 .deregisterOnExit(true)
                 .build());
         registrar.start();
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
 
         registrar.close();
         registrar.close();
@@ -357,7 +365,7 @@ class DeviceRegistrarIT {
         createNode(node);
         DeviceRegistrar registrar = start(mockDevices(node, "Ascend910B4:2,DCU-K100:1,A100-80GB:1").build());
 
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
 
         assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MIXED_NVIDIA);
         assertThat(annotation(node, Annotations.NODE_HANDSHAKE)).isEqualTo("Reported 2026-03-01 10:00:00");
@@ -430,7 +438,7 @@ class DeviceRegistrarIT {
         createNode(node);
         DeviceRegistrar registrar = start(mockDevices(node, "Ascend310P").deregisterOnExit(true).build());
 
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
 
         assertThat(annotation(node, "hami.io/node-register-Ascend310P")).isEqualTo("[{\"id\":"
                 + "\"706FC924-FD377040-89C2B47C-9775FDD3-B57B018B\",\"count\":7,\"devmem\":21527,\"devcore\":8,"
@@ -461,7 +469,7 @@ class DeviceRegistrarIT {
         createNode(node);
         DeviceRegistrar registrar = start(mockDevices(node, "Ascend910B4:2,DCU-K100:1,A100-80GB:1")
                 .deregisterOnExit(true).build());
-        await().untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(registrar.devicesRegistered()).isTrue());
 
         registrar.standAside(NodeVendor.HYGON, "/var/lib/kubelet/device-plugins/hygon.com_dcunum is served by"
                 + " another device plugin");
@@ -527,7 +535,7 @@ class DeviceRegistrarIT {
         registrar.standAside(NodeVendor.HYGON, "hygon.com_dcunum is served by another device plugin");
         registrar.start();
 
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+        await().during(Duration.ofMillis(500)).atMost(WAIT).untilAsserted(() ->
                 assertThat(dispatcher.seen).noneMatch(r -> r.method().equals("PATCH")));
         assertThat(annotation(node, DCU_REGISTER)).isNull();
         assertThat(registrar.readinessCheck().run()).isEqualTo(new HealthCheck.Result(true,

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.devices;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -87,7 +88,7 @@ class DevicesPartIT {
         try (PartManager manager = manager(node, "Ascend910B4:2,DCU-K100,A100-80GB", plugin)) {
             manager.start();
 
-            await().untilAsserted(() -> assertThat(annotation(node, "hami.io/node-handshake-Ascend910B4")).isNotNull());
+            await().atMost(WAIT).untilAsserted(() -> assertThat(annotation(node, "hami.io/node-handshake-Ascend910B4")).isNotNull());
             assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isNotNull();
             assertThat(annotation(node, "hami.io/node-dcu-register")).as("Hygon's plugin writes it").isNull();
             assertThat(annotation(node, "hami.io/node-handshake-dcu")).isNull();
@@ -114,7 +115,7 @@ class DevicesPartIT {
         try (PartManager manager = manager(node, "Ascend310P", plugin)) {
             manager.start();
 
-            await().untilAsserted(() -> assertThat(annotation(node, "hami.io/node-register-Ascend310P")).isNotNull());
+            await().atMost(WAIT).untilAsserted(() -> assertThat(annotation(node, "hami.io/node-register-Ascend310P")).isNotNull());
             assertThat(plugin.discoveries).singleElement().satisfies(d -> {
                 assertThat(d.devices()).isEmpty();
                 assertThat(d.failure()).isEmpty();

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.devices;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
@@ -29,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Runs the source against a real process: a fake {@code nvidia-smi} shell script that checks the
  * arguments and prints a recorded output (see the README next to the fixtures).
  */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NvidiaSmiDeviceSourceTest {
 
     @TempDir
@@ -61,7 +62,7 @@ class NvidiaSmiDeviceSourceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("singleGpus")
     void singleGpu(String recordedOutput, GpuDevice expected) throws Exception {
-        List<GpuDevice> devices = source(fakeSmi(recordedOutput, 0), Duration.ofSeconds(10)).discover();
+        List<GpuDevice> devices = source(fakeSmi(recordedOutput, 0), WAIT).discover();
 
         assertThat(devices).containsExactly(expected);
     }
@@ -70,7 +71,7 @@ class NvidiaSmiDeviceSourceTest {
     @Test
     void scalingFromTheDeviceConfigIsAppliedAsHamisPluginDoes() throws Exception {
         List<GpuDevice> devices = new NvidiaSmiDeviceSource(fakeSmi("a100-sxm4-80gb.csv", 0), sysfs,
-                Duration.ofSeconds(10), 4, GpuDevice.MODE_HAMI_CORE, 1.5, 2.5).discover();
+                WAIT, 4, GpuDevice.MODE_HAMI_CORE, 1.5, 2.5).discover();
 
         assertThat(devices).containsExactly(new GpuDevice("GPU-a75cda02-62ce-2c30-9150-555ef08935e2", 0, 4, 122880,
                 250, "NVIDIA A100-SXM4-80GB", 1, "hami-core", true));
@@ -78,7 +79,7 @@ class NvidiaSmiDeviceSourceTest {
 
     @Test
     void oldModelNameGetsTheNvidiaPrefixAndWideDomainMapsToSysfs() throws Exception {
-        List<GpuDevice> devices = source(fakeSmi("tesla-k80-azure.csv", 0), Duration.ofSeconds(10)).discover();
+        List<GpuDevice> devices = source(fakeSmi("tesla-k80-azure.csv", 0), WAIT).discover();
 
         assertThat(devices).singleElement().satisfies(d -> {
             assertThat(d.type()).isEqualTo("NVIDIA-Tesla K80");
@@ -91,7 +92,7 @@ class NvidiaSmiDeviceSourceTest {
 
     @Test
     void eightGpuHostInIndexOrderWithNumaFromSysfs() throws Exception {
-        List<GpuDevice> devices = source(fakeSmi("hgx-8x-h100-80gb-hbm3.csv", 0), Duration.ofSeconds(10)).discover();
+        List<GpuDevice> devices = source(fakeSmi("hgx-8x-h100-80gb-hbm3.csv", 0), WAIT).discover();
 
         assertThat(devices).hasSize(8);
         assertThat(devices).extracting(GpuDevice::index).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
@@ -159,7 +160,7 @@ class NvidiaSmiDeviceSourceTest {
     void binaryMissing() {
         Path missing = dir.resolve("no-such-nvidia-smi");
 
-        assertThatThrownBy(() -> source(missing, Duration.ofSeconds(10)).discover())
+        assertThatThrownBy(() -> source(missing, WAIT).discover())
                 .isInstanceOfSatisfying(DeviceDiscoveryException.class,
                         e -> assertThat(e.reason()).isEqualTo(FailureReason.NVIDIA_SMI_MISSING))
                 .hasMessage("nvidia-smi binary " + missing
@@ -179,7 +180,7 @@ class NvidiaSmiDeviceSourceTest {
     }
 
     private void assertFailure(Path binary, FailureReason reason, String message) {
-        assertFailure(binary, Duration.ofSeconds(10), reason, message);
+        assertFailure(binary, WAIT, reason, message);
     }
 
     private void assertFailure(Path binary, Duration timeout, FailureReason reason, String message) {

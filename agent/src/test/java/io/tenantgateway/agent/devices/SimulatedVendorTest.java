@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * vendor's register value byte for byte as its plugin writes it, read back as HAMi v2.10's scheduler reads it.
  * The expected ids were computed independently (Python hashlib: SHA-256 of the documented input, upper-case hex).
  */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SimulatedVendorTest {
 
     /** {@code dcu-worker} with {@code DCU-K100:1,DCU-Z100L:1}: 9 fields per DCU, mode "hami", index counted. */

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.http;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -63,12 +64,27 @@ class HttpEndpointTest {
         loop.close();
     }
 
+    /**
+     * The defaults, with the tests' generous ceiling as the request deadline: a test's own idle connections (the ones
+     * it displaces, parks or reuses) must not be cut by a deadline while a loaded machine runs its next steps.
+     */
+    private static final ServerLimits ROOMY = ServerLimits.DEFAULTS.withRequestTimeout(WAIT);
+
+    /** Starts {@code handler} on a port whose first-byte timeout is the tests' ceiling too (see {@link #ROOMY}). */
     private HttpEndpoint start(HttpHandler handler, ServerLimits limits) {
-        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0, handler, limits);
+        HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0, handler, limits)
+                .peerLimits(Math.min(HttpEndpoint.DEFAULT_MAX_PER_PEER, limits.maxConnections()), WAIT);
         endpoint.start();
         closeables.add(endpoint);
         return endpoint;
     }
+
+    /**
+     * A short deadline for tests that prove it cuts a client that sends nothing more, and that send their own first
+     * request right after connecting: long enough that the few instructions between the connect and the write can never
+     * miss it, even on a loaded machine (a thread or a GC pause of seconds), short enough to keep the test quick.
+     */
+    private static final Duration FIRST_BYTES_WITHIN = Duration.ofSeconds(2);
 
     /** Answers "ok"; a request must arrive within {@code requestTimeout} (16 connections, 60 s idle timeout). */
     private HttpEndpoint okWithRequestTimeout(Duration requestTimeout) {
@@ -82,7 +98,7 @@ class HttpEndpointTest {
                 .header("x-thread", Thread.currentThread().getName())
                 .end(request.method() + " " + request.path() + " query=" + request.query() + " verbose="
                         + request.hasParam("verbose") + " limit=" + request.param("limit") + " host="
-                        + request.host()), ServerLimits.DEFAULTS);
+                        + request.host()), ROOMY);
     }
 
     private Socket connect(HttpEndpoint endpoint) throws IOException {
@@ -210,7 +226,7 @@ class HttpEndpointTest {
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
-        }), ServerLimits.DEFAULTS);
+        }), ROOMY);
         for (int i = 0; i < 3; i++) { // one connection, kept alive across file responses
             HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
                     + endpoint.boundPort() + "/file")).build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -228,7 +244,7 @@ class HttpEndpointTest {
                 throw new IllegalStateException("boom");
             }
             response.end("fine");
-        }, ServerLimits.DEFAULTS);
+        }, ROOMY);
         Socket socket = connect(endpoint);
         send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n");
         InputStream in = socket.getInputStream();
@@ -246,14 +262,14 @@ class HttpEndpointTest {
             } else {
                 response.end("ok");
             }
-        }, ServerLimits.DEFAULTS.withMaxConnections(3));
+        }, ROOMY.withMaxConnections(3));
         Socket answering = connect(endpoint);
         send(answering, "GET /park HTTP/1.1\r\nHost: h\r\n\r\n");
         parked.join();
         Socket older = connect(endpoint);
-        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 2);
+        await().atMost(WAIT).until(() -> endpoint.openConnections() == 2);
         Socket newer = connect(endpoint);
-        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 3);
+        await().atMost(WAIT).until(() -> endpoint.openConnections() == 3);
         // The cap is full: the probe gets in, the idle connection that waited longest goes.
         assertThat(exchange(endpoint, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"))
                 .startsWith("HTTP/1.1 200 OK").endsWith("ok");
@@ -278,7 +294,7 @@ class HttpEndpointTest {
                         case "/park" -> parked.complete(response);
                         default -> response.end("ok");
                     }
-                }, ServerLimits.DEFAULTS.withMaxConnections(2)).responsesAccount(
+                }, ROOMY.withMaxConnections(2)).peerLimits(2, WAIT).responsesAccount(
                         io.tenantgateway.common.memory.MemoryBudget.fromLimits(1L << 30, 1L << 30).account("r",
                                 io.tenantgateway.common.memory.MemoryBudget.Pool.DIRECT, 1, 0));
         endpoint.start();
@@ -301,12 +317,12 @@ class HttpEndpointTest {
     void withEveryConnectionBeingAnsweredANewOneIsRefused() throws Exception {
         List<Response> parked = new java.util.concurrent.CopyOnWriteArrayList<>();
         HttpEndpoint endpoint = start((request, response) -> parked.add(response),
-                ServerLimits.DEFAULTS.withMaxConnections(2));
+                ROOMY.withMaxConnections(2));
         Socket first = connect(endpoint);
         Socket second = connect(endpoint);
         send(first, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
         send(second, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
-        await().atMost(Duration.ofSeconds(10)).until(() -> parked.size() == 2);
+        await().atMost(WAIT).until(() -> parked.size() == 2);
         Socket third = connect(endpoint);
         assertThat(third.getInputStream().read()).as("the third connection is closed").isEqualTo(-1);
         assertThat(endpoint.rejectedConnections()).isEqualTo(1);
@@ -318,18 +334,18 @@ class HttpEndpointTest {
     @Test
     void onePeerAtItsCapDisplacesItsOwnIdleConnectionsOthersKeepTheirs() throws Exception {
         HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
-                (request, response) -> response.end("ok " + request.path()), ServerLimits.DEFAULTS)
-                .peerLimits(2, Duration.ofSeconds(30));
+                (request, response) -> response.end("ok " + request.path()), ROOMY)
+                .peerLimits(2, WAIT);
         endpoint.start();
         closeables.add(endpoint);
         Socket other = connectFrom(endpoint, "127.0.0.3");
-        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.openConnections() == 1);
+        await().atMost(WAIT).until(() -> endpoint.openConnections() == 1);
         List<Socket> flood = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             flood.add(connectFrom(endpoint, "127.0.0.2"));
         }
         // 127.0.0.2 holds at most 2: each new one displaced its own oldest; the probe from the same address gets in.
-        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.displacedConnections() == 3);
+        await().atMost(WAIT).until(() -> endpoint.displacedConnections() == 3);
         Socket probe = connectFrom(endpoint, "127.0.0.2");
         send(probe, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
         assertThat(readToClose(probe)).endsWith("ok /healthz");
@@ -345,14 +361,14 @@ class HttpEndpointTest {
     void aConnectionThatSendsNothingIsClosedAtTheFirstByteTimeoutOneThatSentABitIsNot() throws Exception {
         HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
                 (request, response) -> response.end("ok"), new ServerLimits(16, Duration.ofSeconds(10),
-                        Duration.ofSeconds(30), Duration.ofSeconds(60))).peerLimits(16, Duration.ofMillis(300));
+                        Duration.ofSeconds(30), Duration.ofSeconds(60))).peerLimits(16, FIRST_BYTES_WITHIN);
         endpoint.start();
         closeables.add(endpoint);
         Socket silent = connect(endpoint);
-        Socket started = connect(endpoint);
+        Socket started = connect(endpoint); // its first bytes follow at once: well within the first-byte timeout
         send(started, "GET / HTTP/1.1\r\n");
         assertReset(silent, "the silent connection");
-        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.firstByteTimeouts() == 1);
+        await().atMost(WAIT).until(() -> endpoint.firstByteTimeouts() == 1);
         // The other one began its request: the request deadline (30 s) applies to it, not the first-byte timeout.
         send(started, "Host: h\r\nConnection: close\r\n\r\n");
         assertThat(readToClose(started)).startsWith("HTTP/1.1 200 OK");
@@ -364,7 +380,7 @@ class HttpEndpointTest {
         // Answered from another thread: the pipelined requests wait decoded meanwhile (an inline answer would be
         // written before the next one is decoded, and nothing would wait).
         HttpEndpoint endpoint = start((request, response) -> loop.blocking(() -> "ok " + request.path())
-                .thenAccept(response::end), ServerLimits.DEFAULTS);
+                .thenAccept(response::end), ROOMY);
         String all = exchange(endpoint, "GET /p HTTP/1.1\r\nHost: h\r\n\r\n".repeat(40));
         // One socket read usually holds all 40 (then exactly 16 are answered); the limit applies per read.
         int answered = all.split("HTTP/1.1 200 OK", -1).length - 1;
@@ -405,14 +421,14 @@ class HttpEndpointTest {
         assertThat(first).as("closed without an answer").isEqualTo(-1);
         // Cut while it was still trickling (the whole request takes over 3 s at this pace): the deadline did it.
         assertThat(sent.get()).as("bytes trickled before the cut").isLessThan(request.length);
-        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.timedOutConnections() == 1);
+        await().atMost(WAIT).until(() -> endpoint.timedOutConnections() == 1);
     }
 
     @Test
     void theDeadlineRestartsAfterEachResponseAndAnIdleConnectionIsClosed() throws Exception {
-        HttpEndpoint endpoint = okWithRequestTimeout(Duration.ofMillis(500));
+        HttpEndpoint endpoint = okWithRequestTimeout(FIRST_BYTES_WITHIN);
         Socket socket = connect(endpoint);
-        send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\n"); // sent at once: well within the deadline
         assertThat(readResponse(socket.getInputStream())).endsWith("ok");
         // Nothing more: the next request did not arrive within the deadline.
         assertThat(socket.getInputStream().read()).isEqualTo(-1);
@@ -422,7 +438,7 @@ class HttpEndpointTest {
                 Duration.ofMillis(500));
         HttpEndpoint slowHandler = start((request, response) -> {
             // Answers after the idle timeout: the connection is gone by then.
-            loop.schedule(Duration.ofSeconds(3), () -> response.end("late"));
+            loop.schedule(WAIT, () -> response.end("late"));
         }, idle);
         Socket waiting = connect(slowHandler);
         send(waiting, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
@@ -464,13 +480,13 @@ class HttpEndpointTest {
         String big = "m".repeat(Response.ALWAYS_SENT + 1);
         HttpEndpoint endpoint = new HttpEndpoint(loop, "test server", "--test-port", "127.0.0.1", 0,
                 (request, response) -> response.end(request.path().equals("/metrics") ? big : "ok"),
-                ServerLimits.DEFAULTS).responsesAccount(account);
+                ROOMY).responsesAccount(account).peerLimits(HttpEndpoint.DEFAULT_MAX_PER_PEER, WAIT);
         endpoint.start();
         closeables.add(endpoint);
         Socket socket = connect(endpoint);
         send(socket, "GET /metrics HTTP/1.1\r\nHost: h\r\n\r\n");
         assertThat(readResponse(socket.getInputStream())).startsWith("HTTP/1.1 200 OK").endsWith(big);
-        await().atMost(Duration.ofSeconds(10)).until(() -> account.used() == 0); // released once written
+        await().atMost(WAIT).until(() -> account.used() == 0); // released once written
         assertThat(account.peak()).isEqualTo(big.length());
 
         account.reserveAnyway(account.limit()); // answers to clients that stopped reading fill it
@@ -495,7 +511,7 @@ class HttpEndpointTest {
     @Test
     void closeClosesOpenConnectionsAndIsIdempotent() throws Exception {
         CompletableFuture<Response> parked = new CompletableFuture<>();
-        HttpEndpoint endpoint = start((request, response) -> parked.complete(response), ServerLimits.DEFAULTS);
+        HttpEndpoint endpoint = start((request, response) -> parked.complete(response), ROOMY);
         int port = endpoint.boundPort();
         Socket socket = connect(endpoint);
         send(socket, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");

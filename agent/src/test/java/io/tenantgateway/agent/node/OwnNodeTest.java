@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * background, at most one at a time and at most every {@link OwnNode#TTL}; or the lock controller's informer copy,
  * decoded again only when it changed.
  */
-@Timeout(30)
+@Timeout(60)
 @EnableKubernetesMockClient(crud = true, https = false)
 class OwnNodeTest {
     private static final String HYGON = "hami.io/node-dcu-register";

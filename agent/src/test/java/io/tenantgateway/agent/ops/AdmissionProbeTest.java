@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-@Timeout(10)
+@Timeout(60)
 class AdmissionProbeTest {
     private final JsonMapper json = JsonMapper.builder().build();
 

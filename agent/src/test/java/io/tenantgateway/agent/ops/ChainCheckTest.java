@@ -12,7 +12,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(20)
+@Timeout(60)
 class ChainCheckTest {
     private static final TestPki PKI = TestPki.create("chain");
     private static final TestPki OTHER = TestPki.create("other");

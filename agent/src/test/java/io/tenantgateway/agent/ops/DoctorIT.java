@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.ops;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -198,7 +199,7 @@ class DoctorIT {
                 "--proxy-server-port=" + port, "--service-account-token-path=" + tokenFile, "--agent-id=worker-1",
                 "--node-name=worker-1", "--kubeconfig=" + kubeconfig, "--device-source=mock",
                 "--mock-gpus=A100-80GB", "--mock-devices=Ascend910B4:1", "--webhook-tls-cert=" + files.serverCert(),
-                "--webhook-tls-key=" + files.serverKey(), "-v=4", "--check-timeout=5s"));
+                "--webhook-tls-key=" + files.serverKey(), "-v=4", "--check-timeout=" + WAIT.toSeconds() + "s"));
     }
 
     private List<String> goodFlags() {

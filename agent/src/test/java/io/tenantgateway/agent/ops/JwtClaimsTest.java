@@ -9,7 +9,7 @@ import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(10)
+@Timeout(60)
 class JwtClaimsTest {
     private static String jwt(String payload) {
         Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Each failure text that servers, agents (upstream's and ours), TLS stacks and webhooks produce gets its own story. */
-@Timeout(10)
+@Timeout(60)
 class ProbeExplanationsTest {
     private static final ProbeExplanations.Context UDS = new ProbeExplanations.Context(
             "unix:/run/konnectivity/konnectivity-server.socket", true, "10.96.0.20:443",

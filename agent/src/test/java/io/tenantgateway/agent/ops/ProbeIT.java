@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.ops;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -79,8 +80,9 @@ class ProbeIT {
         return "127.0.0.1:" + webhookPort;
     }
 
+    /** {@code probe args…}, each stage given the tests' generous ceiling (its default, 10 s, is for operators). */
     private CliRun probe(String... args) {
-        List<String> all = new ArrayList<>(List.of("probe"));
+        List<String> all = new ArrayList<>(List.of("probe", "--timeout=" + WAIT.toSeconds() + "s"));
         all.addAll(List.of(args));
         CliRun result = CliRun.of(all.toArray(String[]::new));
         System.out.println("$ tenant-gateway " + String.join(" ", all) + "\n" + result.out() + result.err());

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.part;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@Timeout(30)
+@Timeout(60)
 class RetryingStartTest {
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final CompletableFuture<RuntimeException> fatal = new CompletableFuture<>();
@@ -68,7 +69,7 @@ class RetryingStartTest {
         assertThat(check.run()).isEqualTo(HealthCheck.Result.failed("not started yet"));
 
         start.start();
-        await().until(() -> start.get().isPresent());
+        await().atMost(WAIT).until(() -> start.get().isPresent());
         assertThat(attempts).hasValue(4);
         assertThat(check.run().ok()).isTrue();
         assertThat(fatal).isNotDone();
@@ -82,7 +83,7 @@ class RetryingStartTest {
             throw new IOException("Connection refused");
         });
         start.start();
-        await().untilAsserted(() -> assertThat(start.check().run().reason())
+        await().atMost(WAIT).untilAsserted(() -> assertThat(start.check().run().reason())
                 .matches("tenant API http://127\\.0\\.0\\.1:1 unreachable: Connection refused; retrying in \\d+ms"
                         + " \\(attempt \\d+\\)"));
         start.close();
@@ -99,7 +100,7 @@ class RetryingStartTest {
                     new PortInUseException("--webhook-listen", "127.0.0.1:9443", null));
         });
         start.start();
-        await().until(fatal::isDone);
+        await().atMost(WAIT).until(fatal::isDone);
         assertThat(fatal.join()).hasMessage("--webhook-listen: 127.0.0.1:9443 is in use");
         assertThat(attempts).hasValue(1);
         assertThat(start.check().run()).isEqualTo(HealthCheck.Result.failed(

@@ -1,5 +1,7 @@
 package io.tenantgateway.agent.testing;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
+
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import io.grpc.Metadata;
@@ -309,7 +311,7 @@ public final class HostileServer implements AutoCloseable {
     /** Dials {@code address} through the agent and returns the connectID (fails on a DIAL_RSP error). */
     public long dial(String address, long random) throws Exception {
         send(Packets.dialRequest(address, random));
-        Packet response = dialResponse(random).get(20, TimeUnit.SECONDS);
+        Packet response = dialResponse(random).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         if (!response.getDialResponse().getError().isEmpty()) {
             throw new AssertionError("dial " + address + ": " + response.getDialResponse().getError());
         }
@@ -327,7 +329,7 @@ public final class HostileServer implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         server.shutdownNow();
-        server.awaitTermination(5, TimeUnit.SECONDS);
+        server.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS);
         executor.shutdownNow();
     }
 

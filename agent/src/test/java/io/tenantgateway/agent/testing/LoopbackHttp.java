@@ -13,9 +13,12 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-/** Plain-HTTP GETs to the agent's health and admin ports on 127.0.0.1, with short timeouts. */
+/**
+ * Plain-HTTP GETs to the agent's health and admin ports on 127.0.0.1, each given {@link Waits#WAIT} to connect and
+ * answer (a refused connection still fails at once: {@link #status} says -1 while nothing listens).
+ */
 public final class LoopbackHttp {
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500))
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Waits.WAIT)
             .followRedirects(HttpClient.Redirect.NEVER).build();
 
     private LoopbackHttp() {
@@ -24,7 +27,7 @@ public final class LoopbackHttp {
     /** {@code GET http://127.0.0.1:port/pathAndQuery}. */
     public static HttpResponse<String> get(int port, String pathAndQuery) throws IOException, InterruptedException {
         return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                .timeout(Waits.WAIT).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** The status of one GET, or -1 when nothing listens (yet). */

@@ -1,5 +1,7 @@
 package io.tenantgateway.agent.testing;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -163,7 +165,7 @@ public final class TunnelTestbed implements AutoCloseable {
     /** Dials the echo target through the tunnel. */
     public Tunnel dialEcho() throws Exception {
         Tunnel tunnel = new Tunnel();
-        tunnel.channel = proxy.dial(echo.hostPort(), tunnel.handler).get(20, TimeUnit.SECONDS);
+        tunnel.channel = proxy.dial(echo.hostPort(), tunnel.handler).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         return tunnel;
     }
 
@@ -182,7 +184,7 @@ public final class TunnelTestbed implements AutoCloseable {
             channel.writeAndFlush(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8));
             StringBuilder answer = new StringBuilder();
             while (answer.length() < text.length()) {
-                String part = received.poll(20, TimeUnit.SECONDS);
+                String part = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
                 if (part == null) {
                     return answer.toString();
                 }

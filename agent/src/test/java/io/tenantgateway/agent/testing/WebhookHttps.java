@@ -26,7 +26,7 @@ public final class WebhookHttps {
         ssl.init(null, new TrustManager[] {TlsContexts.trustManager(pki.trustOnlyMaterial(), Clock.systemUTC())},
                 null);
         client = HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10)).build();
+                .connectTimeout(Waits.WAIT).build();
     }
 
     /** The answer to a pod CREATE of {@code podJson} (single quotes allowed) in {@code namespace}. */
@@ -36,7 +36,7 @@ public final class WebhookHttps {
                  "kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"%s",
                  "object":%s}}""".formatted(UUID.randomUUID(), namespace, podJson.replace('\'', '"'));
         HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port
-                + "/webhook")).header("Content-Type", "application/json").timeout(Duration.ofSeconds(20))
+                + "/webhook")).header("Content-Type", "application/json").timeout(Waits.WAIT)
                 .POST(HttpRequest.BodyPublishers.ofString(review)).build(), HttpResponse.BodyHandlers.ofString());
         return new Answer(response.statusCode(), JSON.readTree(response.body()).path("response"));
     }

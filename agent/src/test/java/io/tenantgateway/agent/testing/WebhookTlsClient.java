@@ -52,8 +52,8 @@ public final class WebhookTlsClient implements AutoCloseable {
         context.init(null, trustManagers.getTrustManagers(), null);
         Socket plain = new Socket();
         try {
-            plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2_000);
-            plain.setSoTimeout(5_000);
+            plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) Waits.WAIT.toMillis());
+            plain.setSoTimeout((int) Waits.WAIT.toMillis());
             SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(plain, SERVICE_DNS, port, true);
             SSLParameters parameters = tls.getSSLParameters();
             parameters.setEndpointIdentificationAlgorithm("HTTPS");

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.webhook;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -99,7 +100,7 @@ class WebhookCertificateControllerIT {
 
         client.secrets().inNamespace("kube-system").withName("tenant-gateway-webhook-tls").delete();
 
-        await().untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             Secret again = secret();
             assertThat(again).isNotNull();
             assertThat(again.getMetadata().getUid()).isNotEqualTo(first.getMetadata().getUid());

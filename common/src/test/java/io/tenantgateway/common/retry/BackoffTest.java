@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Both named configurations reproduce the sequences of the classes they replace (RetryBackoff, SyncBackoff). */
-@Timeout(value = 10, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BackoffTest {
     private final Backoff hami = Backoff.HAMI_NODE_LOCK;
 

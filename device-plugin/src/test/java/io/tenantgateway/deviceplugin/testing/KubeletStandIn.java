@@ -397,8 +397,9 @@ public final class KubeletStandIn implements AutoCloseable {
             ManagedChannel channel = UnixSockets.channel(endpoint, group);
             DevicePluginOptions options;
             try {
+                // A generous deadline (the tests' 30 s): a plugin on a loaded machine may be slow to answer.
                 options = DevicePluginGrpc.newBlockingStub(channel).withWaitForReady()
-                        .withDeadlineAfter(10, TimeUnit.SECONDS).getDevicePluginOptions(Empty.getDefaultInstance());
+                        .withDeadlineAfter(30, TimeUnit.SECONDS).getDevicePluginOptions(Empty.getDefaultInstance());
             } catch (StatusRuntimeException e) {
                 channel.shutdownNow();
                 response.onError(Status.FAILED_PRECONDITION.withDescription("failed to dial device plugin " + endpoint

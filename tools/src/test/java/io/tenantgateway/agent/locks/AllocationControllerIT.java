@@ -3,6 +3,7 @@ package io.tenantgateway.agent.locks;
 import static io.tenantgateway.agent.locks.LockTestCluster.GPU_A;
 import static io.tenantgateway.agent.locks.LockTestCluster.NAMESPACE;
 import static io.tenantgateway.agent.locks.LockTestCluster.NODE;
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -38,7 +39,7 @@ class AllocationControllerIT extends LockClusterTestBase {
         cluster.createGpuPod("p2");
         cluster.filterAndBind("p1", GPU_A);
         AllocationController controller = cluster.startController(registry);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(controller.snapshot().recentActions())
+        await().atMost(WAIT).untilAsserted(() -> assertThat(controller.snapshot().recentActions())
                 .extracting(LockAction::kind).contains("observed"));
 
         cluster.scheduler.filter(NAMESPACE, "p2", NODE, List.of(List.of(ContainerDevice.nvidia(GPU_A, 10000, 30))));
@@ -63,7 +64,7 @@ class AllocationControllerIT extends LockClusterTestBase {
 
         cluster.startController(registry);
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
         assertThat(LockTestCluster.holdTime(registry).getCount()).isEqualTo(1);
@@ -91,7 +92,7 @@ class AllocationControllerIT extends LockClusterTestBase {
 
         AllocationController controller = cluster.startController(registry);
         long passes = controller.snapshot().reapPasses();
-        await().atMost(Duration.ofSeconds(10)).until(() -> controller.snapshot().reapPasses() >= passes + 3);
+        await().atMost(WAIT).until(() -> controller.snapshot().reapPasses() >= passes + 3);
 
         assertThat(cluster.lock(NODE)).isEqualTo(p2Lock);
         assertThat(controller.snapshot().lockVerdict()).isEqualTo("held by team-a/p2 since 2025-06-01T10:00:00Z (NOT_BOUND)");
@@ -127,7 +128,7 @@ class AllocationControllerIT extends LockClusterTestBase {
         AllocationController controller = cluster.startController(LockTestCluster.config(AllocationMode.OBSERVE),
                 registry);
         long passes = controller.snapshot().reapPasses();
-        await().atMost(Duration.ofSeconds(10)).until(() -> controller.snapshot().reapPasses() >= passes + 3);
+        await().atMost(WAIT).until(() -> controller.snapshot().reapPasses() >= passes + 3);
 
         assertThat(cluster.lock(NODE)).as("HAMi's plugin releases it, not us").isEqualTo("2025-06-01T10:00:00Z,team-a,p1");
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
@@ -141,10 +142,10 @@ class AllocationControllerIT extends LockClusterTestBase {
 
         AllocationController controller = cluster.startController(LockTestCluster.config(AllocationMode.OBSERVE),
                 registry);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(controller.snapshot().recentActions())
+        await().atMost(WAIT).untilAsserted(() -> assertThat(controller.snapshot().recentActions())
                 .extracting(LockAction::kind).contains("observed"));
         long passes = controller.snapshot().reapPasses();
-        await().atMost(Duration.ofSeconds(10)).until(() -> controller.snapshot().reapPasses() >= passes + 3);
+        await().atMost(WAIT).until(() -> controller.snapshot().reapPasses() >= passes + 3);
 
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
         assertThat(controller.snapshot().recentActions()).extracting(LockAction::kind).containsOnlyOnce("observed");

@@ -3,6 +3,7 @@ package io.tenantgateway.agent.locks;
 import static io.tenantgateway.agent.locks.LockTestCluster.GPU_A;
 import static io.tenantgateway.agent.locks.LockTestCluster.NAMESPACE;
 import static io.tenantgateway.agent.locks.LockTestCluster.NODE;
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -139,7 +140,7 @@ class HamiSchedulerSimulatorIT extends LockClusterTestBase {
         PrometheusRegistry registry = new PrometheusRegistry();
         cluster.startController(registry);
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
         assertThat(cluster.scheduler.bind(NAMESPACE, "p2", NODE)).isEqualTo(new BindResult(true, ""));

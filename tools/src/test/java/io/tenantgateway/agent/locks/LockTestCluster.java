@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.locks;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -198,7 +199,7 @@ final class LockTestCluster {
      * after the write and the metrics, so its bookkeeping is complete then.
      */
     void awaitReleaseEvents(int count) {
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        await().atMost(WAIT).untilAsserted(() ->
                 assertThat(events(AllocationController.REASON_LOCK_RELEASED)).hasSize(count));
     }
 

@@ -4,6 +4,7 @@ import static io.tenantgateway.agent.locks.LockTestCluster.GPU_A;
 import static io.tenantgateway.agent.locks.LockTestCluster.NAMESPACE;
 import static io.tenantgateway.agent.locks.LockTestCluster.NODE;
 import static io.tenantgateway.agent.locks.LockTestCluster.OTHER_NODE;
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -36,7 +37,7 @@ class StaleLockReaperIT extends LockClusterTestBase {
 
         AllocationController controller = cluster.startController(registry);
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         Event released = cluster.events(AllocationController.REASON_LOCK_RELEASED).get(0);
         assertThat(released.getMessage()).isEqualTo("released hami.io/mutex.lock \"" + expired + "\": expired "
@@ -45,7 +46,7 @@ class StaleLockReaperIT extends LockClusterTestBase {
         assertThat(LockTestCluster.holdTime(registry).getCount()).isEqualTo(1);
         assertThat(LockTestCluster.holdTime(registry).getSum()).isEqualTo(360.0);
         long passes = controller.snapshot().reapPasses();
-        await().atMost(Duration.ofSeconds(10)).until(() -> controller.snapshot().reapPasses() >= passes + 3);
+        await().atMost(WAIT).until(() -> controller.snapshot().reapPasses() >= passes + 3);
         assertThat(cluster.lock(OTHER_NODE)).as("another node's lock").isEqualTo(expired);
     }
 
@@ -57,13 +58,13 @@ class StaleLockReaperIT extends LockClusterTestBase {
         AllocationController controller = cluster.startController(registry);
 
         // The holder exists and its Bind may still be running: the lock stays.
-        await().atMost(Duration.ofSeconds(10)).until(() -> controller.snapshot().reapPasses() >= 3);
+        await().atMost(WAIT).until(() -> controller.snapshot().reapPasses() >= 3);
         assertThat(cluster.lock(NODE)).isEqualTo(fresh);
         assertThat(controller.snapshot().lockValue()).isEqualTo(fresh);
 
         cluster.client.pods().inNamespace(NAMESPACE).withName("p1").delete();
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         assertThat(cluster.events(AllocationController.REASON_LOCK_RELEASED)).singleElement()
                 .satisfies(e -> assertThat(e.getMessage()).endsWith(": dangling (holder team-a/p1 no longer exists)"));
@@ -79,7 +80,7 @@ class StaleLockReaperIT extends LockClusterTestBase {
 
         cluster.startController(registry);
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         assertThat(cluster.events(AllocationController.REASON_LOCK_RELEASED)).singleElement()
                 .satisfies(e -> assertThat(e.getMessage()).endsWith(": dangling (holder team-a/p1 has finished (phase Failed))"));
@@ -95,24 +96,24 @@ class StaleLockReaperIT extends LockClusterTestBase {
         cluster.setLock(NODE, malformed);
         AllocationController controller = cluster.startController(registry);
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        await().atMost(WAIT).untilAsserted(() ->
                 assertThat(cluster.events(AllocationController.REASON_LOCK_MALFORMED)).hasSize(1));
         Event warning = cluster.events(AllocationController.REASON_LOCK_MALFORMED).get(0);
         assertThat(warning.getType()).isEqualTo("Warning");
         assertThat(warning.getMessage()).isEqualTo("malformed lock annotation: expected 3 parts, got 2: \"" + malformed
                 + "\"; the scheduler cannot bind GPU pods here; the agent clears it after PT5M");
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(controller.snapshot().lockVerdict())
+        await().atMost(WAIT).untilAsserted(() -> assertThat(controller.snapshot().lockVerdict())
                 .startsWith("malformed lock annotation: expected 3 parts, got 2"));
 
         // Exactly the timeout after first sight: still there, reported once.
         cluster.clock.advance(LockTestCluster.TIMEOUT);
         long passes = controller.snapshot().reapPasses();
-        await().atMost(Duration.ofSeconds(10)).until(() -> controller.snapshot().reapPasses() >= passes + 3);
+        await().atMost(WAIT).until(() -> controller.snapshot().reapPasses() >= passes + 3);
         assertThat(cluster.lock(NODE)).isEqualTo(malformed);
         assertThat(cluster.events(AllocationController.REASON_LOCK_MALFORMED)).hasSize(1);
 
         cluster.clock.advance(Duration.ofSeconds(1));
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.MALFORMED)).isEqualTo(1);
         assertThat(LockTestCluster.holdTime(registry).getCount()).as("no lock time to measure").isZero();

@@ -2,6 +2,7 @@ package io.tenantgateway.agent.locks;
 
 import static io.tenantgateway.agent.locks.LockTestCluster.GPU_A;
 import static io.tenantgateway.agent.locks.LockTestCluster.NODE;
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -45,7 +46,7 @@ class WriteFailureIT extends LockClusterTestBase {
 
         AllocationController controller = cluster.startController(registry);
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         // Two writes failed (500), a later one, after re-reading the pod and the node, succeeded.
         List<String> requests = cluster.takeRequests().stream()
@@ -59,7 +60,7 @@ class WriteFailureIT extends LockClusterTestBase {
         cluster.createGpuPod("p2");
         cluster.filterAndBind("p2", GPU_A);
         cluster.markAllocated("p2");
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(2);
         assertThat(controller.synced()).isTrue();
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(2);
@@ -71,7 +72,7 @@ class WriteFailureIT extends LockClusterTestBase {
         cluster.server.expect().patch().withPath(NODE_PATH).andReturn(500, status(500, "InternalError")).always();
         PrometheusRegistry registry = new PrometheusRegistry();
         AllocationController stopped = cluster.startController(registry);
-        await().atMost(Duration.ofSeconds(10)).until(() ->
+        await().atMost(WAIT).until(() ->
                 cluster.takeRequests().stream().anyMatch(r -> r.equals("PATCH " + NODE_PATH)));
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isZero();
         stopped.close();
@@ -82,7 +83,7 @@ class WriteFailureIT extends LockClusterTestBase {
         cluster.server.clearExpectations();
         cluster.startController(registry);
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
         cluster.awaitReleaseEvents(1);
         assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
-@Timeout(30)
+@Timeout(60)
 class BenchCommandTest {
     private static BenchConfig parse(String... args) {
         BenchCommand command = new BenchCommand();

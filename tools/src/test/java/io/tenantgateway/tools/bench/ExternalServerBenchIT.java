@@ -1,5 +1,6 @@
 package io.tenantgateway.tools.bench;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -55,7 +56,7 @@ class ExternalServerBenchIT {
             BenchJson.assertBytesMatch(BenchJson.scenario(report, "bulk"), "direct");
             assertThat(BenchJson.scenario(report, "scale").path("details").path("steps").path("300")
                     .path("agentTunnels").asInt()).isEqualTo(300);
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            await().atMost(WAIT).untilAsserted(() -> {
                 assertThat(server.agentCount()).as("the bench's agents are gone").isZero();
                 assertThat(server.tunnelCount()).isZero();
             });

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** HAMi's {@code trimMemory} over the chart's chips (VENDOR-PLUGINS.md §2.7, §5.3). */
-@Timeout(10)
+@Timeout(60)
 class AscendTemplatesTest {
     private static AscendChip chip(String commonWord) {
         return AscendTemplates.chip(DeviceConfig.defaults().vnpus(), commonWord).orElseThrow();

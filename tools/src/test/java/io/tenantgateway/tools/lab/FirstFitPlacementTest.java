@@ -17,7 +17,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(10)
+@Timeout(60)
 class FirstFitPlacementTest {
     private static final GpuDevice A100 = device("GPU-a100-0000-0000", 0, 10, 81920, 100, "NVIDIA A100-SXM4-80GB");
     private static final GpuDevice L4_0 = device("GPU-l4-0-0000-0000", 0, 10, 23034, 100, "NVIDIA L4");

@@ -1,5 +1,6 @@
 package io.tenantgateway.tools.lab;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantgateway.agent.testing.JarProcess;
@@ -26,7 +27,7 @@ class LabJarIT {
     void allTenChecksPassWithTheirEvidence() throws Exception {
         long start = System.nanoTime();
         JarProcess.Result result = JarProcess.run(List.of(), List.of("-Dio.netty.leakDetection.level=paranoid"),
-                "lab", "--json", "--work-dir", dir.toString());
+                "lab", "--json", "--work-dir", dir.toString(), "--timeout=" + WAIT.toSeconds() + "s");
         long processMillis = (System.nanoTime() - start) / 1_000_000;
 
         assertThat(result.exitCode()).as("exit code; stderr:%n%s%nstdout:%n%s", result.err(), result.out())

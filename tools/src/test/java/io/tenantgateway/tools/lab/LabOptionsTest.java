@@ -12,7 +12,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(10)
+@Timeout(60)
 class LabOptionsTest {
     @Test
     void defaultsRunAllTenChecksInOrderWithNothingBroken() {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-@Timeout(10)
+@Timeout(60)
 class LabReportFormatTest {
     private static final LabReport.Endpoints TENANT_A = new LabReport.Endpoints("tenant-a", "http://127.0.0.1:1/",
             "/tmp/lab/tenant-a/kubeconfig", "127.0.0.1:2", "token auth", "uds /tmp/lab/tenant-a/k.socket",

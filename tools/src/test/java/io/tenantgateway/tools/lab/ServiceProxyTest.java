@@ -1,5 +1,6 @@
 package io.tenantgateway.tools.lab;
 
+import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The kube-proxy stand-in with real loopback sockets: relays to the endpoint, resets without one. */
-@Timeout(30)
+@Timeout(60)
 class ServiceProxyTest {
     private final EventLoopGroup group = Transports.newGroup(1, "service-proxy-test");
     private final ServiceProxy proxy = new ServiceProxy("webhook.test.svc", group);
@@ -47,12 +48,12 @@ class ServiceProxyTest {
             proxy.endpoint(new InetSocketAddress("127.0.0.1", endpoint.getLocalPort()));
 
             try (Socket client = new Socket(proxy.address().getAddress(), proxy.address().getPort())) {
-                client.setSoTimeout(10_000);
+                client.setSoTimeout((int) WAIT.toMillis());
                 client.getOutputStream().write("hello".getBytes(StandardCharsets.UTF_8));
                 assertThat(new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
                         .isEqualTo("echo:hello");
             }
-            served.get(10, TimeUnit.SECONDS);
+            served.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(proxy.relayed()).isEqualTo(1);
             assertThat(proxy.address().getAddress().isLoopbackAddress()).isTrue();
         }
@@ -64,7 +65,7 @@ class ServiceProxyTest {
         assertThat(proxy.endpoint()).isNull();
 
         try (Socket client = new Socket(proxy.address().getAddress(), proxy.address().getPort())) {
-            client.setSoTimeout(10_000);
+            client.setSoTimeout((int) WAIT.toMillis());
             int read;
             try {
                 read = client.getInputStream().read();
@@ -73,7 +74,7 @@ class ServiceProxyTest {
             }
             assertThat(read).as("nothing but a reset or end of stream").isEqualTo(-1);
         }
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(proxy.rejected()).isEqualTo(1));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(proxy.rejected()).isEqualTo(1));
         assertThat(proxy.relayed()).isZero();
     }
 }

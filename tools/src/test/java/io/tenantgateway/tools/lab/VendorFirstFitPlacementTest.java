@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** HAMi v2.10's Fit for Hygon DCU and Ascend, first fit in register order (VENDOR-PLUGINS.md §1.7, §5). */
-@Timeout(10)
+@Timeout(60)
 class VendorFirstFitPlacementTest {
     private static final NodeVendor B4 = NodeVendor.ascend("Ascend910B4");
     private static final AscendChip B4_CHIP = AscendTemplates.chip(DeviceConfig.defaults().vnpus(), "Ascend910B4")

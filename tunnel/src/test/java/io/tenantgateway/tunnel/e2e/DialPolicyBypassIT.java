@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
@@ -206,7 +207,7 @@ class DialPolicyBypassIT extends TunnelTestBase {
                 .udsPath(TunnelHarness.socketPath(dir)).build());
         TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).dialPolicy(policy).build(),
                 true, registry);
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
         ProxyClient client = harness.proxyClient(server);
         List<String> failures = new ArrayList<>();
         int count = 0;
@@ -231,7 +232,7 @@ class DialPolicyBypassIT extends TunnelTestBase {
         if (!failures.isEmpty()) {
             fail(String.join("\n", failures));
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> agent.openTunnels() == 0);
+        await().atMost(WAIT).until(() -> agent.openTunnels() == 0);
         return count;
     }
 
@@ -250,14 +251,14 @@ class DialPolicyBypassIT extends TunnelTestBase {
                         buf.release();
                     }
                 }
-            }).get(20, TimeUnit.SECONDS);
+            }).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             assertThat(e.getCause()).isInstanceOf(ProxyDialException.class);
             return e.getCause().getMessage();
         }
         try {
             channel.read();
-            return greeting.get(20, TimeUnit.SECONDS).startsWith("h") ? "reached" : "wrong greeting";
+            return greeting.get(WAIT.toSeconds(), TimeUnit.SECONDS).startsWith("h") ? "reached" : "wrong greeting";
         } finally {
             channel.close().sync();
         }

@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -54,14 +55,14 @@ class DrainIT extends TunnelTestBase {
         while (leaving.openTunnels() == 0) {
             TransferHandler probe = new TransferHandler(1, 10, 10);
             opened.add(TunnelHarness.dial(client, echo.hostPort(), probe));
-            probe.done().get(20, TimeUnit.SECONDS);
+            probe.done().get(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(opened).hasSizeLessThan(64);
         }
         // The tunnel on the leaving agent is the last one opened.
         Channel onLeaving = opened.get(opened.size() - 1);
 
         leaving.drain();
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             for (TunnelServer server : List.of(s1, s2)) {
                 assertThat(server.snapshot().agents()).filteredOn(a -> a.agentId().equals("leaving"))
                         .singleElement().satisfies(a -> assertThat(a.draining()).isTrue());
@@ -75,7 +76,7 @@ class DrainIT extends TunnelTestBase {
         for (int i = 0; i < 20; i++) {
             TransferHandler transfer = new TransferHandler(100 + i, 10, 10);
             afterDrain.add(TunnelHarness.dial(client, echo.hostPort(), transfer));
-            transfer.done().get(20, TimeUnit.SECONDS);
+            transfer.done().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         }
         assertThat(leaving.openTunnels()).isEqualTo(leavingBefore);
         assertThat(staying.openTunnels()).isEqualTo(stayingBefore + 20);
@@ -87,7 +88,7 @@ class DrainIT extends TunnelTestBase {
                 .isEqualTo(Payload.sha256(72, 1024 * 1024));
 
         leaving.close();
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             assertThat(onLeaving.isOpen()).isFalse();
             assertThat(s1.snapshot().agents()).extracting(ServerSnapshot.Agent::agentId).containsOnly("staying");
         });
@@ -115,7 +116,7 @@ class DrainIT extends TunnelTestBase {
             assertThat(result.serverId()).isEqualTo("s1");
             assertThat(result.status().isOk()).as("%s", result.status()).isTrue();
         });
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(one.server().snapshot().agents())
+        await().atMost(WAIT).untilAsserted(() -> assertThat(one.server().snapshot().agents())
                 .isEmpty());
     }
 
@@ -128,7 +129,7 @@ class DrainIT extends TunnelTestBase {
         assertThat(done.lossless()).isFalse();
         assertThat(done.tunnelsCut()).isEqualTo(1);
         assertThat(done.describeCuts()).isEqualTo("s1=1 tunnel(s)");
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             assertThat(one.tunnel().isOpen()).isFalse();
             assertThat(one.server().snapshot().agents()).isEmpty();
         });
@@ -148,7 +149,7 @@ class DrainIT extends TunnelTestBase {
         ProxyClient client = harness.proxyClient(server);
         TransferHandler first = new TransferHandler(1, 10, 10);
         Channel tunnel = TunnelHarness.dial(client, echo.hostPort(), first);
-        first.done().get(20, TimeUnit.SECONDS);
+        first.done().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         return new OneTunnel(server, agent, tunnel);
     }
 }

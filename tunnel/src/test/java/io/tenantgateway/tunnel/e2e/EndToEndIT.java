@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -60,7 +61,7 @@ class EndToEndIT {
                 .frontendTls(TunnelHarness.PKI.serverMaterial())
                 .build());
         agent = harness.startAgent(TunnelHarness.agentConfig(server).build(), true, registry);
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
     }
 
     @AfterAll

@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,27 +43,27 @@ class FaultsIT extends TunnelTestBase {
         TargetServer echo = harness.track(TargetServer.echo());
         try (LogCapture log = LogCapture.of(TunnelClientSet.class)) {
             TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).build());
-            await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+            await().atMost(WAIT).until(agent::isReady);
             ProxyClient client = ProxyClient.builder().unixSocket(server.udsPath()).build();
             List<Channel> channels = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 TransferHandler transfer = new TransferHandler(i, 1000, 1000);
                 channels.add(TunnelHarness.dial(client, echo.hostPort(), transfer));
-                transfer.done().get(20, TimeUnit.SECONDS);
+                transfer.done().get(WAIT.toSeconds(), TimeUnit.SECONDS);
             }
             assertThat(agent.openTunnels()).isEqualTo(5);
             assertThat(echo.openConnections()).isEqualTo(5);
 
             server.close();
 
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            await().atMost(WAIT).untilAsserted(() -> {
                 assertThat(agent.openTunnels()).isZero();
                 assertThat(echo.openConnections()).isZero(); // the agent closed every target socket
                 assertThat(channels).allSatisfy(ch -> assertThat(ch.isOpen()).isFalse());
                 assertThat(agent.isReady()).isFalse();
             });
             client.close();
-            await().atMost(Duration.ofSeconds(20))
+            await().atMost(WAIT)
                     .until(() -> log.lines("cannot connect once").size() >= 3);
             List<Long> waits = retryWaits(log.lines("cannot connect once"));
             assertThat(waits.get(1)).isGreaterThan(waits.get(0));
@@ -70,7 +71,7 @@ class FaultsIT extends TunnelTestBase {
 
             TunnelServer again = harness.startServer(TunnelHarness.serverConfig("reborn")
                     .agentAddress(new InetSocketAddress("127.0.0.1", agentPort)).build());
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+            await().atMost(WAIT).untilAsserted(() ->
                     assertThat(agent.connections()).containsOnlyKeys("reborn"));
             assertThat(again.agentCount()).isEqualTo(1);
         }
@@ -88,7 +89,7 @@ class FaultsIT extends TunnelTestBase {
                 .dialTimeout(Duration.ofMillis(500))
                 .dialPolicy(DialPolicy.of(List.of(), List.of(), List.of(), List.of(), List.of(), List.of("7")))
                 .build(), true, registry);
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
 
         int closedPort;
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -114,15 +115,16 @@ class FaultsIT extends TunnelTestBase {
     void aClientGivingUpSendsDialCloseAndTheAgentCancelsTheDial() throws Exception {
         TunnelServer server = harness.startServer(TunnelHarness.serverConfig("impatient")
                 .udsPath(TunnelHarness.socketPath(dir)).build());
+        // The agent's own dial timeout is far beyond the wait below: only the client's DIAL_CLS can end the dial.
         TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server)
-                .dialTimeout(Duration.ofSeconds(20)).build());
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+                .dialTimeout(WAIT.multipliedBy(10)).build());
+        await().atMost(WAIT).until(agent::isReady);
         try (FullListener full = FullListener.open();
                 ProxyClient client = ProxyClient.builder().unixSocket(server.udsPath())
                         .dialTimeout(Duration.ofMillis(300)).build()) {
             assertThat(dialError(client, full.address())).isEqualTo("dial timeout, backstop");
-            // DIAL_CLS reached the agent: the pending dial is gone long before the agent's own 20 s timeout.
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            // DIAL_CLS reached the agent: the pending dial is gone long before the agent's own timeout.
+            await().atMost(WAIT).untilAsserted(() -> {
                 assertThat(agent.openTunnels()).isZero();
                 assertThat(server.pendingDialCount()).isZero();
             });

@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -44,12 +45,12 @@ class HttpConnectIT {
     void tunnelsRawBytesAfterConnect() throws Exception {
         TunnelServer server = server();
         TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).build());
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
         TargetServer echo = harness.track(TargetServer.echo());
 
         try (Socket socket = new Socket()) {
-            socket.connect(server.frontendAddress(), 5000);
-            socket.setSoTimeout(30_000);
+            socket.connect(server.frontendAddress(), (int) WAIT.toMillis());
+            socket.setSoTimeout((int) WAIT.toMillis());
             assertThat(connect(socket, echo.hostPort())).startsWith("HTTP/1.1 200");
             byte[] payload = new byte[4 * 1024 * 1024];
             new Random(3).nextBytes(payload);
@@ -77,7 +78,7 @@ class HttpConnectIT {
             expected.update(payload);
             assertThat(Payload.hex(digest)).isEqualTo(Payload.hex(expected));
         }
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             assertThat(agent.openTunnels()).isZero();
             assertThat(server.tunnelCount()).isZero();
         });
@@ -90,7 +91,7 @@ class HttpConnectIT {
 
         TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server)
                 .dialTimeout(Duration.ofMillis(300)).build());
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
         int closedPort;
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = listener.getLocalPort();
@@ -103,8 +104,8 @@ class HttpConnectIT {
 
     private static String connectStatus(TunnelServer server, String address) throws Exception {
         try (Socket socket = new Socket()) {
-            socket.connect(server.frontendAddress(), 5000);
-            socket.setSoTimeout(30_000);
+            socket.connect(server.frontendAddress(), (int) WAIT.toMillis());
+            socket.setSoTimeout((int) WAIT.toMillis());
             return connect(socket, address);
         }
     }

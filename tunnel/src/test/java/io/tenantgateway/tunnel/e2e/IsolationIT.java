@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,7 +43,7 @@ class IsolationIT extends TunnelTestBase {
 
     private TunnelClientSet agent(TunnelServer server, TunnelConfig.Builder config, PrometheusRegistry registry) {
         TunnelClientSet agent = harness.startAgent(config.flowControlWindow(WINDOW).build(), true, registry);
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
         assertThat(agent.connections()).hasSize(1); // A and B share one agent stream
         return agent;
     }

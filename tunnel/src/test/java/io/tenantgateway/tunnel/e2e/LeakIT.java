@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -34,7 +35,7 @@ class LeakIT extends TunnelTestBase {
         TunnelServer server = harness.startServer(TunnelHarness.serverConfig("leak")
                 .udsPath(TunnelHarness.socketPath(dir)).build());
         TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server).build());
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
         TargetServer echo = harness.track(TargetServer.echo());
         ProxyClient client = harness.track(ProxyClient.builder().unixSocket(server.udsPath()).connections(2)
                 .build());

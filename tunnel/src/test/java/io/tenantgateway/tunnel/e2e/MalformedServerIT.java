@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -46,7 +47,7 @@ class MalformedServerIT {
                 .proxyServerPort(server.port()).agentId("raw-agent")
                 .agentIdentifiers(AgentIdentifiers.parse("host=node-a"))
                 .syncInterval(Duration.ofMillis(50)).syncIntervalCap(Duration.ofMillis(200)).build(), true, registry);
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
     }
 
 
@@ -105,7 +106,7 @@ class MalformedServerIT {
         assertThat(malformed("connect_id_0")).isEqualTo(1);
         assertThat(malformed("unknown_connect_id")).isEqualTo(1);
         assertThat(malformed("oversized_data")).isEqualTo(1);
-        await().atMost(Duration.ofSeconds(10)).until(() -> echo.openConnections() == 0);
+        await().atMost(WAIT).until(() -> echo.openConnections() == 0);
     }
 
     private long dial(long random) throws InterruptedException {

@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -51,7 +52,7 @@ class StrategiesIT extends TunnelTestBase {
         agent(server, "host=node-a");
         ProxyClient client = harness.proxyClient(server);
         try {
-            client.dial("127.0.0.1:9", new ChannelInboundHandlerAdapter()).get(20, TimeUnit.SECONDS);
+            client.dial("127.0.0.1:9", new ChannelInboundHandlerAdapter()).get(WAIT.toSeconds(), TimeUnit.SECONDS);
             throw new AssertionError("dial succeeded");
         } catch (ExecutionException e) {
             assertThat(e.getCause()).isInstanceOf(ProxyDialException.class).hasMessage("No agent available");
@@ -61,7 +62,7 @@ class StrategiesIT extends TunnelTestBase {
     private TunnelClientSet agent(TunnelServer server, String identifiers) {
         TunnelClientSet agent = harness.startAgent(TunnelHarness.agentConfig(server)
                 .agentIdentifiers(AgentIdentifiers.parse(identifiers)).build());
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
         return agent;
     }
 }

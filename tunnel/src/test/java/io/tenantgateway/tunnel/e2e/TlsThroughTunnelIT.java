@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -56,7 +57,7 @@ class TlsThroughTunnelIT extends TunnelTestBase {
                 .tlsMaterial(TunnelHarness.PKI.clientMaterial()).registry(new PrometheusRegistry())
                 .sslProvider(agentTls == SslProvider.OPENSSL ? TlsProviders.preferred() : SslProvider.JDK).build());
         agent.start();
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
         EventLoopGroup targetGroup = Transports.newGroup(1, "tls-target");
         harness.track(() -> targetGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
         SslContext serverTls = TlsContexts.server(TunnelHarness.PKI.serverMaterial(), ClientAuthMode.NONE,
@@ -104,7 +105,7 @@ class TlsThroughTunnelIT extends TunnelTestBase {
                         });
             }
         });
-        channel.pipeline().get(SslHandler.class).handshakeFuture().get(20, TimeUnit.SECONDS);
+        channel.pipeline().get(SslHandler.class).handshakeFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         Payload payload = new Payload(7);
         for (int sent = 0; sent < BYTES; sent += 16 * 1024) {
             ByteBuf chunk = Unpooled.buffer(16 * 1024);

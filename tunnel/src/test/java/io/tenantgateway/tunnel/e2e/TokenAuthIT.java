@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.e2e;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -65,7 +66,7 @@ class TokenAuthIT extends TunnelTestBase {
             assertThat(agent.isReady()).isFalse();
 
             Files.writeString(tokenFile, "good-token"); // the kubelet rotated the projected token
-            await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+            await().atMost(WAIT).until(agent::isReady);
             assertThat(server.snapshot().agents()).singleElement()
                     .satisfies(a -> assertThat(a.agentId()).isEqualTo("node-1"));
         }
@@ -76,7 +77,7 @@ class TokenAuthIT extends TunnelTestBase {
         TunnelServer server = serverAcceptingGoodToken();
         Path tokenFile = Files.writeString(dir.resolve("token"), "good-token");
         TunnelClientSet agent = agentWithToken(server, tokenFile);
-        await().atMost(Duration.ofSeconds(20)).until(agent::isReady);
+        await().atMost(WAIT).until(agent::isReady);
         TargetServer echo = harness.track(TargetServer.echo());
         ProxyClient client = harness.proxyClient(server);
         TransferHandler transfer = new TransferHandler(61, 64 * MIB, 64 * MIB);

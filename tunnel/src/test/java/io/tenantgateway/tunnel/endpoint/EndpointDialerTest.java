@@ -1,5 +1,6 @@
 package io.tenantgateway.tunnel.endpoint;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.channel.Channel;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(30)
+@Timeout(60)
 class EndpointDialerTest {
     private final EventLoopGroup group = Transports.newGroup(1, "dialer-test");
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -56,7 +57,7 @@ class EndpointDialerTest {
             });
         });
         try {
-            return result.get(20, TimeUnit.SECONDS);
+            return result.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw (Exception) e.getCause();
         }
@@ -65,7 +66,7 @@ class EndpointDialerTest {
     @Test
     void connectsToIpLiteralsAndNamesWithAutoReadOff() throws Exception {
         try (ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            EndpointDialer dialer = dialer(DialPolicy.ALLOW_ALL, Duration.ofSeconds(5));
+            EndpointDialer dialer = dialer(DialPolicy.ALLOW_ALL, WAIT);
             EventLoop loop = group.next();
             Channel literal = dial(dialer, loop, "127.0.0.1:" + listener.getLocalPort());
             assertThat(literal.isActive()).isTrue();
@@ -83,7 +84,7 @@ class EndpointDialerTest {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = listener.getLocalPort();
         }
-        EndpointDialer dialer = dialer(DialPolicy.ALLOW_ALL, Duration.ofSeconds(5));
+        EndpointDialer dialer = dialer(DialPolicy.ALLOW_ALL, WAIT);
         DialFailure failure = expectFailure(dialer, "127.0.0.1:" + closedPort);
         assertThat(failure.reason()).isEqualTo(DialFailure.Reason.UNKNOWN);
         assertThat(failure.getMessage())
@@ -104,7 +105,7 @@ class EndpointDialerTest {
     void policyDenialNeverTouchesTheNetwork() throws Exception {
         DialPolicy policy = DialPolicy.of(List.of(), List.of("127.0.0.0/8"), List.of(), List.of(), List.of(),
                 List.of());
-        EndpointDialer dialer = dialer(policy, Duration.ofSeconds(5));
+        EndpointDialer dialer = dialer(policy, WAIT);
         DialFailure failure = expectFailure(dialer, "127.0.0.1:9");
         assertThat(failure.reason()).isEqualTo(DialFailure.Reason.DENIED);
         assertThat(failure.getMessage()).isEqualTo("dial to 127.0.0.1:9 denied by policy (deny cidr 127.0.0.0/8)");
@@ -115,7 +116,7 @@ class EndpointDialerTest {
 
     @Test
     void malformedAddressesFailWithoutDialling() throws Exception {
-        EndpointDialer dialer = dialer(DialPolicy.ALLOW_ALL, Duration.ofSeconds(5));
+        EndpointDialer dialer = dialer(DialPolicy.ALLOW_ALL, WAIT);
         assertThat(expectFailure(dialer, "no-port").getMessage()).contains("invalid address");
         assertThat(expectFailure(dialer, "host:99999").getMessage()).contains("invalid address");
     }

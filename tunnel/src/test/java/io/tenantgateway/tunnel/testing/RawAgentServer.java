@@ -1,5 +1,7 @@
 package io.tenantgateway.tunnel.testing;
 
+import static io.tenantgateway.tunnel.testing.TunnelHarness.WAIT;
+
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -78,7 +80,7 @@ public final class RawAgentServer implements AutoCloseable {
 
     /** The next packet from the agent, waiting up to 10 s. */
     public Packet next() throws InterruptedException {
-        Packet packet = received.poll(10, TimeUnit.SECONDS);
+        Packet packet = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
         if (packet == null) {
             throw new AssertionError("no packet from the agent within 10 s");
         }
@@ -92,7 +94,7 @@ public final class RawAgentServer implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         server.shutdownNow();
-        server.awaitTermination(5, TimeUnit.SECONDS);
+        server.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS);
         executor.shutdownNow();
     }
 }

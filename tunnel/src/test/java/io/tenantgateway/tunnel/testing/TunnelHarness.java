@@ -24,6 +24,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class TunnelHarness implements AutoCloseable, AfterEachCallback {
     public static final TestPki PKI = TestPki.create("tunnel-test");
+    /**
+     * How long the tunnel tests wait for what should happen (a dial answered, an agent ready, bytes through): one
+     * generous ceiling, because a busy two-core CI machine is many times slower than a laptop. A test that proves a
+     * timeout sets a short one and gives it a peer that never answers (a {@link FullListener}).
+     */
+    public static final Duration WAIT = Duration.ofSeconds(30);
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<TunnelServer> servers = new ArrayList<>();
@@ -33,7 +39,7 @@ public final class TunnelHarness implements AutoCloseable, AfterEachCallback {
         return TunnelServerConfig.builder(PKI.serverMaterial()).serverId(serverId).eventLoopThreads(2);
     }
 
-    /** Agent defaults for tests: fast sync/probe loops, a short dial timeout. */
+    /** Agent defaults for tests: fast sync/probe loops; dials that should succeed get {@link #WAIT}. */
     public static TunnelConfig.Builder agentConfig(TunnelServer server) {
         return TunnelConfig.builder()
                 .proxyServerHost("127.0.0.1")
@@ -42,7 +48,7 @@ public final class TunnelHarness implements AutoCloseable, AfterEachCallback {
                 .syncInterval(Duration.ofMillis(50))
                 .syncIntervalCap(Duration.ofMillis(400))
                 .probeInterval(Duration.ofMillis(200))
-                .dialTimeout(Duration.ofSeconds(5));
+                .dialTimeout(WAIT);
     }
 
     public TunnelServer startServer(TunnelServerConfig config) {
@@ -88,7 +94,7 @@ public final class TunnelHarness implements AutoCloseable, AfterEachCallback {
 
     /** Dials and waits (bounded) for the tunnel. */
     public static Channel dial(ProxyClient client, String address, ChannelHandler handler) throws Exception {
-        return client.dial(address, handler).get(20, TimeUnit.SECONDS);
+        return client.dial(address, handler).get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
 
     public static Path socketPath(Path dir) {

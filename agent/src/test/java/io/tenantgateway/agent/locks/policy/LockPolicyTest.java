@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(value = 10, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LockPolicyTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
     private static final Instant LOCKED_AT = Instant.parse("2025-03-04T05:00:00Z");
