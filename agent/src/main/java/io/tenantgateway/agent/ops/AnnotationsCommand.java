@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,6 +41,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @Command(name = "annotations", mixinStandardHelpOptions = true, usageHelpWidth = 120,
         description = "Decode or encode HAMi node register annotations as a given HAMi release does.",
+        modelTransformer = AnnotationKeys.DecodeKeysHelp.class,
         subcommands = {AnnotationsCommand.Decode.class, AnnotationsCommand.Encode.class})
 public final class AnnotationsCommand {
     private static final JsonMapper JSON = JsonMapper.builder(TerminalSafeJson.factory())
@@ -76,7 +78,8 @@ public final class AnnotationsCommand {
                 "annotation it carries and the devices HAMi derives from status.capacity."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {" 0:every value decoded", " 1:a value has an error (HAMi's reader message is shown)",
-                " 2:bad input (unknown key, stdin not a Node or more than 4 MiB, bad flag)"})
+                " 2:bad input (unknown key, stdin not a Node or more than 4 MiB, bad flag)"},
+            modelTransformer = AnnotationKeys.DecodeKeysHelp.class)
     public static final class Decode implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -108,18 +111,24 @@ public final class AnnotationsCommand {
                 decodeNode(stdin(System.in), release, results);
             } else {
                 String nodeName = node == null ? "node" : node;
+                // Capacity resources are decoded together, after the annotations, as decodeNode reads status.capacity.
+                Map<String, String> capacity = new LinkedHashMap<>();
                 for (String input : inputs) {
                     int eq = input.indexOf('=');
                     if (eq <= 0) {
-                        throw new ConfigException("KEY=VALUE", input, "KEY=VALUE with a HAMi node register key, or -");
+                        throw new ConfigException("KEY=VALUE", input, "KEY=VALUE with a HAMi node register key or "
+                                + "capacity resource (see --help), or -");
                     }
                     String key = input.substring(0, eq);
-                    if (RegisterVendor.forKey(key).isEmpty()) {
-                        throw new ConfigException("KEY", key, "a HAMi node register key (tenant-gateway "
-                                + "annotations decode --help)");
+                    if (RegisterVendor.forKey(key).isPresent()) {
+                        results.put(key, RegisterCodec.decode(key, input.substring(eq + 1), release, nodeName));
+                    } else if (AnnotationKeys.capacityVendor(key).isPresent()) {
+                        capacity.put(key, input.substring(eq + 1));
+                    } else {
+                        throw AnnotationKeys.unknown(key, true);
                     }
-                    results.put(key, RegisterCodec.decode(key, input.substring(eq + 1), release, nodeName));
                 }
+                results.putAll(AnnotationKeys.decodeCapacity(capacity, release, nodeName));
             }
             PrintWriter out = spec.commandLine().getOut();
             if (output.equals("json")) {
@@ -139,12 +148,38 @@ public final class AnnotationsCommand {
                 throw ConfigException.of("stdin", "not JSON (expected: a Node object, as kubectl get node NAME "
                         + "-o json prints it): " + e.getOriginalMessage().lines().findFirst().orElse(""));
             }
-            if (root == null || !root.isObject() || !"Node".equals(root.path("kind").asText("Node"))) {
-                throw ConfigException.of("stdin", "not a Node object (expected: kubectl get node NAME -o json)");
-            }
+            notANode(root).ifPresent(what -> {
+                throw new ConfigException("stdin", what, "one Node object, kind: Node, as kubectl get node NAME -o "
+                        + "json prints it");
+            });
             String nodeName = node != null ? node : root.path("metadata").path("name").asText("node");
             results.putAll(RegisterCodec.decodeNode(texts(root.path("metadata").path("annotations")),
                     texts(root.path("status").path("capacity")), release, nodeName));
+        }
+
+        /**
+         * What {@code root} is when it is not a Node: {@code kind} other than {@code Node} (a Pod, a NodeList), no
+         * object, or an object with neither {@code kind} nor {@code metadata} ({@code {}}). An object without
+         * {@code kind} but with a {@code metadata} object passes (a Node cut down by hand or by jq).
+         */
+        static Optional<String> notANode(JsonNode root) {
+            if (root == null || root.isMissingNode()) {
+                return Optional.of("no JSON value");
+            }
+            if (!root.isObject()) {
+                return Optional.of("a JSON " + (root.isArray() ? "array" : root.isString() ? "string"
+                        : root.isNumber() ? "number" : root.isBoolean() ? "boolean" : "null"));
+            }
+            JsonNode kind = root.get("kind");
+            if (kind == null) {
+                return root.path("metadata").isObject() ? Optional.empty()
+                        : Optional.of("an object with neither kind nor metadata");
+            }
+            if (!kind.isString()) {
+                return Optional.of("an object whose kind is no string");
+            }
+            return kind.asString().equals("Node") ? Optional.empty()
+                    : Optional.of("kind " + PeerText.bound(kind.asString(), PeerText.VALUE_LIMIT));
         }
 
         private static Map<String, String> texts(JsonNode object) {
@@ -224,7 +259,8 @@ public final class AnnotationsCommand {
                 "Metax device objects; for enflame.com/gcu-drs-capacity the DRS object."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {" 0:written", " 2:bad input (unknown key, unreadable stdin or more than 4 MiB of it, more"
-                + " than 1024 devices, ',' or ':' in a legacy-format field, a value over 256 KiB, bad flag)"})
+                + " than 1024 devices, ',' or ':' in a legacy-format field, a value over 256 KiB, bad flag)"},
+            modelTransformer = AnnotationKeys.EncodeKeysHelp.class)
     public static final class Encode implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -240,8 +276,7 @@ public final class AnnotationsCommand {
         public Integer call() {
             HamiRelease release = release(hamiCompat);
             if (RegisterVendor.forKey(key).isEmpty()) {
-                throw new ConfigException("KEY", key, "a HAMi node register key (tenant-gateway annotations "
-                        + "decode --help)");
+                throw AnnotationKeys.unknown(key, false);
             }
             String value;
             try {
