@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.IModelTransformer;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -107,7 +108,8 @@ final class AnnotationKeys {
     /** The help section: every key, per vendor, with its format; capacity resources when {@code withCapacity}. */
     static List<String> helpLines(boolean withCapacity) {
         List<String> lines = new ArrayList<>();
-        lines.add("Node register annotations (KEY=VALUE, or read from a Node's metadata.annotations):");
+        lines.add(withCapacity ? "Node register annotations (KEY=VALUE, or read from a Node's metadata.annotations):"
+                : "Node register annotations (KEY):");
         String ascendExample = NodeVendor.ascend("Ascend910B4").registerKey();
         int width = RegisterVendor.TABLE.stream().map(AnnotationKeys::pattern).mapToInt(String::length).max()
                 .orElse(0);
@@ -159,7 +161,11 @@ final class AnnotationKeys {
         return HamiCompat.valueOf(release.name()).label();
     }
 
-    /** Adds the keys section to the help of {@code annotations} and {@code annotations decode}. */
+    /**
+     * A mixin adding the keys section to the help of {@code annotations} and {@code annotations decode} (its footer,
+     * which picocli copies to the command; made when the model is built, by this class as the mixin's transformer).
+     */
+    @Command(modelTransformer = DecodeKeysHelp.class)
     public static final class DecodeKeysHelp implements IModelTransformer {
         @Override
         public CommandSpec transform(CommandSpec spec) {
@@ -167,7 +173,8 @@ final class AnnotationKeys {
         }
     }
 
-    /** Adds the register keys (no capacity: nothing to encode) to the help of {@code annotations encode}. */
+    /** The same for {@code annotations encode}: the register keys only (capacity is no annotation to encode). */
+    @Command(modelTransformer = EncodeKeysHelp.class)
     public static final class EncodeKeysHelp implements IModelTransformer {
         @Override
         public CommandSpec transform(CommandSpec spec) {

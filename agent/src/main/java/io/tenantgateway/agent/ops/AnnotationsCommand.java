@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -41,9 +42,12 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @Command(name = "annotations", mixinStandardHelpOptions = true, usageHelpWidth = 120,
         description = "Decode or encode HAMi node register annotations as a given HAMi release does.",
-        modelTransformer = AnnotationKeys.DecodeKeysHelp.class,
         subcommands = {AnnotationsCommand.Decode.class, AnnotationsCommand.Encode.class})
 public final class AnnotationsCommand {
+    /** The keys section of the help, made from hami's tables. */
+    @Mixin
+    AnnotationKeys.DecodeKeysHelp keys;
+
     private static final JsonMapper JSON = JsonMapper.builder(TerminalSafeJson.factory())
             .enable(SerializationFeature.INDENT_OUTPUT).build();
     /**
@@ -78,11 +82,14 @@ public final class AnnotationsCommand {
                 "annotation it carries and the devices HAMi derives from status.capacity."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {" 0:every value decoded", " 1:a value has an error (HAMi's reader message is shown)",
-                " 2:bad input (unknown key, stdin not a Node or more than 4 MiB, bad flag)"},
-            modelTransformer = AnnotationKeys.DecodeKeysHelp.class)
+                " 2:bad input (unknown key, stdin not a Node or more than 4 MiB, bad flag)"})
     public static final class Decode implements Callable<Integer> {
         @Spec
         CommandSpec spec;
+
+        /** The keys section of the help, made from hami's tables. */
+        @Mixin
+        AnnotationKeys.DecodeKeysHelp keys;
 
         @Option(names = "--hami-compat", defaultValue = "v2.10", paramLabel = "v2.9|v2.10",
                 description = "The HAMi release whose scheduler to follow. Default: ${DEFAULT-VALUE}.")
@@ -259,11 +266,14 @@ public final class AnnotationsCommand {
                 "Metax device objects; for enflame.com/gcu-drs-capacity the DRS object."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {" 0:written", " 2:bad input (unknown key, unreadable stdin or more than 4 MiB of it, more"
-                + " than 1024 devices, ',' or ':' in a legacy-format field, a value over 256 KiB, bad flag)"},
-            modelTransformer = AnnotationKeys.EncodeKeysHelp.class)
+                + " than 1024 devices, ',' or ':' in a legacy-format field, a value over 256 KiB, bad flag)"})
     public static final class Encode implements Callable<Integer> {
         @Spec
         CommandSpec spec;
+
+        /** The register keys section of the help, made from hami's tables. */
+        @Mixin
+        AnnotationKeys.EncodeKeysHelp keys;
 
         @Option(names = "--hami-compat", defaultValue = "v2.10", paramLabel = "v2.9|v2.10",
                 description = "The HAMi release whose writer to follow. Default: ${DEFAULT-VALUE}.")
