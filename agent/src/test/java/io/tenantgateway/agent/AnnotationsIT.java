@@ -12,7 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -116,6 +118,36 @@ class AnnotationsIT {
                 .path("NetworkID").asInt()).isZero();
         assertThat(decoded.path("hami.io/node-register-Ascend910B4").path("devices").get(0).path("devmem").asInt())
                 .isEqualTo(32768);
+    }
+
+    /**
+     * The help promises exit 2 for stdin that is not a Node: each of these is one line saying what came and what was
+     * expected, nothing on stdout. An object without kind but with metadata is read as a Node.
+     */
+    @Test
+    void stdinThatIsNotANodeExitsTwoWithOneLine() throws Exception {
+        String expected = " (expected: one Node object, kind: Node, as kubectl get node NAME -o json prints it)";
+        Map<String, String> inputs = new LinkedHashMap<>();
+        inputs.put("{}", "an object with neither kind nor metadata");
+        inputs.put("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"annotations\":{}}}",
+                "kind Pod");
+        inputs.put("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{\"kind\":\"Node\"}]}", "kind List");
+        inputs.put("[{\"kind\":\"Node\",\"metadata\":{}}]", "a JSON array");
+        inputs.put("\"gpu-7\"", "a JSON string");
+        for (Map.Entry<String, String> input : inputs.entrySet()) {
+            Result result = run(input.getKey(), "annotations", "decode", "-");
+            assertThat(result.exitCode()).as(input.getKey() + ": " + result.err()).isEqualTo(2);
+            assertThat(result.err().lines()).as(input.getKey())
+                    .containsExactly("error: stdin: " + input.getValue() + expected);
+            assertThat(result.out()).as(input.getKey()).isEmpty();
+        }
+
+        Result noKind = run("{\"metadata\":{\"name\":\"gpu-7\",\"annotations\":{\"hami.io/node-nvidia-register\":"
+                + "\"[{\\\"id\\\":\\\"GPU-a\\\",\\\"count\\\":10,\\\"health\\\":true}]\"}}}",
+                "annotations", "decode", "-");
+        assertThat(noKind.exitCode()).as(noKind.err()).isZero();
+        assertThat(JSON.readTree(noKind.out()).path("hami.io/node-nvidia-register").path("devices").get(0).path("id")
+                .asString()).isEqualTo("GPU-a");
     }
 
     @Test

@@ -63,10 +63,21 @@ public final class GoFlags {
      * --enable-lock-controller?)} for an unknown option, picocli's own message otherwise.
      */
     public static String message(CommandLine.ParameterException e) {
+        return message(e, List.of());
+    }
+
+    /**
+     * {@link #message(CommandLine.ParameterException)} for flags parsed on behalf of another command: the nearest
+     * known flag is looked for among {@code also}'s long options too ({@code doctor} parses {@code run}'s flags, and a
+     * typo of its own {@code --check-timeout} should be named as well).
+     */
+    public static String message(CommandLine.ParameterException e, Collection<CommandSpec> also) {
         if (e instanceof CommandLine.UnmatchedArgumentException unmatched) {
             for (String arg : unmatched.getUnmatched()) {
                 if (arg.startsWith("-") && arg.length() > 1) {
-                    return unknownFlag(arg, longNames(unmatched.getCommandLine().getCommandSpec()));
+                    Set<String> known = new TreeSet<>(longNames(unmatched.getCommandLine().getCommandSpec()));
+                    also.forEach(spec -> known.addAll(longNames(spec)));
+                    return unknownFlag(arg, known);
                 }
             }
         }

@@ -18,8 +18,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -42,6 +44,10 @@ import tools.jackson.databind.node.ObjectNode;
         description = "Decode or encode HAMi node register annotations as a given HAMi release does.",
         subcommands = {AnnotationsCommand.Decode.class, AnnotationsCommand.Encode.class})
 public final class AnnotationsCommand {
+    /** The keys section of the help, made from hami's tables. */
+    @Mixin
+    AnnotationKeys.DecodeKeysHelp keys;
+
     private static final JsonMapper JSON = JsonMapper.builder(TerminalSafeJson.factory())
             .enable(SerializationFeature.INDENT_OUTPUT).build();
     /**
@@ -81,6 +87,10 @@ public final class AnnotationsCommand {
         @Spec
         CommandSpec spec;
 
+        /** The keys section of the help, made from hami's tables. */
+        @Mixin
+        AnnotationKeys.DecodeKeysHelp keys;
+
         @Option(names = "--hami-compat", defaultValue = "v2.10", paramLabel = "v2.9|v2.10",
                 description = "The HAMi release whose scheduler to follow. Default: ${DEFAULT-VALUE}.")
         String hamiCompat;
@@ -108,18 +118,24 @@ public final class AnnotationsCommand {
                 decodeNode(stdin(System.in), release, results);
             } else {
                 String nodeName = node == null ? "node" : node;
+                // Capacity resources are decoded together, after the annotations, as decodeNode reads status.capacity.
+                Map<String, String> capacity = new LinkedHashMap<>();
                 for (String input : inputs) {
                     int eq = input.indexOf('=');
                     if (eq <= 0) {
-                        throw new ConfigException("KEY=VALUE", input, "KEY=VALUE with a HAMi node register key, or -");
+                        throw new ConfigException("KEY=VALUE", input, "KEY=VALUE with a HAMi node register key or "
+                                + "capacity resource (see --help), or -");
                     }
                     String key = input.substring(0, eq);
-                    if (RegisterVendor.forKey(key).isEmpty()) {
-                        throw new ConfigException("KEY", key, "a HAMi node register key (tenant-gateway "
-                                + "annotations decode --help)");
+                    if (RegisterVendor.forKey(key).isPresent()) {
+                        results.put(key, RegisterCodec.decode(key, input.substring(eq + 1), release, nodeName));
+                    } else if (AnnotationKeys.capacityVendor(key).isPresent()) {
+                        capacity.put(key, input.substring(eq + 1));
+                    } else {
+                        throw AnnotationKeys.unknown(key, true);
                     }
-                    results.put(key, RegisterCodec.decode(key, input.substring(eq + 1), release, nodeName));
                 }
+                results.putAll(AnnotationKeys.decodeCapacity(capacity, release, nodeName));
             }
             PrintWriter out = spec.commandLine().getOut();
             if (output.equals("json")) {
@@ -139,12 +155,38 @@ public final class AnnotationsCommand {
                 throw ConfigException.of("stdin", "not JSON (expected: a Node object, as kubectl get node NAME "
                         + "-o json prints it): " + e.getOriginalMessage().lines().findFirst().orElse(""));
             }
-            if (root == null || !root.isObject() || !"Node".equals(root.path("kind").asText("Node"))) {
-                throw ConfigException.of("stdin", "not a Node object (expected: kubectl get node NAME -o json)");
-            }
+            notANode(root).ifPresent(what -> {
+                throw new ConfigException("stdin", what, "one Node object, kind: Node, as kubectl get node NAME -o "
+                        + "json prints it");
+            });
             String nodeName = node != null ? node : root.path("metadata").path("name").asText("node");
             results.putAll(RegisterCodec.decodeNode(texts(root.path("metadata").path("annotations")),
                     texts(root.path("status").path("capacity")), release, nodeName));
+        }
+
+        /**
+         * What {@code root} is when it is not a Node: {@code kind} other than {@code Node} (a Pod, a NodeList), no
+         * object, or an object with neither {@code kind} nor {@code metadata} ({@code {}}). An object without
+         * {@code kind} but with a {@code metadata} object passes (a Node cut down by hand or by jq).
+         */
+        static Optional<String> notANode(JsonNode root) {
+            if (root == null || root.isMissingNode()) {
+                return Optional.of("no JSON value");
+            }
+            if (!root.isObject()) {
+                return Optional.of("a JSON " + (root.isArray() ? "array" : root.isString() ? "string"
+                        : root.isNumber() ? "number" : root.isBoolean() ? "boolean" : "null"));
+            }
+            JsonNode kind = root.get("kind");
+            if (kind == null) {
+                return root.path("metadata").isObject() ? Optional.empty()
+                        : Optional.of("an object with neither kind nor metadata");
+            }
+            if (!kind.isString()) {
+                return Optional.of("an object whose kind is no string");
+            }
+            return kind.asString().equals("Node") ? Optional.empty()
+                    : Optional.of("kind " + PeerText.bound(kind.asString(), PeerText.VALUE_LIMIT));
         }
 
         private static Map<String, String> texts(JsonNode object) {
@@ -230,6 +272,10 @@ public final class AnnotationsCommand {
         @Spec
         CommandSpec spec;
 
+        /** The register keys section of the help, made from hami's tables. */
+        @Mixin
+        AnnotationKeys.EncodeKeysHelp keys;
+
         @Option(names = "--hami-compat", defaultValue = "v2.10", paramLabel = "v2.9|v2.10",
                 description = "The HAMi release whose writer to follow. Default: ${DEFAULT-VALUE}.")
         String hamiCompat;
@@ -241,8 +287,7 @@ public final class AnnotationsCommand {
         public Integer call() {
             HamiRelease release = release(hamiCompat);
             if (RegisterVendor.forKey(key).isEmpty()) {
-                throw new ConfigException("KEY", key, "a HAMi node register key (tenant-gateway annotations "
-                        + "decode --help)");
+                throw AnnotationKeys.unknown(key, false);
             }
             String value;
             try {

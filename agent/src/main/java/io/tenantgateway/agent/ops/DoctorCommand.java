@@ -52,8 +52,11 @@ public final class DoctorCommand implements Callable<Integer> {
             flags = AgentCommand.parse(runFlags.toArray(String[]::new));
         } catch (CommandLine.ParameterException e) {
             // The run flags' own command line printed nowhere: this command's handler prints GoFlags' one line and
-            // exits 2 (picocli hands it the ParameterException, the cause, with this command's streams).
-            throw new CommandLine.ExecutionException(spec.commandLine(), GoFlags.message(e), e);
+            // exits 2 (picocli hands it the ParameterException, the cause, with this command's streams). The line is
+            // made here, where doctor's own flags can be offered as the nearest known one too (--check-timout).
+            String message = GoFlags.message(e, List.of(spec));
+            throw new CommandLine.ExecutionException(spec.commandLine(), message,
+                    new CommandLine.ParameterException(spec.commandLine(), message, e));
         }
         var timeout = Durations.parse("--check-timeout", checkTimeout);
         PrintWriter out = spec.commandLine().getOut();
