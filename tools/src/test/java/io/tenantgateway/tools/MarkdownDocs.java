@@ -70,8 +70,11 @@ final class MarkdownDocs {
         tools.put("dcu-vgpu-device-plugin", Set.of("--pulse"));
         tools.put("ascend-device-plugin", Set.of("--node_name", "--check_idle_vnpu_interval", "--report_time_offset",
                 "--config_file", "--node_config_file"));
+        // bin/test's own steps: Maven's keep-going switch and apt's flag against recommended packages
+        tools.put("mvn", Set.of("--fail-at-end"));
+        tools.put("apt-get", Set.of("--no-install-recommends"));
         // programs the docs run without naming any of their long flags: whatever follows them must be added here
-        for (String tool : List.of("mvn", "git", "kustomize", "chromium", "curl", "kind")) {
+        for (String tool : List.of("git", "kustomize", "chromium", "curl", "kind")) {
             tools.put(tool, Set.of());
         }
         return Map.copyOf(tools);
