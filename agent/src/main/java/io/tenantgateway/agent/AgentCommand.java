@@ -62,7 +62,7 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
     CommandSpec spec;
 
     /**
-     * {@code --help}'s sections, as agent/README.md groups the flags: each option's picocli {@code order} names its
+     * {@code --help}'s sections, as agent/REFERENCE.md groups the flags: each option's picocli {@code order} names its
      * section (1 konnectivity-agent, 6 upstream flags accepted but not implemented, 2 tenant-gateway, 3 webhook,
      * 4 device registration, 7 device plugin, 5 lock controller), listed in this order.
      */

@@ -197,7 +197,7 @@ class DeviceConfigChurnIT extends AgentProcessTestBase {
                 metrics.lines().filter(l -> l.startsWith("tenant_gateway_device_config_re")
                         || l.startsWith("tenant_gateway_events_total")).toList(), writes, events.size(),
                 events.stream().map(Event::getCount).toList());
-        // The bound (agent/README.md "Events"): one Event per distinct error, at most 25 writes about one object.
+        // The bound (agent/REFERENCE.md "Events"): one Event per distinct error, at most 25 writes about one object.
         assertThat(events).as("one Event per distinct error").hasSizeBetween(1, 2)
                 .allSatisfy(e -> assertThat(e.getType()).isEqualTo("Warning"));
         assertThat(writes).as("Event creates and count bumps").isBetween(1, EventCorrelator.SPAM_BURST);

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The agent's memory budget as {@code bin/tenant-gateway run} applies it (agent/README.md, "Memory budget"): fixed
+ * The agent's memory budget as {@code bin/tenant-gateway run} applies it (agent/REFERENCE.md, "Memory budget"): fixed
  * bounds with no container limit, whatever the machine's RAM (a larger heap when the webhook is on: its request
  * bodies in flight); a container memory limit (cgroup v2 or v1, read from
  * {@code TENANT_GATEWAY_CGROUP_ROOT} here instead of {@code /sys/fs/cgroup}) only lowers them; and running out of a

@@ -278,7 +278,7 @@ public final class AdminServer implements AutoCloseable {
 
     /**
      * The JSON mapper, made on the first {@code /debug} answer: an agent nobody asks for JSON loads no Jackson (the
-     * footprint; agent/README.md, "Memory budget"). It escapes what a terminal would act on
+     * footprint; agent/REFERENCE.md, "Memory budget"). It escapes what a terminal would act on
      * ({@link io.tenantgateway.agent.logging.TerminalSafeJson}): {@code curl …/debug/devices} shows annotation values.
      */
     private static final class Json {

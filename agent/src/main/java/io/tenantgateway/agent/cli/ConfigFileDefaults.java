@@ -89,7 +89,7 @@ public final class ConfigFileDefaults implements IDefaultValueProvider {
 
     /**
      * The YAML parser, in a class of its own so that Jackson is loaded only when {@code --config} is given: the
-     * agent's footprint (a pure tunnel loads no Jackson; agent/README.md, "Memory budget").
+     * agent's footprint (a pure tunnel loads no Jackson; agent/REFERENCE.md, "Memory budget").
      */
     private static final class Yaml {
         static Object parse(Path file) {

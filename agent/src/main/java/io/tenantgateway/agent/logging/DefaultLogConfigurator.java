@@ -12,7 +12,7 @@ import ch.qos.logback.core.spi.ContextAwareBase;
  * Logback's configuration until the CLI applies the klog and log-format flags ({@link LogSetup}): klog text on
  * stderr, libraries quiet. Found by logback through {@code META-INF/services}; it replaces a {@code logback.xml},
  * whose XML configurator alone loads several hundred classes (Joran and the JDK's XML parser) into every process:
- * the agent's footprint (agent/README.md, "Memory budget").
+ * the agent's footprint (agent/REFERENCE.md, "Memory budget").
  *
  * <p>A {@code logback.configurationFile} system property or a {@code logback-test.xml} on the class path (the
  * modules' tests) still wins: this configurator then hands over to logback's own.

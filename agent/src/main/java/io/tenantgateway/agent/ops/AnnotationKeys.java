@@ -32,9 +32,9 @@ final class AnnotationKeys {
     private AnnotationKeys() {
     }
 
-    /** The key of {@code vendor} as people write it: the fixed key, or the pattern with {@code <chip>}. */
+    /** The key of {@code vendor} as people write it: the fixed key, or the pattern with {@code CHIP} (an upper-case placeholder, as every help text writes one). */
     static String pattern(RegisterVendor vendor) {
-        return vendor.isFixedKey() ? vendor.keyPrefix() : vendor.keyPrefix() + "<chip>" + vendor.keySuffix();
+        return vendor.isFixedKey() ? vendor.keyPrefix() : vendor.keyPrefix() + "CHIP" + vendor.keySuffix();
     }
 
     /** The capacity vendor whose count or memory resource {@code key} is. */

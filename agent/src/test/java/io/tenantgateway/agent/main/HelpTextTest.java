@@ -24,10 +24,10 @@ import picocli.CommandLine.Model.OptionSpec;
 /**
  * A newcomer's first look: {@code --help} of every command, rendered through {@link Main} as the binary does. Summaries
  * are whole sentences, every line fits one width, placeholders read ({@code =DURATION}, not {@code =<syncInterval>}),
- * and {@code run}'s flags come in agent/README.md's groups, each with its default, booleans spelled one way.
+ * and {@code run}'s flags come in agent/REFERENCE.md's groups, each with its default, booleans spelled one way.
  */
 class HelpTextTest {
-    /** agent/README.md's groups of {@code run}'s flags, in its order. */
+    /** agent/REFERENCE.md's groups of {@code run}'s flags, in its order. */
     private static final List<String> RUN_SECTIONS = List.of(
             "konnectivity-agent flags (upstream names and defaults):",
             "Upstream flags accepted but not implemented yet (a value other than the default warns at start):",

@@ -58,8 +58,8 @@ class AnnotationsCommandTest {
             CliRun help = CliRun.of((command + " --help").split(" "));
             assertThat(help.exitCode()).as(help.both()).isZero();
             String out = help.out();
-            assertThat(out).as(command).contains("Keys:", "hami.io/node-register-<chip>",
-                    "hami.io/node-<chip>-register", "cambricon.com/mlu.smlu.vcore", "Node capacity");
+            assertThat(out).as(command).contains("Keys:", "hami.io/node-register-CHIP",
+                    "hami.io/node-CHIP-register", "cambricon.com/mlu.smlu.vcore", "Node capacity");
             RegisterVendor.TABLE.forEach(v -> assertThat(out).as(command).containsPattern(
                     "\\n  " + java.util.regex.Pattern.quote(AnnotationKeys.pattern(v)) + " +"
                             + java.util.regex.Pattern.quote(v.vendor()) + " "));

@@ -26,7 +26,7 @@ public abstract class HostileServerTestBase {
     protected static final long MIB = 1024 * 1024;
     /** The launcher's direct-memory bound ({@code -XX:MaxDirectMemorySize=32m}). */
     protected static final long DIRECT_LIMIT = 32 * MIB;
-    /** The memory request the manifests give the agent (agent/README.md, "Memory budget"): RSS stays below it. */
+    /** The memory request the manifests give the agent (agent/REFERENCE.md, "Memory budget"): RSS stays below it. */
     protected static final long RSS_LIMIT = 192 * MIB;
 
     @TempDir

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * limit, so the agent's input buffers fit inside the bounds the launcher sets whatever any peer sends: past an
  * account's limit a part stops reading (tunnel) or refuses the request (webhook, 429/503) instead of dying.
  *
- * <p>The accounts and their shares are the agent's memory-budget table (agent/README.md, "Memory budget"). Thread-safe:
+ * <p>The accounts and their shares are the agent's memory-budget table (agent/REFERENCE.md, "Memory budget"). Thread-safe:
  * reservations are a lock-free compare-and-set on one counter per account.
  */
 public final class MemoryBudget {

@@ -76,7 +76,7 @@ class BenchQuickIT {
             assertThat(measured.path("nmtAfterLoad").has("error")).as("%s NMT: %s", mode,
                     measured.path("nmtAfterLoad")).isFalse();
             // The launcher's heap follows the parts: 48 MiB for a pure tunnel (and the floor, started with its
-            // options), 64 MiB once the webhook is on (agent/README.md, "Memory budget").
+            // options), 64 MiB once the webhook is on (agent/REFERENCE.md, "Memory budget").
             assertThat(measured.path("nmtAfterLoad").path("heapReservedKiB").asLong()).as("%s heap bound", mode)
                     .isEqualTo(mode.equals("all") ? 64 * 1024 : 48 * 1024);
         }

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread-safe: streams on different event loops share it; wake-ups are handed to each waiter's own loop.
  */
 final class TargetBudget {
-    /** The account's name in the agent's memory-budget table (agent/README.md). */
+    /** The account's name in the agent's memory-budget table (agent/REFERENCE.md). */
     static final String ACCOUNT = "tunnel-target-buffers";
     /**
      * Share of the direct-memory limit: 3/8 (12 MiB of the agent's 32 MiB). The rest is for what the account does
