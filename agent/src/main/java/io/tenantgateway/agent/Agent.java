@@ -131,8 +131,8 @@ public final class Agent implements AutoCloseable {
         client.start();
         tunnel = client;
         started.push(client);
-        // process_* and jvm_* as upstream has process_* and go_*; after the tunnel: the first connection should not
-        // wait for the management beans.
+        // process_* and jvm_* as upstream has process_* and go_*; the management beans are read from the first scrape
+        // on (JvmInstrumentation).
         JvmInstrumentation.register(registry);
         MemoryBudgetMetrics.register(MemoryBudget.jvm(), registry);
         HttpLoop http = new HttpLoop(); // the health and admin ports: plain Netty on one event loop of their own
