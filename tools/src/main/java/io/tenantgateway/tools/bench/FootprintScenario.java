@@ -48,8 +48,8 @@ import java.util.regex.Pattern;
  * devices, lock controller and webhook against a CRUD mock API in this process). For each it reports exec →
  * connected (the server registers the agent), RSS 3 s after connecting (0.5 s with {@code --quick}), RSS after 1 GiB through 64 tunnels and
  * after a second GiB, the agent's CPU seconds per GiB for each, the classes loaded when idle ({@code jcmd PID
- * VM.metaspace}, so that a change that loads more on the tunnel path shows), and the JVM's own account (NMT summary, from a
- * second child started with {@code -XX:NativeMemoryTracking=summary} and the same load). Baseline, in the same
+ * VM.metaspace}, so that a change that loads more on the tunnel path shows), and the JVM's own account (NMT summary,
+ * from a second child started with {@code -XX:NativeMemoryTracking=summary} and the same load). Baseline, in the same
  * run: {@link FootprintFloor}, a bare JVM with the same options running only a Netty server that the same load
  * reaches directly.
  *
@@ -587,7 +587,7 @@ final class FootprintScenario {
                     + " not read") : parseNmt(out);
         }
 
-        /** The classes loaded now ({@code jcmd PID VM.metaspace}: works without perf data, which the agent turns off). */
+        /** The classes loaded now ({@code jcmd PID VM.metaspace}: works without perf data, which the agent has off). */
         Map<String, Object> classes() throws IOException, InterruptedException {
             String out = jcmd("VM.metaspace");
             return out == null ? Map.of("error", "no jcmd in " + System.getProperty("java.home") + " (a JRE): classes"
