@@ -2,7 +2,6 @@ package io.tenantgateway.agent;
 
 import static java.util.Objects.requireNonNull;
 
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.admin.AdminPortGuard;
 import io.tenantgateway.agent.admin.AdminServer;
@@ -11,6 +10,7 @@ import io.tenantgateway.agent.devices.DeviceRegistrar;
 import io.tenantgateway.agent.devices.DevicesPart;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.HealthServer;
+import io.tenantgateway.agent.health.JvmInstrumentation;
 import io.tenantgateway.agent.health.MemoryBudgetMetrics;
 import io.tenantgateway.agent.http.HttpLoop;
 import io.tenantgateway.agent.locks.AllocationController;
@@ -131,9 +131,9 @@ public final class Agent implements AutoCloseable {
         client.start();
         tunnel = client;
         started.push(client);
-        // process_* and jvm_* as upstream has process_* and go_*; after the tunnel: the first connection should not
-        // wait for the management beans.
-        JvmMetrics.builder().register(registry);
+        // process_* and jvm_* as upstream has process_* and go_*; the management beans are read from the first scrape
+        // on (JvmInstrumentation).
+        JvmInstrumentation.register(registry);
         MemoryBudgetMetrics.register(MemoryBudget.jvm(), registry);
         HttpLoop http = new HttpLoop(); // the health and admin ports: plain Netty on one event loop of their own
         http.start();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.tenantgateway.certs.testing.TestPki;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -130,5 +131,37 @@ class PemTest {
         Path certAsKey = Files.writeString(dir.resolve("swapped.key"), pki.server().certificatePem());
         assertThatThrownBy(() -> Pem.readPrivateKey(certAsKey))
                 .hasMessageContaining("found a certificate where a private key was expected");
+    }
+
+    /**
+     * Plain files (what the agent, Kubernetes and cert-manager write) are read with the JDK alone, to the same
+     * certificates and keys Bouncy Castle reads; anything else is left to Bouncy Castle. Written PEM is what Bouncy
+     * Castle's PemWriter wrote.
+     */
+    @Test
+    void plainFilesAreReadWithoutBouncyCastleToTheSameResult() throws Exception {
+        CertBundle server = pki.server();
+        String chain = server.certificatePem();
+        String key = server.privateKeyPem();
+        assertThat(JdkPem.certificates(chain)).isEqualTo(BouncyCastlePem.parseCertificates(chain, dir))
+                .isEqualTo(server.chain());
+        assertThat(JdkPem.privateKey(key)).isEqualTo(BouncyCastlePem.parsePrivateKey(key, dir))
+                .isEqualTo(server.privateKey());
+        assertThat(JdkPem.certificates(chain.replace("\n", "\r\n"))).as("CRLF").isEqualTo(server.chain());
+
+        StringWriter written = new StringWriter();
+        try (org.bouncycastle.util.io.pem.PemWriter writer = new org.bouncycastle.util.io.pem.PemWriter(written)) {
+            writer.writeObject(new org.bouncycastle.util.io.pem.PemObject("CERTIFICATE",
+                    server.leaf().getEncoded()));
+        }
+        assertThat(Pem.encodeCertificates(java.util.List.of(server.leaf()))).isEqualTo(written.toString());
+
+        assertThat(JdkPem.certificates("subject=CN=x\n" + chain)).as("text before the block").isNull();
+        assertThat(JdkPem.certificates(key)).as("a key").isNull();
+        assertThat(JdkPem.certificates(chain.replace("-----END CERTIFICATE-----", ""))).as("unterminated").isNull();
+        assertThat(JdkPem.certificates(chain.replaceFirst("\n.", "\n!"))).as("bad base64").isNull();
+        assertThat(JdkPem.privateKey(key + key)).as("two keys").isNull();
+        assertThat(JdkPem.privateKey(key.replace("BEGIN PRIVATE KEY", "BEGIN PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED"
+                + "\n-----X"))).as("headers").isNull();
     }
 }

@@ -3,6 +3,7 @@ package io.tenantgateway.common.memory;
 import static java.util.Objects.requireNonNull;
 
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Field;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -186,10 +187,35 @@ public final class MemoryBudget {
     private static final Pattern SIZE = Pattern.compile("(\\d+)([kKmMgG]?)");
 
     /**
-     * {@code -XX:MaxDirectMemorySize} as the JVM reads it; when unset (0) the JVM's default, the heap's maximum.
-     * Read through the HotSpot diagnostic bean when present, else from the command line.
+     * The direct-memory limit the JVM enforces ({@code -XX:MaxDirectMemorySize}; when unset, the heap's maximum): the
+     * field {@code java.nio.Bits} checks every allocation against, read as Netty reads it. Only where that field cannot
+     * be read, the HotSpot diagnostic bean, else the command line: {@code java.lang.management} loads the JMX
+     * classes (about 240 on JDK 17), which nothing else on the tunnel path needs (TunnelOnlyClassLoadingIT).
      */
     static long maxDirectMemory() {
+        long bits = bitsMaxMemory();
+        return bits > 0 ? bits : maxDirectMemoryFromManagement();
+    }
+
+    /** {@code java.nio.Bits.MAX_MEMORY} through {@code sun.misc.Unsafe}; -1 where that is not possible. */
+    static long bitsMaxMemory() {
+        try {
+            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+            Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
+            theUnsafe.setAccessible(true);
+            Object unsafe = theUnsafe.get(null);
+            Field maxMemory = Class.forName("java.nio.Bits").getDeclaredField("MAX_MEMORY");
+            Object base = unsafeClass.getMethod("staticFieldBase", Field.class).invoke(unsafe, maxMemory);
+            long offset = (Long) unsafeClass.getMethod("staticFieldOffset", Field.class).invoke(unsafe, maxMemory);
+            return (Long) unsafeClass.getMethod("getLongVolatile", Object.class, long.class).invoke(unsafe, base,
+                    offset);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return -1;
+        }
+    }
+
+    /** The limit as the management beans tell it: the HotSpot diagnostic bean, else the command line. */
+    static long maxDirectMemoryFromManagement() {
         long heap = Runtime.getRuntime().maxMemory();
         try {
             Class<?> beanClass = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");

@@ -50,4 +50,11 @@ class MemoryBudgetTest {
         assertThat(MemoryBudget.jvm().heapLimit()).isEqualTo(Runtime.getRuntime().maxMemory());
         assertThat(MemoryBudget.jvm().directLimit()).isPositive();
     }
+
+    @Test
+    void theDirectLimitIsReadWithoutTheManagementBeansAndAgreesWithThem() {
+        assertThat(MemoryBudget.bitsMaxMemory()).as("java.nio.Bits' own limit").isPositive()
+                .isEqualTo(MemoryBudget.maxDirectMemoryFromManagement());
+        assertThat(MemoryBudget.jvm().directLimit()).isEqualTo(MemoryBudget.bitsMaxMemory());
+    }
 }

@@ -47,8 +47,9 @@ import java.util.regex.Pattern;
  * environment) against the in-process Java konnectivity-server, twice: a pure tunnel, and with every part on (mock
  * devices, lock controller and webhook against a CRUD mock API in this process). For each it reports exec →
  * connected (the server registers the agent), RSS 3 s after connecting (0.5 s with {@code --quick}), RSS after 1 GiB through 64 tunnels and
- * after a second GiB, the agent's CPU seconds per GiB for each, and the JVM's own account (NMT summary, from a
- * second child started with {@code -XX:NativeMemoryTracking=summary} and the same load). Baseline, in the same
+ * after a second GiB, the agent's CPU seconds per GiB for each, the classes loaded when idle ({@code jcmd PID
+ * VM.metaspace}, so that a change that loads more on the tunnel path shows), and the JVM's own account (NMT summary,
+ * from a second child started with {@code -XX:NativeMemoryTracking=summary} and the same load). Baseline, in the same
  * run: {@link FootprintFloor}, a bare JVM with the same options running only a Netty server that the same load
  * reaches directly.
  *
@@ -90,7 +91,7 @@ final class FootprintScenario {
     /** What one child went through. */
     record Measured(double startSeconds, List<Double> startRuns, long rssIdle, long rssFirst, long rssSecond,
             long hwm, double cpuFirst, double cpuSecond, Map<String, Object> nmtIdle, Map<String, Object> nmtLoaded,
-            List<String> jvmOptions) {
+            List<String> jvmOptions, Map<String, Object> classesIdle, Map<String, Object> classesLoaded) {
     }
 
     ScenarioResult run() throws Exception {
@@ -108,8 +109,8 @@ final class FootprintScenario {
                 all = measure(Mode.ALL, target, api);
             }
             Measured floor = measureFloor(pure.jvmOptions());
-            add(figures, Mode.PURE, pure, floor, 0.5, 64, 96);
-            add(figures, Mode.ALL, all, floor, Double.NaN, 96, 128);
+            add(figures, Mode.PURE, pure, floor, 0.5, 64, 96, 4500);
+            add(figures, Mode.ALL, all, floor, Double.NaN, 96, 128, Double.NaN);
             details.put("pure", toMap(pure));
             details.put("all", toMap(all));
             details.put("floor", toMap(floor));
@@ -117,16 +118,27 @@ final class FootprintScenario {
             details.put("bytesPerLoad", sizes.footprintBytes());
             details.put("launcher", launcher.toString());
             String limits = String.format(Locale.ROOT, "pure tunnel idle %.1f MiB RSS (heap committed %s,"
-                    + " non-heap committed %s per NMT) vs %.1f MiB for a bare JVM with Netty; all parts %.1f MiB",
-                    pure.rssIdle() / MIB, nmtMib(pure.nmtIdle(), "heapCommittedKiB"),
-                    nmtMib(pure.nmtIdle(), "nonHeapCommittedKiB"), floor.rssIdle() / MIB, all.rssIdle() / MIB);
+                    + " non-heap committed %s per NMT; %s classes, %s of them from class-data archives) vs %.1f MiB"
+                    + " for a bare JVM with Netty; all parts %.1f MiB", pure.rssIdle() / MIB,
+                    nmtMib(pure.nmtIdle(), "heapCommittedKiB"), nmtMib(pure.nmtIdle(), "nonHeapCommittedKiB"),
+                    pure.classesIdle().getOrDefault("classes", "n/a"), pure.classesIdle().getOrDefault("shared", "n/a"),
+                    floor.rssIdle() / MIB, all.rssIdle() / MIB);
             return new ScenarioResult(Scenario.FOOTPRINT, figures, limits, details);
         }
     }
 
     private static void add(List<Figure> figures, Mode mode, Measured agent, Measured floor, double startTarget,
-            double idleTarget, double loadedTarget) {
+            double idleTarget, double loadedTarget, double classesTarget) {
         String p = mode.label + ": ";
+        double classes = count(agent.classesIdle(), "classes");
+        double floorClasses = count(floor.classesIdle(), "classes");
+        if (Double.isNaN(classesTarget)) {
+            figures.add(Figure.compared(p + "classes loaded idle", "classes", classes, floorClasses,
+                    "bare JVM + Netty"));
+        } else {
+            figures.add(Figure.comparedWithTarget(p + "classes loaded idle", "classes", classes, floorClasses,
+                    "bare JVM + Netty", "<= " + (int) classesTarget, classes <= classesTarget));
+        }
         if (Double.isNaN(startTarget)) {
             figures.add(Figure.compared(p + "exec -> connected", "s", agent.startSeconds(), floor.startSeconds(),
                     "bare JVM + Netty"));
@@ -186,16 +198,21 @@ final class FootprintScenario {
         double cpuFirst;
         double cpuSecond;
         List<String> jvmOptions;
+        Map<String, Object> classesIdle;
+        Map<String, Object> classesLoaded;
         try (Child child = starter.start(false)) {
             starts.add(child.startSeconds);
             jvmOptions = child.jvmOptions();
             idle(child);
             rssIdle = child.rss();
+            // After the idle RSS: attaching starts the child's attach listener thread.
+            classesIdle = child.classes();
             cpuFirst = load(child, route, target.apply(child));
             rssFirst = child.rss();
             cpuSecond = load(child, route, target.apply(child));
             rssSecond = child.rss();
             hwm = child.status("VmHWM");
+            classesLoaded = child.classes();
         }
         for (int i = 1; i < sizes.repeats(); i++) {
             try (Child child = starter.start(false)) {
@@ -212,7 +229,7 @@ final class FootprintScenario {
             nmtLoaded = child.nmt();
         }
         return new Measured(Stats.median(starts), starts, rssIdle, rssFirst, rssSecond, hwm, cpuFirst, cpuSecond,
-                nmtIdle, nmtLoaded, jvmOptions);
+                nmtIdle, nmtLoaded, jvmOptions, classesIdle, classesLoaded);
     }
 
     private void idle(Child child) {
@@ -365,7 +382,14 @@ final class FootprintScenario {
         map.put("nmtIdle", m.nmtIdle());
         map.put("nmtAfterLoad", m.nmtLoaded());
         map.put("jvmOptions", m.jvmOptions());
+        map.put("classesIdle", m.classesIdle());
+        map.put("classesAfterLoad", m.classesLoaded());
         return map;
+    }
+
+    private static double count(Map<String, Object> map, String key) {
+        Object value = map.get(key);
+        return value instanceof Long n ? n : Double.NaN;
     }
 
     private static double kibToMib(Map<String, Object> nmt, String key) {
@@ -413,6 +437,26 @@ final class FootprintScenario {
         map.put("heapCommittedKiB", heap);
         map.put("nonHeapCommittedKiB", total - heap);
         map.put("committedKiBByCategory", committed);
+        return map;
+    }
+
+    private static final Pattern METASPACE_TOTAL = Pattern.compile(
+            "Total Usage - (\\d+) loaders?, (\\d+) classes? \\((\\d+) shared\\)");
+
+    /**
+     * Parses the total line of {@code jcmd PID VM.metaspace}: the classes loaded now (loaded and not unloaded, hidden
+     * classes and lambdas included), how many of them came from class-data archives, and the class loaders.
+     */
+    static Map<String, Object> parseMetaspace(String out) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        Matcher m = METASPACE_TOTAL.matcher(out);
+        if (!m.find()) {
+            map.put("error", "no class count in: " + out.strip().lines().limit(3).toList());
+            return map;
+        }
+        map.put("classes", Long.parseLong(m.group(2)));
+        map.put("shared", Long.parseLong(m.group(3)));
+        map.put("loaders", Long.parseLong(m.group(1)));
         return map;
     }
 
@@ -538,15 +582,30 @@ final class FootprintScenario {
         }
 
         Map<String, Object> nmt() throws IOException, InterruptedException {
+            String out = jcmd("VM.native_memory", "summary");
+            return out == null ? Map.of("error", "no jcmd in " + System.getProperty("java.home") + " (a JRE): NMT"
+                    + " not read") : parseNmt(out);
+        }
+
+        /** The classes loaded now ({@code jcmd PID VM.metaspace}: works without perf data, which the agent has off). */
+        Map<String, Object> classes() throws IOException, InterruptedException {
+            String out = jcmd("VM.metaspace");
+            return out == null ? Map.of("error", "no jcmd in " + System.getProperty("java.home") + " (a JRE): classes"
+                    + " not counted") : parseMetaspace(out);
+        }
+
+        /** What {@code jcmd PID COMMAND...} printed; null without a jcmd next to this JVM. */
+        private String jcmd(String... command) throws IOException, InterruptedException {
             Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
             if (!Files.isExecutable(jcmd)) {
-                return Map.of("error", "no jcmd in " + System.getProperty("java.home") + " (a JRE): NMT not read");
+                return null;
             }
-            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "VM.native_memory",
-                    "summary").redirectErrorStream(true).start();
+            List<String> line = new ArrayList<>(List.of(jcmd.toString(), Long.toString(process.pid())));
+            line.addAll(List.of(command));
+            Process p = new ProcessBuilder(line).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             p.waitFor(30, TimeUnit.SECONDS);
-            return parseNmt(out);
+            return out;
         }
 
         private String waitExit() {

@@ -72,6 +72,8 @@ class BenchQuickIT {
             JsonNode measured = footprint.path(mode);
             assertThat(measured.path("execToConnectedSeconds").asDouble()).as(mode).isPositive();
             assertThat(measured.path("rssIdleBytes").asLong()).as(mode).isPositive();
+            assertThat(measured.path("classesIdle").path("classes").asLong()).as("%s classes: %s", mode,
+                    measured.path("classesIdle")).isPositive();
             assertThat(measured.path("rssAfterSecondGiBBytes").asLong()).as(mode).isPositive();
             assertThat(measured.path("nmtAfterLoad").has("error")).as("%s NMT: %s", mode,
                     measured.path("nmtAfterLoad")).isFalse();
