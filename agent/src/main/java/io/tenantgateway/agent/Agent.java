@@ -270,23 +270,23 @@ public final class Agent implements AutoCloseable {
     // The parts by name and a cast in a lambda, never a class literal or method reference: those would load a part's
     // classes (the webhook's: Vert.x) in an agent where it is off.
     public Optional<WebhookServer> webhook() {
-        return parts.find("webhook").flatMap(part -> ((WebhookPart) part).server());
+        return parts.find(WebhookPart.NAME).flatMap(part -> ((WebhookPart) part).server());
     }
 
     public Optional<WebhookCertificateController> webhookCertificates() {
-        return parts.find("webhook").flatMap(part -> ((WebhookPart) part).certificates());
+        return parts.find(WebhookPart.NAME).flatMap(part -> ((WebhookPart) part).certificates());
     }
 
     public Optional<DeviceRegistrar> devices() {
-        return parts.find("devices").flatMap(part -> ((DevicesPart) part).registrar());
+        return parts.find(DevicesPart.NAME).flatMap(part -> ((DevicesPart) part).registrar());
     }
 
     public Optional<AllocationController> allocation() {
-        return parts.find("lock-controller").flatMap(part -> ((LockControllerPart) part).controller());
+        return parts.find(LockControllerPart.NAME).flatMap(part -> ((LockControllerPart) part).controller());
     }
 
     public Optional<DevicePlugin> devicePlugin() {
-        return parts.find("device-plugin").flatMap(part -> ((DevicePluginPart) part).plugin());
+        return parts.find(DevicePluginPart.NAME).flatMap(part -> ((DevicePluginPart) part).plugin());
     }
 
     /**

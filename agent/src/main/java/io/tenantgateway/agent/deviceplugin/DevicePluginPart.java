@@ -44,6 +44,8 @@ import org.slf4j.LoggerFactory;
  * not exported: the NVIDIA plugin's metric names carry no resource label, and both would collide.
  */
 public final class DevicePluginPart implements Part {
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "device-plugin";
     /** The readiness check: every plugin registered with kubelet (or standing aside for another plugin). */
     public static final String CHECK = "device-plugin-registered";
     private static final Logger log = LoggerFactory.getLogger(DevicePluginPart.class);
@@ -58,7 +60,7 @@ public final class DevicePluginPart implements Part {
 
     @Override
     public Plan plan() {
-        return Plan.of("device-plugin").withNodeName().check(CHECK).uses(KubernetesPermissions.Use.DEVICE_PLUGIN);
+        return Plan.of(NAME).withNodeName().check(CHECK).uses(KubernetesPermissions.Use.DEVICE_PLUGIN);
     }
 
     @Override

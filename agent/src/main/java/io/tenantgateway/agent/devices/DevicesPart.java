@@ -2,6 +2,7 @@ package io.tenantgateway.agent.devices;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.deviceplugin.DevicePluginPart;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.part.DeviceDiscovery;
 import io.tenantgateway.agent.part.Part;
@@ -18,6 +19,8 @@ import java.util.Optional;
  * socket) it stands aside for that vendor.
  */
 public final class DevicesPart implements Part {
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "devices";
     /** The readiness check: devices registered (or another plugin registers them). */
     public static final String CHECK = "devices-registered";
 
@@ -30,10 +33,11 @@ public final class DevicesPart implements Part {
 
     @Override
     public Plan plan() {
-        Plan plan = Plan.of("devices").withNodeName()
+        Plan plan = Plan.of(NAME).withNodeName()
                 // The device plugin probes kubelet's socket first: when another plugin owns the node's register
-                // annotation, registration stands aside before it writes.
-                .after("device-plugin").check(CHECK).uses(KubernetesPermissions.Use.DEVICE_REGISTRATION);
+                // annotation, registration stands aside before it writes. Its name only (a constant, inlined by
+                // javac): the device plugin's classes stay out of this package.
+                .after(DevicePluginPart.NAME).check(CHECK).uses(KubernetesPermissions.Use.DEVICE_REGISTRATION);
         return config.advertiseCapacity() ? plan.uses(KubernetesPermissions.Use.GPU_CAPACITY) : plan;
     }
 

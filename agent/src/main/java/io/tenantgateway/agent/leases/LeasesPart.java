@@ -15,6 +15,9 @@ import io.tenantgateway.tunnel.TunnelConfig;
  * tunnel works either way).
  */
 public final class LeasesPart implements Part {
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "leases";
+
     private final TunnelConfig tunnel;
 
     public LeasesPart(TunnelConfig tunnel) {
@@ -23,7 +26,7 @@ public final class LeasesPart implements Part {
 
     @Override
     public Plan plan() {
-        return Plan.of("leases").uses(KubernetesPermissions.Use.SERVER_LEASES);
+        return Plan.of(NAME).uses(KubernetesPermissions.Use.SERVER_LEASES);
     }
 
     @Override

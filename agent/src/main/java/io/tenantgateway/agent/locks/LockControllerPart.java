@@ -16,6 +16,8 @@ import java.util.Optional;
  * API.
  */
 public final class LockControllerPart implements Part {
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "lock-controller";
     /** The readiness check: pod and node informers synced. */
     public static final String CHECK = "lock-controller-synced";
 
@@ -28,7 +30,7 @@ public final class LockControllerPart implements Part {
 
     @Override
     public Plan plan() {
-        return Plan.of("lock-controller").withNodeName().check(CHECK).uses(KubernetesPermissions.Use.LOCK_CONTROLLER);
+        return Plan.of(NAME).withNodeName().check(CHECK).uses(KubernetesPermissions.Use.LOCK_CONTROLLER);
     }
 
     @Override
