@@ -3,10 +3,11 @@ package io.tenantgateway.agent.deviceplugin;
 import static java.util.Objects.requireNonNull;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.channels.DeviceDiscovery;
+import io.tenantgateway.agent.channels.RegistrationOwnedElsewhere;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.LockMetrics;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
-import io.tenantgateway.agent.part.DeviceDiscovery;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
 import io.tenantgateway.agent.part.Plan;
@@ -77,7 +78,8 @@ public final class DevicePluginPart implements Part {
         hami.start();
         context.own(hami);
         DevicePlugin created = new DevicePlugin(config.plugin(), hami, context.registry(),
-                reason -> context.registrationOwnedElsewhere(NodeVendor.NVIDIA, reason), context.version(),
+                reason -> RegistrationOwnedElsewhere.tell(context.channel(RegistrationOwnedElsewhere.CHANNEL),
+                        NodeVendor.NVIDIA, reason), context.version(),
                 context.clock());
         context.own(created);
         plugin = created;
@@ -87,7 +89,7 @@ public final class DevicePluginPart implements Part {
                 metrics);
         context.own(others); // closed first: no vendor plugin is made once the part stops
         vendors = others;
-        context.deviceDiscovery().subscribe(discovery -> {
+        context.channel(DeviceDiscovery.CHANNEL).subscribe(discovery -> {
             discovery.failure().ifPresentOrElse(created::discoveryFailed,
                     () -> created.updateDevices(discovery.devices()));
             others.discovered(discovery);
@@ -229,7 +231,8 @@ public final class DevicePluginPart implements Part {
                     created::nodeDevices, decisions, metrics, context.clock(), context.eventCorrelator());
             created.plugin = new DevicePlugin(DevicePluginConfig.forVendor(template.directory(), vendor)
                     .withTimingOf(template), created.allocator, new PrometheusRegistry(),
-                    reason -> context.registrationOwnedElsewhere(vendor, reason), context.version(), context.clock());
+                    reason -> RegistrationOwnedElsewhere.tell(context.channel(
+                            RegistrationOwnedElsewhere.CHANNEL), vendor, reason), context.version(), context.clock());
             synchronized (lock) {
                 if (closed) {
                     return null;

@@ -6,6 +6,7 @@ import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.agent.part.PartManager;
 import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.tunnel.TunnelConfig;
 
@@ -33,7 +34,7 @@ public final class LeasesPart implements Part {
     public void start(PartContext context) {
         LeaseServerCounter leases = new LeaseServerCounter(context.kubernetes(), tunnel.leaseNamespace(),
                 tunnel.leaseLabelSelector(), context.clock(), context.registry());
-        context.serverCounter(leases); // the servers' count until it listed the leases
+        context.channel(PartManager.SERVER_COUNTER).publish(leases); // the servers' count until it listed the leases
         context.inBackground("server-leases", "server lease counter (--count-server-leases; the servers' servercount is used"
                 + " meanwhile)", () -> {
                     leases.start();
