@@ -13,7 +13,6 @@ import io.vertx.core.VertxOptions;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -41,7 +40,7 @@ final class PartServices {
     private final boolean hasApi;
     private final BooleanSupplier draining;
     final CompletableFuture<RuntimeException> fatal = new CompletableFuture<>();
-    private final Map<Channel.Key<?>, Channel<?>> channels = new IdentityHashMap<>();
+    private final Channels channels = new Channels();
     private final Map<Class<?>, Object> shared = new HashMap<>();
 
     private final Object lock = new Object();
@@ -129,12 +128,8 @@ final class PartServices {
     }
 
     /** The channel {@code key} names, made on first use (by a publisher or a subscriber, whichever comes first). */
-    @SuppressWarnings("unchecked")
     <T> Channel<T> channel(Channel.Key<T> key) {
-        requireNonNull(key, "key");
-        synchronized (channels) {
-            return (Channel<T>) channels.computeIfAbsent(key, k -> new Channel<>(k.name()));
-        }
+        return channels.get(key);
     }
 
     /** The count the tunnel uses: a part's counter once one is published, the servers' own count until then. */
