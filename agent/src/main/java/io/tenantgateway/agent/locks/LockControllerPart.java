@@ -2,6 +2,7 @@ package io.tenantgateway.agent.locks;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.channels.NodeInformer;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.LockMetrics;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
@@ -39,6 +40,9 @@ public final class LockControllerPart implements Part {
         LockMetrics metrics = context.shared(LockMetrics.class, () -> new LockMetrics(context.registry()));
         controller = new AllocationController(context.kubernetes(), resolved, metrics, context.clock(),
                 context.eventCorrelator());
+        // The agent's views read this node from the controller's informer (whichever attempt's controller is current).
+        context.channel(NodeInformer.CHANNEL).publish(new NodeInformer(() -> controller.nodeFromCache(),
+                () -> controller.synced()));
         context.inBackground(CHECK, "lock controller", () -> {
             // A failed start leaves a controller closed (Lifecycle): the next attempt builds a new one.
             AllocationController current = controller;

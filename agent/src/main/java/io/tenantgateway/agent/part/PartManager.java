@@ -235,6 +235,11 @@ public final class PartManager implements AutoCloseable {
         }
     }
 
+    /** The channel {@code key} names, as the parts see it (the agent's views follow what parts publish). */
+    public <T> Channel<T> channel(Channel.Key<T> key) {
+        return services.channel(key);
+    }
+
     /** Whether the agent talks to the API at all (some part needs it, or the node name is read from the pod). */
     public boolean hasApi() {
         return services.hasApi();
