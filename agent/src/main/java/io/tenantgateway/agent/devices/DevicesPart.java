@@ -74,7 +74,8 @@ public final class DevicesPart implements Part {
                 context.clock(), context.registry());
         context.own(created);
         // Per vendor: the device plugin (or a vendor's own plugin on its socket) says whose registration is not ours.
-        context.channel(RegistrationOwnedElsewhere.CHANNEL).subscribe(owned -> owned.reasons().forEach(created::standAside));
+        context.channel(RegistrationOwnedElsewhere.CHANNEL)
+                .subscribe(owned -> owned.reasons().forEach(created::standAside));
         context.bind(created.readinessCheck());
         registrar = created;
         created.start();

@@ -59,8 +59,9 @@ import java.util.stream.Stream;
  * The node-side checklist: everything the agent needs before it can serve, checked in the order the agent uses it —
  * files, DNS, TCP, TLS, the Connect handshake, the Kubernetes API, the device source. The tunnel's and the API's
  * checks are here; each part's come from its entry in the list of parts ({@link PartDoctor}), at the
- * {@link DoctorStage} whose inputs they need. A check whose input failed is skipped, so the first failure is the one to fix. Runs on the calling (CLI) thread; network steps have a timeout
- * each; DNS runs on its own thread because the JDK resolver cannot be interrupted.
+ * {@link DoctorStage} whose inputs they need. A check whose input failed is skipped, so the first failure is the one
+ * to fix. Runs on the calling (CLI) thread; network steps have a timeout each; DNS runs on its own thread because the
+ * JDK resolver cannot be interrupted.
  */
 final class Doctor implements AutoCloseable {
     private final AgentConfig config;
