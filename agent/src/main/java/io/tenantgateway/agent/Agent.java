@@ -5,28 +5,20 @@ import static java.util.Objects.requireNonNull;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.admin.AdminPortGuard;
 import io.tenantgateway.agent.admin.AdminServer;
-import io.tenantgateway.agent.deviceplugin.DevicePluginPart;
-import io.tenantgateway.agent.devices.DeviceRegistrar;
-import io.tenantgateway.agent.devices.DevicesPart;
+import io.tenantgateway.agent.channels.NodeInformer;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.HealthServer;
 import io.tenantgateway.agent.health.JvmInstrumentation;
 import io.tenantgateway.agent.health.MemoryBudgetMetrics;
 import io.tenantgateway.agent.http.HttpLoop;
-import io.tenantgateway.agent.locks.AllocationController;
-import io.tenantgateway.agent.locks.LockControllerPart;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.agent.node.OwnNode;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartManager;
-import io.tenantgateway.agent.webhook.WebhookCertificateController;
-import io.tenantgateway.agent.webhook.WebhookPart;
 import io.tenantgateway.common.memory.MemoryBudget;
-import io.tenantgateway.deviceplugin.DevicePlugin;
 import io.tenantgateway.tunnel.client.DrainReport;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
-import io.tenantgateway.webhook.WebhookServer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -267,32 +259,18 @@ public final class Agent implements AutoCloseable {
         return Optional.ofNullable(admin);
     }
 
-    // The parts by name and a cast in a lambda, never a class literal or method reference: those would load a part's
-    // classes (the webhook's: Vert.x) in an agent where it is off.
-    public Optional<WebhookServer> webhook() {
-        return parts.find("webhook").flatMap(part -> ((WebhookPart) part).server());
-    }
-
-    public Optional<WebhookCertificateController> webhookCertificates() {
-        return parts.find("webhook").flatMap(part -> ((WebhookPart) part).certificates());
-    }
-
-    public Optional<DeviceRegistrar> devices() {
-        return parts.find("devices").flatMap(part -> ((DevicesPart) part).registrar());
-    }
-
-    public Optional<AllocationController> allocation() {
-        return parts.find("lock-controller").flatMap(part -> ((LockControllerPart) part).controller());
-    }
-
-    public Optional<DevicePlugin> devicePlugin() {
-        return parts.find("device-plugin").flatMap(part -> ((DevicePluginPart) part).plugin());
+    /**
+     * The enabled part named {@code name}, once started (by name: a class literal would load the part's classes in an
+     * agent where it is off). {@link PartViews} reads each part's own views from it.
+     */
+    public Optional<Part> part(String name) {
+        return parts.find(name);
     }
 
     /**
-     * This node's HAMi registrations, every vendor, decoded, for the status page and {@code /debug/devices}: from the
-     * lock controller's node informer while it runs, else read through the API on demand ({@link OwnNode}); off when
-     * no enabled part may read this Node. Never blocks.
+     * This node's HAMi registrations, every vendor, decoded, for the status page and {@code /debug/devices}: from a
+     * part's node informer while one runs ({@link NodeInformer#CHANNEL}: the lock controller's), else read through the
+     * API on demand ({@link OwnNode}); off when no enabled part may read this Node. Never blocks.
      */
     public NodeRegistrations registrations() {
         Optional<OwnNode> own = parts.ownNode();
@@ -301,9 +279,9 @@ public final class Agent implements AutoCloseable {
                     + " lock controller and the device plugin are off)" : "no Kubernetes API access (no enabled part"
                     + " uses the API)");
         }
-        Optional<AllocationController> allocation = allocation();
-        return allocation.isPresent() ? own.get().fromInformer(allocation.get().nodeFromCache(),
-                allocation.get().synced()) : own.get().fetched();
+        Optional<NodeInformer> informer = parts.channel(NodeInformer.CHANNEL).last();
+        return informer.isPresent() ? own.get().fromInformer(informer.get().node().get(),
+                informer.get().synced().getAsBoolean()) : own.get().fetched();
     }
 
     /** Readiness of every check, by name, for the status page. */

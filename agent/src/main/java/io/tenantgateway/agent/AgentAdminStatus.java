@@ -60,18 +60,18 @@ final class AgentAdminStatus implements AgentStatus {
 
     @Override
     public Optional<DeviceRegistrationSnapshot> devices() {
-        Optional<DeviceRegistrar> devices = agent.devices();
+        Optional<DeviceRegistrar> devices = PartViews.devices(agent);
         return devices.isPresent() ? Optional.of(devices.get().snapshot()) : Optional.empty();
     }
 
     @Override
     public Optional<io.tenantgateway.deviceplugin.DevicePluginSnapshot> devicePlugin() {
-        return agent.devicePlugin().map(io.tenantgateway.deviceplugin.DevicePlugin::snapshot);
+        return PartViews.devicePlugin(agent).map(io.tenantgateway.deviceplugin.DevicePlugin::snapshot);
     }
 
     @Override
     public Optional<LockSnapshot> locks() {
-        Optional<AllocationController> allocation = agent.allocation();
+        Optional<AllocationController> allocation = PartViews.allocation(agent);
         return allocation.isPresent() ? Optional.of(allocation.get().snapshot()) : Optional.empty();
     }
 
@@ -82,7 +82,7 @@ final class AgentAdminStatus implements AgentStatus {
 
     @Override
     public Optional<RecentAdmissions> admissions() {
-        Optional<WebhookServer> webhook = agent.webhook();
+        Optional<WebhookServer> webhook = PartViews.webhook(agent);
         return webhook.isPresent() ? Optional.of(webhook.get().recentAdmissions()) : Optional.empty();
     }
 }

@@ -9,7 +9,6 @@ import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.logging.LogSetup;
-import io.tenantgateway.agent.webhook.WebhookCertificatesConfig;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.tunnel.TunnelConfig;
@@ -129,21 +128,8 @@ public record AgentConfig(
         out.put("node-name", nodeName.orElse("<unset>"));
         out.put("log-format", logFormat.name().toLowerCase(java.util.Locale.ROOT));
         out.put("v", Integer.toString(verbosity));
-        out.put("webhook", webhook.map(w -> w.config().host() + ":" + w.config().port() + w.config().path()
-                + " compat=" + w.config().policy().compat() + " scheduler=" + w.config().policy().schedulerName()
-                + " device-config=" + w.deviceConfig().map(Path::toString)
-                        .orElse(w.deviceConfigMap().map(m -> "ConfigMap " + m).orElse("HAMi's defaults"))
-                + w.config().upstream().map(u -> " upstream=" + u.url() + " policy=" + u.failurePolicy()).orElse(""))
-                .orElse("off"));
-        out.put("devices", devices.map(d -> d.source().flagValue() + " split=" + d.splitCount() + " handshake="
-                + GoDuration.format(d.handshakeInterval())).orElse("off"));
-        out.put("lock-controller", allocation.map(a -> a.mode() + " node-lock-timeout="
-                + GoDuration.format(a.nodeLockTimeout())).orElse("off"));
-        out.put("webhook-tls-self-managed", webhook.flatMap(WebhookSettings::certificates)
-                .map(WebhookCertificatesConfig::describe).orElse("off"));
-        out.put("device-plugin", devicePlugin.map(d -> d.plugin().socket() + " resource=" + d.plugin().resourceName())
-                .orElse("off"));
-        out.put("manage-webhook-config", webhookConfiguration.map(ManagedWebhookConfiguration::name).orElse("off"));
+        // Each part's lines, off ones too, in the order of the list of parts.
+        Parts.all(this).forEach(part -> part.describe(out));
         out.put("shutdown-grace", GoDuration.format(shutdownGrace));
         out.put("enable-profiling", Boolean.toString(profiling));
         out.put("enable-contention-profiling", Boolean.toString(contentionProfiling));

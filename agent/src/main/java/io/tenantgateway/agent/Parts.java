@@ -1,52 +1,54 @@
 package io.tenantgateway.agent;
 
-import io.tenantgateway.agent.deviceplugin.DevicePluginPart;
-import io.tenantgateway.agent.devices.DevicesPart;
+import io.tenantgateway.agent.deviceplugin.DevicePluginKind;
+import io.tenantgateway.agent.devices.DevicesKind;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.leases.LeasesPart;
-import io.tenantgateway.agent.locks.LockControllerPart;
+import io.tenantgateway.agent.locks.LockControllerKind;
 import io.tenantgateway.agent.part.Part;
-import io.tenantgateway.agent.webhook.WebhookPart;
-import java.util.ArrayList;
+import io.tenantgateway.agent.part.PartKind;
+import io.tenantgateway.agent.webhook.WebhookKind;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * The one list of the agent's parts beside the tunnel: the only place that knows which parts exist. {@link Agent}
- * starts them, and the readiness checks, {@code doctor}, the RBAC table ({@link KubernetesPermissions}, the
- * ClusterRoles, the chart) and the parts line of the logs derive from it. Adding a part is a package with its
- * {@link Part} and one line here.
+ * starts them, and the readiness checks, the effective configuration's lines ({@link AgentConfig#describe}),
+ * {@code doctor}'s lines, the RBAC table ({@link KubernetesPermissions}, the ClusterRoles, the chart) and the parts
+ * line of the logs derive from it. Adding a part is a package with its {@link Part} and one line here: its
+ * {@link PartKind} (or {@link PartKind#of} when it prints nothing of its own).
  *
- * <p>Plain {@code if}s, not method references: a reference links the part's class even when the part is off, and a
- * tunnel-only agent must not load the webhook's (and with it Vert.x).
+ * <p>Each entry is built from the part's own settings and builds the part only when enabled: the part's classes
+ * are linked only then (a tunnel-only agent must not load the webhook's, and with it Vert.x), so a part is built in
+ * a lambda or an entry's method, never through a method reference here.
  */
 public final class Parts {
     private Parts() {
     }
 
     /**
-     * The enabled parts, in the order the health port, logs and {@code doctor} list them; they start in this order
-     * too, except that a part starts after the parts its {@link io.tenantgateway.agent.part.Plan#after} names.
+     * Every part, enabled or not, in the order the health port, logs and {@code doctor} list them; they start in
+     * this order too, except that a part starts after the parts its {@link io.tenantgateway.agent.part.Plan#after}
+     * names.
+     */
+    public static List<PartKind> all(AgentConfig config) {
+        return List.of(
+                new DevicesKind(config.devices()),
+                new DevicePluginKind(config.devicePlugin()),
+                new LockControllerKind(config.allocation()),
+                new WebhookKind(config.webhook(), config.webhookConfiguration()),
+                PartKind.of(LeasesPart.NAME, () -> config.tunnel().countServerLeases()
+                        ? Optional.of(new LeasesPart(config.tunnel())) : Optional.empty()));
+    }
+
+    /**
+     * The enabled parts, in {@link #all} order, once the list is sound ({@link PartKind#enabled}: an unknown name to
+     * start after, a cycle or a name twice is refused here).
      */
     public static List<Part> enabled(AgentConfig config) {
-        List<Part> parts = new ArrayList<>();
-        if (config.devices().isPresent()) {
-            parts.add(new DevicesPart(config.devices().get()));
-        }
-        if (config.devicePlugin().isPresent()) {
-            parts.add(new DevicePluginPart(config.devicePlugin().get()));
-        }
-        if (config.allocation().isPresent()) {
-            parts.add(new LockControllerPart(config.allocation().get()));
-        }
-        if (config.webhook().isPresent()) {
-            parts.add(new WebhookPart(config.webhook().get(), config.webhookConfiguration()));
-        }
-        if (config.tunnel().countServerLeases()) {
-            parts.add(new LeasesPart(config.tunnel()));
-        }
-        return parts;
+        return PartKind.enabled(all(config));
     }
 
     /** Whether any enabled part talks to the API (a pure tunnel does not). */

@@ -89,7 +89,7 @@ class DeviceConfigAndHamiWebhookIT {
         args.add("--kubeconfig=" + MockApiKubeconfig.write(dir, client));
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
         agent.start();
-        int port = agent.webhook().orElseThrow().port();
+        int port = PartViews.webhook(agent).orElseThrow().port();
         WebhookHttps webhook = new WebhookHttps(testbed.pki);
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->

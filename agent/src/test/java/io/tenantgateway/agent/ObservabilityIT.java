@@ -106,7 +106,7 @@ class ObservabilityIT {
         CompletableFuture<?> refused = testbed.dial("127.0.0.1:" + closed, new ChannelInboundHandlerAdapter());
         await().atMost(WAIT).until(refused::isDone);
         assertThat(refused).isCompletedExceptionally();
-        testbed.probeWebhook(agent.webhook().orElseThrow().port());
+        testbed.probeWebhook(PartViews.webhook(agent).orElseThrow().port());
     }
 
     @AfterAll

@@ -264,7 +264,7 @@ class SelfManagedCertificatesIT {
                     .allSatisfy(e -> assertThat(e.getMessage()).contains("has no label app.kubernetes.io/managed-by"));
         });
         assertThat(secret().getMetadata().getResourceVersion()).isEqualTo(version);
-        assertThat(agents).allSatisfy(agent -> assertThat(agent.webhookCertificates().orElseThrow()
+        assertThat(agents).allSatisfy(agent -> assertThat(PartViews.webhookCertificates(agent).orElseThrow()
                 .servingForeignSecret()).isTrue());
         assertThat(ApiCalls.drain(server)).doesNotContain("core/secrets:create", "core/secrets:update");
     }
@@ -304,7 +304,7 @@ class SelfManagedCertificatesIT {
     }
 
     private static int webhookPort(Agent agent) {
-        return agent.webhook().orElseThrow().port();
+        return PartViews.webhook(agent).orElseThrow().port();
     }
 
     /** The certificate {@code agent} presents in a new handshake that trusts only the configuration's caBundle. */

@@ -3,10 +3,11 @@ package io.tenantgateway.agent.deviceplugin;
 import static java.util.Objects.requireNonNull;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.channels.DeviceDiscovery;
+import io.tenantgateway.agent.channels.RegistrationOwnedElsewhere;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.LockMetrics;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
-import io.tenantgateway.agent.part.DeviceDiscovery;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
 import io.tenantgateway.agent.part.Plan;
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
  * not exported: the NVIDIA plugin's metric names carry no resource label, and both would collide.
  */
 public final class DevicePluginPart implements Part {
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "device-plugin";
     /** The readiness check: every plugin registered with kubelet (or standing aside for another plugin). */
     public static final String CHECK = "device-plugin-registered";
     private static final Logger log = LoggerFactory.getLogger(DevicePluginPart.class);
@@ -58,7 +61,7 @@ public final class DevicePluginPart implements Part {
 
     @Override
     public Plan plan() {
-        return Plan.of("device-plugin").withNodeName().check(CHECK).uses(KubernetesPermissions.Use.DEVICE_PLUGIN);
+        return Plan.of(NAME).withNodeName().check(CHECK).uses(KubernetesPermissions.Use.DEVICE_PLUGIN);
     }
 
     @Override
@@ -75,7 +78,8 @@ public final class DevicePluginPart implements Part {
         hami.start();
         context.own(hami);
         DevicePlugin created = new DevicePlugin(config.plugin(), hami, context.registry(),
-                reason -> context.registrationOwnedElsewhere(NodeVendor.NVIDIA, reason), context.version(),
+                reason -> RegistrationOwnedElsewhere.tell(context.channel(RegistrationOwnedElsewhere.CHANNEL),
+                        NodeVendor.NVIDIA, reason), context.version(),
                 context.clock());
         context.own(created);
         plugin = created;
@@ -85,7 +89,7 @@ public final class DevicePluginPart implements Part {
                 metrics);
         context.own(others); // closed first: no vendor plugin is made once the part stops
         vendors = others;
-        context.deviceDiscovery().subscribe(discovery -> {
+        context.channel(DeviceDiscovery.CHANNEL).subscribe(discovery -> {
             discovery.failure().ifPresentOrElse(created::discoveryFailed,
                     () -> created.updateDevices(discovery.devices()));
             others.discovered(discovery);
@@ -227,7 +231,8 @@ public final class DevicePluginPart implements Part {
                     created::nodeDevices, decisions, metrics, context.clock(), context.eventCorrelator());
             created.plugin = new DevicePlugin(DevicePluginConfig.forVendor(template.directory(), vendor)
                     .withTimingOf(template), created.allocator, new PrometheusRegistry(),
-                    reason -> context.registrationOwnedElsewhere(vendor, reason), context.version(), context.clock());
+                    reason -> RegistrationOwnedElsewhere.tell(context.channel(
+                            RegistrationOwnedElsewhere.CHANNEL), vendor, reason), context.version(), context.clock());
             synchronized (lock) {
                 if (closed) {
                     return null;

@@ -2,8 +2,11 @@ package io.tenantgateway.agent.devices;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.channels.DeviceDiscovery;
+import io.tenantgateway.agent.channels.RegistrationOwnedElsewhere;
+import io.tenantgateway.agent.deviceplugin.DevicePluginPart;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
-import io.tenantgateway.agent.part.DeviceDiscovery;
+import io.tenantgateway.agent.part.Channel;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
 import io.tenantgateway.agent.part.Plan;
@@ -18,6 +21,8 @@ import java.util.Optional;
  * socket) it stands aside for that vendor.
  */
 public final class DevicesPart implements Part {
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "devices";
     /** The readiness check: devices registered (or another plugin registers them). */
     public static final String CHECK = "devices-registered";
 
@@ -30,10 +35,11 @@ public final class DevicesPart implements Part {
 
     @Override
     public Plan plan() {
-        Plan plan = Plan.of("devices").withNodeName()
+        Plan plan = Plan.of(NAME).withNodeName()
                 // The device plugin probes kubelet's socket first: when another plugin owns the node's register
-                // annotation, registration stands aside before it writes.
-                .after("device-plugin").check(CHECK).uses(KubernetesPermissions.Use.DEVICE_REGISTRATION);
+                // annotation, registration stands aside before it writes. Its name only (a constant, inlined by
+                // javac): the device plugin's classes stay out of this package.
+                .after(DevicePluginPart.NAME).check(CHECK).uses(KubernetesPermissions.Use.DEVICE_REGISTRATION);
         return config.advertiseCapacity() ? plan.uses(KubernetesPermissions.Use.GPU_CAPACITY) : plan;
     }
 
@@ -44,10 +50,11 @@ public final class DevicesPart implements Part {
         // Simulated Hygon and Ascend devices (mock mode): fixed, so published at once, with the mock GPUs (a pure
         // function of the inventory too), whether or not NVIDIA's GPUs are ours to register.
         List<SimulatedVendor> vendors = DeviceRegistrar.simulatedVendors(resolved);
+        Channel<DeviceDiscovery> discovery = context.channel(DeviceDiscovery.CHANNEL);
         List<DeviceDiscovery.VendorDevices> vendorDevices = vendors.stream()
                 .map(v -> new DeviceDiscovery.VendorDevices(v.vendor(), v.devices())).toList();
         if (!vendors.isEmpty()) {
-            context.deviceDiscovery().publish(DeviceDiscovery.found(
+            discovery.publish(DeviceDiscovery.found(
                     gpus instanceof MockDeviceSource mock ? mock.discover() : List.of(), vendorDevices));
         }
         // kubelet (through the device plugin) and the register annotation list the same discovery.
@@ -55,19 +62,20 @@ public final class DevicesPart implements Part {
                 new ObservedDeviceSource.Observer() {
                     @Override
                     public void discovered(List<GpuDevice> found) {
-                        context.deviceDiscovery().publish(DeviceDiscovery.found(found, vendorDevices));
+                        discovery.publish(DeviceDiscovery.found(found, vendorDevices));
                     }
 
                     @Override
                     public void failed(String reason) {
-                        context.deviceDiscovery().publish(DeviceDiscovery.failed(reason));
+                        discovery.publish(DeviceDiscovery.failed(reason));
                     }
                 });
         DeviceRegistrar created = new DeviceRegistrar(resolved, source, vendors, context.kubernetes(),
                 context.clock(), context.registry());
         context.own(created);
         // Per vendor: the device plugin (or a vendor's own plugin on its socket) says whose registration is not ours.
-        context.registrationOwnedElsewhere().subscribe(owned -> owned.reasons().forEach(created::standAside));
+        context.channel(RegistrationOwnedElsewhere.CHANNEL)
+                .subscribe(owned -> owned.reasons().forEach(created::standAside));
         context.bind(created.readinessCheck());
         registrar = created;
         created.start();

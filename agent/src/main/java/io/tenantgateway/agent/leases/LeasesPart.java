@@ -6,6 +6,7 @@ import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.agent.part.PartManager;
 import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.tunnel.TunnelConfig;
 
@@ -15,6 +16,9 @@ import io.tenantgateway.tunnel.TunnelConfig;
  * tunnel works either way).
  */
 public final class LeasesPart implements Part {
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "leases";
+
     private final TunnelConfig tunnel;
 
     public LeasesPart(TunnelConfig tunnel) {
@@ -23,14 +27,14 @@ public final class LeasesPart implements Part {
 
     @Override
     public Plan plan() {
-        return Plan.of("leases").uses(KubernetesPermissions.Use.SERVER_LEASES);
+        return Plan.of(NAME).uses(KubernetesPermissions.Use.SERVER_LEASES);
     }
 
     @Override
     public void start(PartContext context) {
         LeaseServerCounter leases = new LeaseServerCounter(context.kubernetes(), tunnel.leaseNamespace(),
                 tunnel.leaseLabelSelector(), context.clock(), context.registry());
-        context.serverCounter(leases); // the servers' count until it listed the leases
+        context.channel(PartManager.SERVER_COUNTER).publish(leases); // the servers' count until it listed the leases
         context.inBackground("server-leases", "server lease counter (--count-server-leases; the servers' servercount is used"
                 + " meanwhile)", () -> {
                     leases.start();

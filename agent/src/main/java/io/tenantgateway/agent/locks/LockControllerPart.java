@@ -2,6 +2,7 @@ package io.tenantgateway.agent.locks;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.channels.NodeInformer;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.health.LockMetrics;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
@@ -16,6 +17,8 @@ import java.util.Optional;
  * API.
  */
 public final class LockControllerPart implements Part {
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "lock-controller";
     /** The readiness check: pod and node informers synced. */
     public static final String CHECK = "lock-controller-synced";
 
@@ -28,7 +31,7 @@ public final class LockControllerPart implements Part {
 
     @Override
     public Plan plan() {
-        return Plan.of("lock-controller").withNodeName().check(CHECK).uses(KubernetesPermissions.Use.LOCK_CONTROLLER);
+        return Plan.of(NAME).withNodeName().check(CHECK).uses(KubernetesPermissions.Use.LOCK_CONTROLLER);
     }
 
     @Override
@@ -37,6 +40,9 @@ public final class LockControllerPart implements Part {
         LockMetrics metrics = context.shared(LockMetrics.class, () -> new LockMetrics(context.registry()));
         controller = new AllocationController(context.kubernetes(), resolved, metrics, context.clock(),
                 context.eventCorrelator());
+        // The agent's views read this node from the controller's informer (whichever attempt's controller is current).
+        context.channel(NodeInformer.CHANNEL).publish(new NodeInformer(() -> controller.nodeFromCache(),
+                () -> controller.synced()));
         context.inBackground(CHECK, "lock controller", () -> {
             // A failed start leaves a controller closed (Lifecycle): the next attempt builds a new one.
             AllocationController current = controller;

@@ -1,19 +1,8 @@
 package io.tenantgateway.agent.ops;
 
-import io.fabric8.kubernetes.api.model.Node;
-import io.tenantgateway.hami.HamiRelease;
-import io.tenantgateway.hami.RegisterCodec;
-import io.tenantgateway.hami.RegisteredDevice;
-import java.util.Map;
-import io.tenantgateway.agent.Parts;
-import io.tenantgateway.agent.part.Part;
-import io.tenantgateway.common.net.HostPort;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import io.tenantgateway.agent.webhook.ManagedWebhookConfiguration;
-import io.tenantgateway.agent.webhook.WebhookSettings;
 import static java.util.Objects.requireNonNull;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -21,30 +10,28 @@ import io.grpc.Status;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.NetUtil;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
-import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.AgentConfig;
-import io.tenantgateway.agent.webhook.DeviceConfigWatch;
-import io.tenantgateway.agent.webhook.HamiWebhookCoexistence;
-import io.tenantgateway.hami.HamiWebhookConfiguration;
-import io.tenantgateway.webhook.policy.DeviceConfig;
-import io.tenantgateway.agent.devices.DeviceDiscoveryException;
-import io.tenantgateway.agent.devices.DeviceRegistrar;
-import io.tenantgateway.agent.devices.SimulatedVendor;
+import io.tenantgateway.agent.Parts;
+import io.tenantgateway.agent.doctor.DoctorCheck;
+import io.tenantgateway.agent.doctor.DoctorContext;
+import io.tenantgateway.agent.doctor.DoctorStage;
+import io.tenantgateway.agent.doctor.Outcome;
+import io.tenantgateway.agent.doctor.PartDoctor;
 import io.tenantgateway.agent.k8s.KubernetesClients;
-import io.tenantgateway.agent.node.OwnNode;
+import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Permission;
-import io.tenantgateway.deviceplugin.DevicePluginConfig;
-import io.tenantgateway.deviceplugin.SocketProbe;
-import io.tenantgateway.deviceplugin.UnixSockets;
+import io.tenantgateway.agent.node.OwnNode;
+import io.tenantgateway.agent.part.Channels;
+import io.tenantgateway.agent.part.PartKind;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.Pem;
-import io.tenantgateway.certs.SubjectNames;
 import io.tenantgateway.certs.TlsMaterial;
 import io.tenantgateway.certs.TrustBundle;
-import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.common.concurrent.DaemonThreads;
+import io.tenantgateway.common.net.HostPort;
+import io.tenantgateway.hami.HamiRelease;
+import io.tenantgateway.hami.RegisterCodec;
+import io.tenantgateway.hami.RegisteredDevice;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.io.IOException;
@@ -59,17 +46,22 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The node-side checklist: everything the agent needs before it can serve, checked in the order the agent uses it —
- * files, DNS, TCP, TLS, the Connect handshake, the Kubernetes API, the device source. A check whose input failed is
- * skipped, so the first failure is the one to fix. Runs on the calling (CLI) thread; network steps have a timeout
- * each; DNS runs on its own thread because the JDK resolver cannot be interrupted.
+ * files, DNS, TCP, TLS, the Connect handshake, the Kubernetes API, the device source. The tunnel's and the API's
+ * checks are here; each part's come from its entry in the list of parts ({@link PartDoctor}), at the
+ * {@link DoctorStage} whose inputs they need. A check whose input failed is skipped, so the first failure is the one
+ * to fix. Runs on the calling (CLI) thread; network steps have a timeout each; DNS runs on its own thread because the
+ * JDK resolver cannot be interrupted.
  */
 final class Doctor implements AutoCloseable {
     private final AgentConfig config;
@@ -101,20 +93,26 @@ final class Doctor implements AutoCloseable {
         checks.add(caCert());
         checks.add(agentCert());
         checks.add(token());
-        checks.add(webhookCert());
+        stage(DoctorStage.FILES);
         checks.add(dns());
         checks.add(tcp());
         checks.add(tls());
         checks.add(connect());
         checks.add(kubernetes());
-        checks.add(hamiWebhook());
-        checks.add(deviceConfigMap());
-        checks.add(devices());
+        stage(DoctorStage.API);
+        stage(DoctorStage.DEVICES);
         checks.add(registrations());
-        if (config.devicePlugin().isPresent()) {
-            checks.add(devicePlugin()); // only where it is on: a skipped line on every other node says nothing
-        }
+        stage(DoctorStage.KUBELET);
         return List.copyOf(checks);
+    }
+
+    /** Every part's lines at {@code stage}, in the order of the list of parts (off parts say so themselves). */
+    private void stage(DoctorStage stage) {
+        for (PartKind kind : Parts.all(config)) {
+            if (kind instanceof PartDoctor part) {
+                checks.addAll(part.doctor(stage, context));
+            }
+        }
     }
 
     private String parts() {
@@ -175,27 +173,7 @@ final class Doctor implements AutoCloseable {
     }
 
     private DoctorCheck certificateValidity(String name, Path file, X509Certificate leaf, String renewFix) {
-        Instant now = clock.instant();
-        Instant notAfter = leaf.getNotAfter().toInstant();
-        String subject = leaf.getSubjectX500Principal().getName();
-        List<String> lines = List.of("names: " + SubjectNames.of(leaf), "valid " + leaf.getNotBefore().toInstant()
-                + " .. " + notAfter);
-        if (!now.isBefore(notAfter)) {
-            return DoctorCheck.fail(name, file + ": certificate '" + subject + "' expired at " + notAfter, renewFix)
-                    .withDetails(lines);
-        }
-        if (now.isBefore(leaf.getNotBefore().toInstant())) {
-            return DoctorCheck.fail(name, file + ": certificate '" + subject + "' is not valid before "
-                    + leaf.getNotBefore().toInstant(), "check this node's clock (NTP)").withDetails(lines);
-        }
-        // Automation renews long before the last tenth of a certificate's life: reaching it means renewal is stuck.
-        Duration lifetime = Duration.between(leaf.getNotBefore().toInstant(), notAfter);
-        if (Duration.between(now, notAfter).compareTo(lifetime.dividedBy(10)) < 0) {
-            return DoctorCheck.warn(name, file + ": certificate '" + subject + "' expires at " + notAfter
-                    + " (in " + human(Duration.between(now, notAfter)) + ")", renewFix).withDetails(lines);
-        }
-        return DoctorCheck.pass(name, file + ": '" + subject + "', key matches, valid until " + notAfter)
-                .withDetails(lines);
+        return DoctorCheck.certificateValidity(name, file, leaf, renewFix, clock.instant());
     }
 
     private DoctorCheck token() {
@@ -247,27 +225,6 @@ final class Doctor implements AutoCloseable {
         }
         return DoctorCheck.pass("token", summary + claims.expiresAt().map(exp -> " (in "
                 + human(Duration.between(now, exp)) + ")").orElse(""));
-    }
-
-    private DoctorCheck webhookCert() {
-        Optional<WebhookSettings> webhook = config.webhook();
-        if (webhook.isEmpty()) {
-            return DoctorCheck.skip("webhook-cert", "webhook off");
-        }
-        if (webhook.get().tlsCert().isEmpty()) {
-            return DoctorCheck.skip("webhook-cert", "serving certificate from Secret "
-                    + webhook.get().tlsSecret().orElse("?") + " (read through the API at start)");
-        }
-        Path cert = webhook.get().tlsCert().get();
-        CertBundle bundle;
-        try {
-            bundle = Pem.readBundle(cert, webhook.get().tlsKey().orElseThrow());
-        } catch (RuntimeException e) {
-            return DoctorCheck.fail("webhook-cert", e.getMessage(), "--webhook-tls-cert/--webhook-tls-key must be"
-                    + " the webhook's PEM certificate and its unencrypted key (tenant-gateway certs init writes both)");
-        }
-        return certificateValidity("webhook-cert", cert, bundle.leaf(), "renew the webhook certificate (names"
-                + " <service>.<namespace>.svc); the agent reloads it without a restart");
     }
 
     // ---- network ----
@@ -526,77 +483,6 @@ final class Doctor implements AutoCloseable {
         return clientConfig;
     }
 
-    // ---- HAMi next to us ----
-
-    /** HAMi's own webhook installed next to ours: both mutate every GPU pod. */
-    private DoctorCheck hamiWebhook() {
-        if (config.webhook().isEmpty()) {
-            return DoctorCheck.skip("hami-webhook", "the webhook is off");
-        }
-        if (!config.needsKubernetes()) {
-            return DoctorCheck.skip("hami-webhook", "no enabled part uses the Kubernetes API");
-        }
-        if (!apiOk) {
-            return DoctorCheck.skip("hami-webhook", "the Kubernetes API check failed");
-        }
-        String own = config.webhookConfiguration().map(ManagedWebhookConfiguration::name)
-                .orElse(AgentCommand.DEFAULT_WEBHOOK_CONFIG_NAME);
-        List<MutatingWebhookConfiguration> all;
-        try (KubernetesClient client = KubernetesClients.create(clientConfig())) {
-            all = client.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems();
-        } catch (IOException | RuntimeException e) {
-            return DoctorCheck.fail("hami-webhook", "cannot list MutatingWebhookConfigurations: " + e.getMessage(),
-                    "grant list on mutatingwebhookconfigurations (manifests/base ClusterRole)");
-        }
-        List<HamiWebhookCoexistence.Conflict> conflicts = HamiWebhookCoexistence.find(all, own);
-        if (conflicts.isEmpty()) {
-            return DoctorCheck.pass("hami-webhook", "no MutatingWebhookConfiguration other than " + own
-                    + " serves HAMi's webhook (" + all.size() + " checked)");
-        }
-        HamiWebhookCoexistence.Conflict first = conflicts.get(0);
-        return new DoctorCheck("hami-webhook", Outcome.FAIL, conflicts.size() == 1 ? first.describe()
-                : conflicts.size() + " MutatingWebhookConfigurations serve HAMi's webhook next to tenant-gateway's",
-                conflicts.size() == 1 ? first.fix() : HamiWebhookConfiguration.fix("<name>") + " for each",
-                conflicts.size() == 1 ? List.of() : conflicts.stream().map(HamiWebhookCoexistence.Conflict::describe)
-                        .toList());
-    }
-
-    /** HAMi's device ConfigMap, read and parsed as the webhook will. */
-    private DoctorCheck deviceConfigMap() {
-        Optional<String> name = config.webhook().flatMap(WebhookSettings::deviceConfigMap);
-        if (name.isEmpty()) {
-            return DoctorCheck.skip("device-config", config.webhook().flatMap(WebhookSettings::deviceConfig)
-                    .map(file -> "--device-config " + file + " (read at start)").orElse(config.webhook().isEmpty()
-                            ? "the webhook is off" : "--device-config-map=\"\": HAMi's defaults"));
-        }
-        if (!apiOk) {
-            return DoctorCheck.skip("device-config", "the Kubernetes API check failed");
-        }
-        String[] parts = DeviceConfigWatch.splitName(name.get());
-        GenericKubernetesResource configMap;
-        try (KubernetesClient client = KubernetesClients.create(clientConfig())) {
-            // Untyped, as the webhook watches it: whatever a client stored there is read, then judged.
-            configMap = client.genericKubernetesResources("v1", "ConfigMap").inNamespace(parts[0])
-                    .withName(parts[1]).get();
-        } catch (IOException | RuntimeException e) {
-            return DoctorCheck.fail("device-config", "cannot read ConfigMap " + name.get() + ": " + e.getMessage(),
-                    "grant get/list/watch on that ConfigMap (manifests/base ClusterRole)");
-        }
-        if (configMap == null) {
-            return DoctorCheck.warn("device-config", "ConfigMap " + name.get() + " not found: the webhook uses"
-                    + " HAMi's defaults", "install HAMi's chart (it creates hami-scheduler-device), or point"
-                    + " --device-config-map at the ConfigMap HAMi's scheduler reads");
-        }
-        try {
-            DeviceConfig parsed = DeviceConfigWatch.parse(configMap, name.get());
-            return DoctorCheck.pass("device-config", "ConfigMap " + name.get() + ": nvidia.resourceCountName="
-                    + parsed.nvidia().resourceCountName());
-        } catch (IllegalArgumentException e) {
-            return DoctorCheck.fail("device-config", e.getMessage(), "correct device-config.yaml in the ConfigMap:"
-                    + " the webhook keeps its last good config (and is not ready without one)");
-        }
-    }
-
     // ---- devices ----
 
     /**
@@ -605,7 +491,8 @@ final class Doctor implements AutoCloseable {
      * warning: that vendor's pods cannot be placed here, the agent's own parts are not affected.
      */
     private DoctorCheck registrations() {
-        if (config.devices().isEmpty() && config.allocation().isEmpty() && config.devicePlugin().isEmpty()) {
+        if (!KubernetesPermissions.keys(KubernetesPermissions.needed(Parts.apiUses(Parts.enabled(config), false)))
+                .contains("core/nodes:get")) {
             return DoctorCheck.skip("registrations", "no part reads this node (--device-source=none, no lock"
                     + " controller)");
         }
@@ -654,104 +541,6 @@ final class Doctor implements AutoCloseable {
         return new DoctorCheck("registrations", Outcome.PASS, summary, "", lines);
     }
 
-    private DoctorCheck devices() {
-        if (config.devices().isEmpty()) {
-            return DoctorCheck.skip("devices", "--device-source=none");
-        }
-        var source = config.devices().get().createSource().orElseThrow();
-        List<GpuDevice> found;
-        try {
-            found = source.discover();
-        } catch (DeviceDiscoveryException e) {
-            String fix = switch (e.reason()) {
-                case NVIDIA_SMI_MISSING -> "install the NVIDIA driver utilities on the node and mount nvidia-smi"
-                        + " into the pod, or set --nvidia-smi-path";
-                case DRIVER_UNAVAILABLE -> "load the NVIDIA kernel driver (nvidia-smi on the node must work);"
-                        + " a user-space/kernel version mismatch needs a reboot or a driver reinstall";
-                case NO_DEVICES -> "this node has no GPU: run the agent with --device-source=none here, or use a"
-                        + " nodeSelector for GPU nodes";
-                case NVIDIA_SMI_TIMEOUT -> "nvidia-smi hangs: check the GPUs (dmesg, Xid errors); persistence mode"
-                        + " helps";
-                default -> "run nvidia-smi on the node and compare with the message";
-            };
-            return DoctorCheck.fail("devices", source.kind() + ": " + e.getMessage(), fix);
-        }
-        List<String> lines = new ArrayList<>(found.stream().map(d -> "[" + d.index() + "] " + d.type() + " "
-                + d.devmemMiB() + " MiB, split " + d.count() + (d.healthy() ? "" : ", UNHEALTHY") + " (" + d.id()
-                + ")").toList());
-        StringBuilder summary = new StringBuilder(source.kind() + ": " + found.size() + " GPU(s)");
-        // Simulated Hygon and Ascend devices (--mock-devices), as their plugins register them.
-        for (SimulatedVendor vendor : DeviceRegistrar.simulatedVendors(config.devices().get())) {
-            summary.append(", ").append(vendor.vendor().displayName()).append(": ").append(vendor.devices().size());
-            vendor.devices().forEach(d -> lines.add(vendor.vendor().displayName() + " [" + d.index() + "] " + d.type()
-                    + " " + d.devmem() + " MiB, split " + d.count() + (d.health() ? "" : ", UNHEALTHY") + " ("
-                    + d.id() + ") in " + vendor.vendor().registerKey()));
-        }
-        return new DoctorCheck("devices", Outcome.PASS, summary.toString(), "", lines);
-    }
-
-    // ---- device plugin ----
-
-    /** The kubelet side: the directory, kubelet.sock, and who serves the plugin socket (HAMi #2076). */
-    private DoctorCheck devicePlugin() {
-        DevicePluginConfig plugin = config.devicePlugin().get().plugin();
-        if (!UnixSockets.available() || !Transports.isEpoll(group)) {
-            return DoctorCheck.fail("device-plugin", "Unix domain sockets need Netty's native epoll, which does not"
-                    + " load here", "run the agent on Linux (x86_64 or aarch64) from the image, which carries the"
-                    + " epoll natives");
-        }
-        if (!Files.isDirectory(plugin.directory())) {
-            return DoctorCheck.fail("device-plugin", "kubelet's device plugin directory " + plugin.directory()
-                    + " does not exist here", "mount the host's /var/lib/kubelet/device-plugins into the pod"
-                    + " (hostPath) and pass that path as --device-plugin-dir");
-        }
-        SocketProbe.Result probe = SocketProbe.probe(plugin.socket(), group, timeout);
-        if (probe.kind() == SocketProbe.Kind.FOREIGN) {
-            return DoctorCheck.fail("device-plugin", probe.detail() + ": the agent's device plugin does not start"
-                    + " and the agent does not write hami.io/node-nvidia-register (two plugins must not both serve "
-                    + plugin.resourceName() + ", HAMi #2076)", "remove HAMi's device plugin (helm upgrade hami"
-                    + " --set devicePlugin.enabled=false, or keep its DaemonSet off these nodes) or NVIDIA's"
-                    + " (nvidia-device-plugin-daemonset) from this node, then restart the agent; or keep that plugin"
-                    + " and run the agent here with --device-plugin=false --device-source=none");
-        }
-        boolean kubelet = Files.exists(plugin.kubeletSocket());
-        String state = switch (probe.kind()) {
-            case OURS -> probe.detail();
-            case STALE -> probe.detail() + "; the agent removes it when it serves";
-            default -> "nobody serves " + plugin.socket() + " yet (the agent does once it runs)";
-        };
-        if (!kubelet) {
-            return DoctorCheck.warn("device-plugin", state + "; no " + plugin.kubeletSocket(), "the kubelet is not"
-                    + " running, or " + plugin.directory() + " is not its device plugin directory (kubelet's"
-                    + " --root-dir + /device-plugins)");
-        }
-        String summary = state + "; " + plugin.kubeletSocket() + " present, resource " + plugin.resourceName();
-        // Simulated Hygon and Ascend (--mock-devices): each vendor's plugin has its real plugin's socket; a real
-        // plugin there means the simulated one stands aside for that vendor only.
-        List<String> lines = new ArrayList<>();
-        List<String> asides = new ArrayList<>();
-        for (SimulatedVendor vendor : config.devices().map(DeviceRegistrar::simulatedVendors).orElse(List.of())) {
-            Path socket = plugin.directory().resolve(vendor.vendor().socketName());
-            SocketProbe.Result vendorProbe = SocketProbe.probe(socket, group, timeout);
-            String name = vendor.vendor().displayName();
-            lines.add(name + " (" + vendor.vendor().resourceName() + "): " + switch (vendorProbe.kind()) {
-                case FOREIGN -> vendorProbe.detail() + ": the simulated " + name + " plugin stands aside and the agent"
-                        + " does not write " + vendor.vendor().registerKey();
-                case OURS, STALE -> vendorProbe.detail();
-                default -> "nobody serves " + socket + " yet (the agent does once it runs)";
-            });
-            if (vendorProbe.kind() == SocketProbe.Kind.FOREIGN) {
-                asides.add(name);
-            }
-        }
-        if (!asides.isEmpty()) {
-            return new DoctorCheck("device-plugin", Outcome.WARN, summary + "; a real plugin serves " + String.join(
-                    ", ", asides), "simulated devices stand aside where the real plugin runs: drop those presets from"
-                    + " --mock-devices on this node, or the real plugin if the hardware is not there", lines);
-        }
-        return new DoctorCheck("device-plugin", Outcome.PASS, summary, "", lines);
-    }
-
     // ---- helpers ----
 
     private static String millisSince(long startNanos) {
@@ -759,18 +548,48 @@ final class Doctor implements AutoCloseable {
     }
 
     static String human(Duration duration) {
-        long seconds = Math.abs(duration.getSeconds());
-        if (seconds < 120) {
-            return seconds + "s";
-        }
-        if (seconds < 2 * 3600) {
-            return seconds / 60 + "m";
-        }
-        if (seconds < 2 * 86400) {
-            return seconds / 3600 + "h" + (seconds % 3600) / 60 + "m";
-        }
-        return seconds / 86400 + "d";
+        return DoctorCheck.human(duration);
     }
+
+    /** What the parts' checks get: the doctor's clock, timeout and event loop, and what the API check found. */
+    private final DoctorContext context = new DoctorContext() {
+        private final Channels channels = new Channels();
+
+        @Override
+        public Clock clock() {
+            return clock;
+        }
+
+        @Override
+        public Duration timeout() {
+            return timeout;
+        }
+
+        @Override
+        public EventLoopGroup group() {
+            return group;
+        }
+
+        @Override
+        public boolean needsApi() {
+            return config.needsKubernetes();
+        }
+
+        @Override
+        public boolean apiOk() {
+            return apiOk;
+        }
+
+        @Override
+        public KubernetesClient kubernetes() throws IOException {
+            return KubernetesClients.create(clientConfig());
+        }
+
+        @Override
+        public <T> io.tenantgateway.agent.part.Channel<T> channel(io.tenantgateway.agent.part.Channel.Key<T> key) {
+            return channels.get(key);
+        }
+    };
 
     @Override
     public void close() {

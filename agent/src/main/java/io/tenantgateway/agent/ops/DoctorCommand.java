@@ -1,5 +1,7 @@
 package io.tenantgateway.agent.ops;
 
+import io.tenantgateway.agent.doctor.DoctorCheck;
+
 import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.AgentConfig;
 import io.tenantgateway.agent.cli.Durations;

@@ -1,5 +1,8 @@
 package io.tenantgateway.agent.ops;
 
+import io.tenantgateway.agent.doctor.DoctorCheck;
+import io.tenantgateway.agent.doctor.Outcome;
+
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.cli.ExitCodes;

@@ -1,5 +1,7 @@
 package io.tenantgateway.agent.ops;
 
+import io.tenantgateway.agent.doctor.Outcome;
+
 import static java.util.Objects.requireNonNull;
 
 import java.io.PrintWriter;

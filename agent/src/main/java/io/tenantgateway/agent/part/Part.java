@@ -4,9 +4,9 @@ package io.tenantgateway.agent.part;
 /**
  * One feature of the agent beside the tunnel: the webhook, device registration, the device plugin, the lock
  * controller, the server lease counter. Every part has the same shape, like the Go agent's servers, NVIDIA's
- * {@code []plugin.Interface} and the Java Operator SDK's controllers: built from the configuration by
- * {@code Parts.enabled}, it declares what it will need before anything starts ({@link #plan}), then {@link #start}
- * and {@link #close}.
+ * {@code []plugin.Interface} and the Java Operator SDK's controllers: built from the configuration by its
+ * {@link PartKind} in {@code Parts.all}, it declares what it will need before anything starts ({@link #plan}), then
+ * {@link #start} and {@link #close}.
  *
  * <p>A part lives in its own package, named after its {@linkplain Plan#name() name}, and meets the other parts only through its
  * {@link PartContext} (an ArchUnit rule keeps it so). Starting must not block on the API: what needs the API starts

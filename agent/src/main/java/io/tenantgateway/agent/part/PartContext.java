@@ -11,8 +11,6 @@ import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.common.retry.Backoff;
-import io.tenantgateway.hami.NodeVendor;
-import io.tenantgateway.tunnel.client.ServerCounter;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -26,8 +24,8 @@ import java.util.function.Supplier;
  * What a {@link Part} gets from the agent, and the only way parts meet: the metrics registry, the clock, the API
  * client and Vert.x (both made on first use, so a part that does not ask never loads them), Events, this node,
  * the readiness checks it declared, the background runner, a way to end the agent with a configuration error, and
- * the channels between parts (discovered devices, the device registration's owner, the server count, shared
- * metrics). One context per part; {@link PartManager} closes what the part handed it when the part closes.
+ * the channels between parts ({@link #channel}, named by typed keys that live with what they carry) and what they
+ * share ({@link #shared}). One context per part; {@link PartManager} closes what the part handed it when the part closes.
  */
 public final class PartContext {
     private final PartServices services;
@@ -156,31 +154,13 @@ public final class PartContext {
         services.fatal(error);
     }
 
-    /** Devices discovered by device registration, for the device plugin. */
-    public Channel<DeviceDiscovery> deviceDiscovery() {
-        return services.deviceDiscovery;
-    }
-
     /**
-     * The vendors whose register annotation another device plugin writes on this node (HAMi's or NVIDIA's on
-     * kubelet's NVIDIA socket, a vendor's own plugin on its socket), with why: device registration stands aside for
-     * exactly those vendors once told. The value only grows (see {@link RegistrationOwnedElsewhere}).
+     * The channel {@code key} names, one per agent, shared by every part that asks for it: what one part publishes
+     * there, the others follow ({@code DeviceDiscovery.CHANNEL}: device registration → the device plugin;
+     * {@link PartManager#SERVER_COUNTER}: a part → the tunnel).
      */
-    public Channel<RegistrationOwnedElsewhere> registrationOwnedElsewhere() {
-        return services.registrationOwnedElsewhere;
-    }
-
-    /**
-     * Tells device registration that another device plugin registers {@code vendor}'s devices on this node
-     * ({@code reason}: which, where): publishes the channel's value plus {@code vendor}. Any thread.
-     */
-    public void registrationOwnedElsewhere(NodeVendor vendor, String reason) {
-        services.registrationOwnedElsewhere(vendor, reason);
-    }
-
-    /** The tunnel's server count from now on ({@code --count-server-leases}); the servers' own count until then. */
-    public void serverCounter(ServerCounter counter) {
-        services.serverCounter(counter);
+    public <T> Channel<T> channel(Channel.Key<T> key) {
+        return services.channel(key);
     }
 
     /** The one instance of {@code type} the parts share (metrics both the lock controller and Allocate record). */

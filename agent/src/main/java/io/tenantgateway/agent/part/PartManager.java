@@ -9,6 +9,7 @@ import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.agent.node.OwnNode;
+import io.tenantgateway.tunnel.client.ServerCounter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -37,6 +38,11 @@ public final class PartManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartManager.class);
     /** The readiness check of the node name's discovery (Kamaji: no {@code NODE_NAME}). */
     public static final String NODE_IDENTITY_CHECK = "node-identity";
+    /**
+     * The tunnel's server count: once a part publishes a counter here ({@code --count-server-leases}), the tunnel
+     * uses it; the servers' own count until then.
+     */
+    public static final Channel.Key<ServerCounter> SERVER_COUNTER = Channel.Key.of("server-counter");
 
     private final List<Part> parts;
     private final PartServices services;
@@ -214,7 +220,7 @@ public final class PartManager implements AutoCloseable {
         return services.fatal;
     }
 
-    /** The tunnel's server count: a part's counter once set ({@code --count-server-leases}), else the servers'. */
+    /** The tunnel's server count: a part's counter once published on {@link #SERVER_COUNTER}, else the servers'. */
     public int serverCount(int fromHeaders) {
         return services.serverCount(fromHeaders);
     }
@@ -227,6 +233,11 @@ public final class PartManager implements AutoCloseable {
         synchronized (lock) {
             return started.stream().map(Map.Entry::getKey).filter(part -> part.plan().name().equals(name)).findFirst();
         }
+    }
+
+    /** The channel {@code key} names, as the parts see it (the agent's views follow what parts publish). */
+    public <T> Channel<T> channel(Channel.Key<T> key) {
+        return services.channel(key);
     }
 
     /** Whether the agent talks to the API at all (some part needs it, or the node name is read from the pod). */

@@ -7,7 +7,6 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.common.concurrent.DaemonThreads;
-import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.tunnel.client.ServerCounter;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -19,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -42,11 +40,7 @@ final class PartServices {
     private final boolean hasApi;
     private final BooleanSupplier draining;
     final CompletableFuture<RuntimeException> fatal = new CompletableFuture<>();
-    final Channel<DeviceDiscovery> deviceDiscovery = new Channel<>("device-discovery");
-    final Channel<RegistrationOwnedElsewhere> registrationOwnedElsewhere =
-            new Channel<>("registration-owned-elsewhere");
-    private final Object ownedElsewhereLock = new Object();
-    private final AtomicReference<ServerCounter> serverCounter = new AtomicReference<>();
+    private final Channels channels = new Channels();
     private final Map<Class<?>, Object> shared = new HashMap<>();
 
     private final Object lock = new Object();
@@ -133,29 +127,15 @@ final class PartServices {
         }
     }
 
-    void serverCounter(ServerCounter counter) {
-        serverCounter.set(requireNonNull(counter, "counter"));
+    /** The channel {@code key} names, made on first use (by a publisher or a subscriber, whichever comes first). */
+    <T> Channel<T> channel(Channel.Key<T> key) {
+        return channels.get(key);
     }
 
-    /** The count the tunnel uses: the part's counter once one is set, the servers' own count until then. */
+    /** The count the tunnel uses: a part's counter once one is published, the servers' own count until then. */
     int serverCount(int fromHeaders) {
-        ServerCounter counter = serverCounter.get();
+        ServerCounter counter = channel(PartManager.SERVER_COUNTER).last().orElse(null);
         return counter == null ? fromHeaders : counter.serverCount(fromHeaders);
-    }
-
-    /**
-     * Adds {@code vendor} to what {@link #registrationOwnedElsewhere} carries and publishes the result when it grew.
-     * Under one lock, so two vendors told at once both stay (subscribers run under it too and must not block).
-     */
-    void registrationOwnedElsewhere(NodeVendor vendor, String reason) {
-        synchronized (ownedElsewhereLock) {
-            RegistrationOwnedElsewhere before = registrationOwnedElsewhere.last()
-                    .orElse(RegistrationOwnedElsewhere.NONE);
-            RegistrationOwnedElsewhere after = before.with(vendor, reason);
-            if (after != before) {
-                registrationOwnedElsewhere.publish(after);
-            }
-        }
     }
 
     void fatal(RuntimeException error) {

@@ -14,7 +14,7 @@ import java.util.Set;
  * package, readiness-check prefix and docs), its readiness checks, the API calls it makes (the RBAC rows; a part with
  * any needs the API), whether it needs this node's name, the parts it starts after, and what it adds when the agent
  * has an API client anyway (the webhook's quota check). Immutable; built as
- * {@code Plan.of("devices").withNodeName().check(…).uses(…)}.
+ * {@code Plan.of(NAME).withNodeName().check(…).uses(…)}, {@code NAME} being the part's constant.
  *
  * @param name the part's noun
  * @param checks its readiness checks, in the order the health port lists them
@@ -64,7 +64,10 @@ public record Plan(String name, List<Check> checks, Set<Use> uses, boolean needs
         return new Plan(name, checks, uses, true, after, usesWithApi);
     }
 
-    /** Starts after the parts named {@code parts}, when they are enabled (by name: parts do not know each other). */
+    /**
+     * Starts after the parts named {@code parts} (their {@code NAME} constants), when they are enabled: by name, parts
+     * do not link each other. A name that is no part is refused when the list of parts is built ({@link PartKind}).
+     */
     public Plan after(String... parts) {
         List<String> more = new ArrayList<>(after);
         more.addAll(List.of(parts));

@@ -35,6 +35,8 @@ public final class WebhookPart implements Part {
     private static final Logger log = LoggerFactory.getLogger(WebhookPart.class);
     private static final Duration TLS_POLL = Duration.ofSeconds(10);
 
+    /** The part's name: its package, readiness-check prefix and docs. */
+    public static final String NAME = "webhook";
     public static final String SERVING_CHECK = "webhook-serving";
     public static final String QUOTA_CHECK = "webhook-quota-synced";
     public static final String CA_BUNDLE_CHECK = "webhook-ca-bundle";
@@ -57,7 +59,7 @@ public final class WebhookPart implements Part {
 
     @Override
     public Plan plan() {
-        Plan plan = Plan.of("webhook").check(SERVING_CHECK)
+        Plan plan = Plan.of(NAME).check(SERVING_CHECK)
                 // The quota lookup, the check for HAMi's own webhook and the Node capacities (cluster device state)
                 // run whenever the agent has an API client.
                 .withApi(QUOTA_CHECK, Use.WEBHOOK_QUOTA, Use.HAMI_WEBHOOK_CHECK, Use.WEBHOOK_CLUSTER_DEVICE_STATE);

@@ -4,6 +4,7 @@ import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.tenantgateway.agent.PartViews;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -93,7 +94,7 @@ class AdminServerIT {
         tunnel = testbed.dialEcho();
         echoAddress = testbed.echo.hostPort();
         assertThat(tunnel.echo("bytes through the tunnel")).isEqualTo("bytes through the tunnel");
-        testbed.probeWebhook(agent.webhook().orElseThrow().port());
+        testbed.probeWebhook(PartViews.webhook(agent).orElseThrow().port());
     }
 
     @AfterAll

@@ -19,13 +19,13 @@ import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
 import io.tenantgateway.agent.node.NodeIdentity;
-import io.tenantgateway.agent.part.DeviceDiscovery;
-import io.tenantgateway.agent.part.DeviceDiscovery.VendorDevices;
+import io.tenantgateway.agent.channels.DeviceDiscovery;
+import io.tenantgateway.agent.channels.DeviceDiscovery.VendorDevices;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
 import io.tenantgateway.agent.part.PartManager;
 import io.tenantgateway.agent.part.Plan;
-import io.tenantgateway.agent.part.RegistrationOwnedElsewhere;
+import io.tenantgateway.agent.channels.RegistrationOwnedElsewhere;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.common.text.PeerText;
@@ -116,7 +116,7 @@ class VendorDevicePluginsIT {
         @Override
         public void start(PartContext context) {
             registration = context;
-            context.registrationOwnedElsewhere().subscribe(ownedElsewhere::add);
+            context.channel(RegistrationOwnedElsewhere.CHANNEL).subscribe(ownedElsewhere::add);
         }
     }
 
@@ -157,7 +157,7 @@ class VendorDevicePluginsIT {
                     RegisteredDevice.of(NPU_0, 0, 4, 32768, 20, "Ascend910B4", 0, "", true),
                     RegisteredDevice.of(NPU_1, 1, 4, 32768, 20, "Ascend910B4", 0, "", true))));
         }
-        registration.deviceDiscovery().publish(DeviceDiscovery.found(List.of(
+        registration.channel(DeviceDiscovery.CHANNEL).publish(DeviceDiscovery.found(List.of(
                 new GpuDevice(GPU, 0, 10, 23034, 100, "NVIDIA L4", 0, "hami-core", true)), vendors));
     }
 

@@ -10,7 +10,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.node.NodeIdentity;
-import io.tenantgateway.agent.part.DeviceDiscovery;
+import io.tenantgateway.agent.channels.DeviceDiscovery;
+import io.tenantgateway.agent.channels.RegistrationOwnedElsewhere;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
 import io.tenantgateway.agent.part.PartManager;
@@ -32,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Device registration as a part, next to a stand-in for the device plugin (the part it starts after): the device
- * plugin is told every vendor's devices on {@link PartContext#deviceDiscovery()}, and a vendor it reports as owned
- * elsewhere on {@link PartContext#registrationOwnedElsewhere()} is left alone while the others are registered.
+ * plugin is told every vendor's devices on {@link DeviceDiscovery#CHANNEL}, and a vendor it reports as owned
+ * elsewhere on {@link RegistrationOwnedElsewhere#CHANNEL} is left alone while the others are registered.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @EnableKubernetesMockClient(crud = true, https = false)
@@ -59,8 +60,9 @@ class DevicesPartIT {
 
         @Override
         public void start(PartContext context) {
-            ownedElsewhere.forEach(context::registrationOwnedElsewhere);
-            context.deviceDiscovery().subscribe(discoveries::add);
+            ownedElsewhere.forEach((vendor, reason) -> RegistrationOwnedElsewhere.tell(
+                    context.channel(RegistrationOwnedElsewhere.CHANNEL), vendor, reason));
+            context.channel(DeviceDiscovery.CHANNEL).subscribe(discoveries::add);
         }
     }
 

@@ -4,6 +4,7 @@ import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.tenantgateway.agent.PartViews;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.Agent;
 import io.tenantgateway.agent.AgentCommand;
@@ -60,7 +61,7 @@ class ProbeIT {
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
         agent.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> testbed.server.agentCount() == 1);
-        webhookPort = agent.webhook().orElseThrow().port();
+        webhookPort = PartViews.webhook(agent).orElseThrow().port();
     }
 
     @AfterAll
@@ -104,7 +105,7 @@ class ProbeIT {
                 .contains("\"path\":\"/spec/schedulerName\",\"value\":\"hami-scheduler\"")
                 .contains("OK: every stage asked for passed");
         // The agent's webhook saw exactly this dry-run admission (no pod spec kept).
-        assertThat(agent.webhook().orElseThrow().recentAdmissions().snapshot())
+        assertThat(PartViews.webhook(agent).orElseThrow().recentAdmissions().snapshot())
                 .anySatisfy(r -> assertThat(r.name()).isEqualTo("tenant-gateway-probe"));
     }
 

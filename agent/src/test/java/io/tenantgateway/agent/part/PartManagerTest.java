@@ -3,6 +3,7 @@ package io.tenantgateway.agent.part;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tenantgateway.agent.channels.RegistrationOwnedElsewhere;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.node.NodeIdentity;
@@ -94,12 +95,12 @@ class PartManagerTest {
         List<PartContext> plugin = new CopyOnWriteArrayList<>();
         Part devicePlugin = new Acting(Plan.of("device-plugin"), context -> {
             plugin.add(context);
-            context.registrationOwnedElsewhere(NodeVendor.NVIDIA, "nvidia-gpu.sock is served by another plugin");
-            context.registrationOwnedElsewhere(NodeVendor.HYGON, "hygon.com_dcunum is served by another plugin");
-            context.registrationOwnedElsewhere(NodeVendor.NVIDIA, "told twice");
+            RegistrationOwnedElsewhere.tell(context.channel(RegistrationOwnedElsewhere.CHANNEL), NodeVendor.NVIDIA, "nvidia-gpu.sock is served by another plugin");
+            RegistrationOwnedElsewhere.tell(context.channel(RegistrationOwnedElsewhere.CHANNEL), NodeVendor.HYGON, "hygon.com_dcunum is served by another plugin");
+            RegistrationOwnedElsewhere.tell(context.channel(RegistrationOwnedElsewhere.CHANNEL), NodeVendor.NVIDIA, "told twice");
         });
         Part devices = new Acting(Plan.of("devices").after("device-plugin"),
-                context -> context.registrationOwnedElsewhere().subscribe(seen::add));
+                context -> context.channel(RegistrationOwnedElsewhere.CHANNEL).subscribe(seen::add));
         try (PartManager manager = manager(false, devices, devicePlugin)) {
             manager.start();
             assertThat(seen).as("the last value, replayed, names both").singleElement()
@@ -107,7 +108,8 @@ class PartManagerTest {
                             .with(NodeVendor.NVIDIA, "nvidia-gpu.sock is served by another plugin")
                             .with(NodeVendor.HYGON, "hygon.com_dcunum is served by another plugin"));
 
-            plugin.get(0).registrationOwnedElsewhere(NodeVendor.ascend("Ascend910B4"), "Ascend910B4.sock");
+            RegistrationOwnedElsewhere.tell(plugin.get(0).channel(RegistrationOwnedElsewhere.CHANNEL),
+                    NodeVendor.ascend("Ascend910B4"), "Ascend910B4.sock");
 
             assertThat(seen).hasSize(2);
             assertThat(seen.get(1).reasons().keySet()).containsExactly(NodeVendor.NVIDIA, NodeVendor.HYGON,

@@ -1,5 +1,8 @@
 package io.tenantgateway.agent.part;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -7,13 +10,19 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
  * The rule that keeps each part at home in its package: a part's package (the package of a class that implements
  * {@link Part}) depends on no other part's package. Parts meet only through their {@link PartContext}; what they share
- * lives outside every part package (the spine, {@code health}, {@code k8s}, the pure {@code policy} packages).
+ * lives outside every part package (the spine, {@code health}, {@code k8s}, {@code channels}, {@code doctor}, the pure
+ * {@code policy} packages). A part may name another by its {@code NAME} constant (to start after it): javac inlines
+ * it, so nothing of the other part is linked, and the rule sees no dependency.
+ *
+ * <p>And the rule that keeps the spine free of features: the part runner, {@code Agent} and {@code doctor} know no
+ * part, and {@code AgentConfig} only holds the parts' settings; the one list, {@code Parts}, knows them all.
  */
 final class PartRules {
     private PartRules() {
@@ -43,5 +52,25 @@ final class PartRules {
         };
         return slices().assignedFrom(byPart).should().notDependOnEachOther()
                 .because("parts meet only through PartContext (issue 25): a feature is at home in one package");
+    }
+
+    /** The spine of the agent: the part runner's package, {@code Agent} and {@code doctor} (nested classes too). */
+    static final String SPINE = "io\\.tenantgateway\\.agent\\.(part\\.[^.]+|Agent|ops\\.Doctor)(\\$.*)?";
+    /** What holds the parts' settings without using them: {@code AgentConfig}. */
+    static final String SETTINGS_HOLDER = "io\\.tenantgateway\\.agent\\.AgentConfig(\\$.*)?";
+
+    /**
+     * Classes named like {@code spine} do not depend on any part package, and those named like {@code holder} only
+     * hold the parts' types (no call, no field access, no construction): a new part is its package and one line in
+     * the list of parts.
+     */
+    static List<ArchRule> spineKnowsNoPart(JavaClasses classes, String spine, String holder) {
+        String[] packages = partPackages(classes).toArray(String[]::new);
+        return List.of(
+                noClasses().that(nameMatching(spine)).should().dependOnClassesThat(resideInAnyPackage(packages))
+                        .because("the spine derives everything about parts from the one list (issue 33)"),
+                noClasses().that(nameMatching(holder)).should().accessClassesThat(resideInAnyPackage(packages))
+                        .because("the configuration holds the parts' settings; each part describes its own"
+                                + " (issue 33)").allowEmptyShould(true));
     }
 }

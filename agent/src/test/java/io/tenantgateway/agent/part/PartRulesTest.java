@@ -23,6 +23,22 @@ class PartRulesTest {
     }
 
     @Test
+    void theSpineKnowsNoPartBeyondTheOneList() {
+        PartRules.spineKnowsNoPart(AGENT, PartRules.SPINE, PartRules.SETTINGS_HOLDER).forEach(rule -> rule.check(AGENT));
+    }
+
+    @Test
+    void theSpineRuleFailsWhenTheSpineUsesAPart() {
+        JavaClasses fixtures = new ClassFileImporter().importPackages("io.tenantgateway.agentfixtures.parts");
+        var rules = PartRules.spineKnowsNoPart(fixtures, "io\\.tenantgateway\\.agentfixtures\\.parts\\.Spine",
+                "io\\.tenantgateway\\.agentfixtures\\.parts\\.Settings");
+        assertThatThrownBy(() -> rules.get(0).check(fixtures)).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("Spine").hasMessageContaining("AlphaPart");
+        assertThatThrownBy(() -> rules.get(1).check(fixtures)).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("Settings").hasMessageContaining("AlphaPart");
+    }
+
+    @Test
     void theRuleFailsWhenOnePartImportsAnother() {
         JavaClasses fixtures = new ClassFileImporter().importPackages("io.tenantgateway.agentfixtures.parts");
         assertThat(PartRules.partPackages(fixtures)).hasSize(2);

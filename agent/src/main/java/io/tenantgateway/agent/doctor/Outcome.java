@@ -1,4 +1,4 @@
-package io.tenantgateway.agent.ops;
+package io.tenantgateway.agent.doctor;
 
 import java.util.Locale;
 

@@ -1,7 +1,8 @@
-package io.tenantgateway.agent.part;
+package io.tenantgateway.agent.channels;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.part.Channel;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.hami.RegisteredDevice;
@@ -9,9 +10,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What device registration discovered on this node (or why discovery fails), published on
- * {@link PartContext#deviceDiscovery()} for the device plugin: kubelet and the register annotations list the same
- * devices.
+ * What device registration discovered on this node (or why discovery fails), published on {@link #CHANNEL} for the
+ * device plugin: kubelet and the register annotations list the same devices.
  *
  * @param devices the NVIDIA GPUs found (empty while failing)
  * @param vendorDevices the other vendors' simulated devices, one group per vendor in inventory order (mock mode only;
@@ -19,6 +19,9 @@ import java.util.Optional;
  * @param failure why the last discovery failed, when it did
  */
 public record DeviceDiscovery(List<GpuDevice> devices, List<VendorDevices> vendorDevices, Optional<String> failure) {
+    /** Device registration → the device plugin. */
+    public static final Channel.Key<DeviceDiscovery> CHANNEL = Channel.Key.of("device-discovery");
+
     public DeviceDiscovery {
         devices = List.copyOf(requireNonNull(devices, "devices"));
         vendorDevices = List.copyOf(requireNonNull(vendorDevices, "vendorDevices"));
