@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.netty.channel.EventLoopGroup;
 import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.PartViews;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.tunnel.transport.Transports;
 import java.io.IOException;
@@ -134,15 +135,15 @@ public final class Lab implements AutoCloseable {
                     + " tenant-gateway run's wiring: tunnel"
                     + (worker.tenant().workers().size() > 1 && worker == worker.tenant().workers().get(0)
                             ? " (default route)" : "")
-                    + agent.webhook().map(w -> ", webhook 127.0.0.1:" + w.port()
+                    + PartViews.webhook(agent).map(w -> ", webhook 127.0.0.1:" + w.port()
                             + (worker.tenant().ascendWebhook() ? " (--enable-ascend)" : "")).orElse("")
-                    + agent.devices().map(d -> (spec.mockGpus().isEmpty() ? "" : ", mock GPUs " + spec.mockGpus())
+                    + PartViews.devices(agent).map(d -> (spec.mockGpus().isEmpty() ? "" : ", mock GPUs " + spec.mockGpus())
                             + (spec.mockDevices().isEmpty() ? "" : ", mock devices " + spec.mockDevices())).orElse("")
-                    + agent.devicePlugin().map(p -> ", device plugin " + p.config().socket()
+                    + PartViews.devicePlugin(agent).map(p -> ", device plugin " + p.config().socket()
                             + spec.vendorDevices().keySet().stream().map(v -> v.vendor().socketName()).distinct()
                                     .map(socket -> " + " + socket).collect(Collectors.joining())
                             + " (kubelet stand-in " + worker.kubelet().socket() + ")").orElse("")
-                    + agent.allocation().map(l -> ", lock controller").orElse(""));
+                    + PartViews.allocation(agent).map(l -> ", lock controller").orElse(""));
         }
         long waitStart = System.nanoTime();
         progress.accept("waiting for every agent's /readyz (at most " + seconds(options.timeout()) + ") …");

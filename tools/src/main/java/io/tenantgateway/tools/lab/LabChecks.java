@@ -13,6 +13,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.PartViews;
 import io.tenantgateway.agent.devices.VendorPreset;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.hami.AscendRuntimeInfo;
@@ -205,7 +206,7 @@ final class LabChecks {
         String register = Annotations.get(annotations, Annotations.NODE_NVIDIA_REGISTER);
         if (register == null) {
             throw new CheckFailed(nodeName + ": no " + Annotations.NODE_NVIDIA_REGISTER + " annotation ("
-                    + (worker.agent().devices().isEmpty() ? "agent " + nodeName + " runs without device"
+                    + (PartViews.devices(worker.agent()).isEmpty() ? "agent " + nodeName + " runs without device"
                     + " registration: --device-source=none" : "agent " + notReady(worker.agent())) + ")");
         }
         List<GpuDevice> devices;
@@ -353,7 +354,7 @@ final class LabChecks {
                     + " schedulerName=" + schedulerName + " nvidia.com/gpu=" + gpu + " nvidia.com/gpucores=" + cores
                     + " (expected: hami-scheduler, 1, 100); patch " + admission.patchOperations());
         }
-        List<AdmissionRecord> seen = tenant.agent().webhook().orElseThrow().recentAdmissions().snapshot();
+        List<AdmissionRecord> seen = PartViews.webhook(tenant.agent()).orElseThrow().recentAdmissions().snapshot();
         if (seen.stream().noneMatch(r -> r.uid().equals(admission.uid()))) {
             throw new CheckFailed(tenant.spec.name() + ": admission " + admission.uid() + " was answered, but not by"
                     + " the webhook of " + tenant.spec.node());
@@ -606,7 +607,7 @@ final class LabChecks {
         if (registered.isEmpty()) {
             throw new CheckFailed(node + ": kubelet has no device plugin registered for " + ResourceNames.NVIDIA_GPU
                     + " (kubelet.sock in " + tenant.kubelet().directory() + "; agent's device plugin: "
-                    + tenant.agent().devicePlugin().map(p -> p.snapshot().phase() + " at " + p.config().socket()
+                    + PartViews.devicePlugin(tenant.agent()).map(p -> p.snapshot().phase() + " at " + p.config().socket()
                     + ": " + p.snapshot().detail()).orElse("off") + ")");
         }
         KubeletStandIn.Plugin plugin = registered.get();
@@ -849,7 +850,7 @@ final class LabChecks {
                     + (tenant.ascendWebhook() ? "" : "it runs without --enable-ascend, ") + "patch "
                     + admission.patchOperations() + ")");
         }
-        List<AdmissionRecord> seen = tenant.agent().webhook().orElseThrow().recentAdmissions().snapshot();
+        List<AdmissionRecord> seen = PartViews.webhook(tenant.agent()).orElseThrow().recentAdmissions().snapshot();
         if (seen.stream().noneMatch(r -> r.uid().equals(admission.uid()))) {
             throw new CheckFailed(tenant.spec.name() + ": admission " + admission.uid() + " was answered, but not by"
                     + " the webhook of " + tenant.spec.node());

@@ -15,6 +15,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.tenantgateway.agent.Agent;
+import io.tenantgateway.agent.PartViews;
 import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.devices.MockInventory;
 import io.tenantgateway.agent.devices.VendorPreset;
@@ -349,7 +350,7 @@ final class LabTenant implements AutoCloseable {
             }
             agent = created;
             created.start();
-            created.webhook().map(WebhookServer::port)
+            PartViews.webhook(created).map(WebhookServer::port)
                     .ifPresent(port -> webhookService.endpoint(new InetSocketAddress("127.0.0.1", port)));
         }
 
