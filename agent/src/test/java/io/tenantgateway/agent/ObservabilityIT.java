@@ -86,7 +86,7 @@ class ObservabilityIT {
                 .endSpec().build()).create();
         List<String> args = testbed.webhookArgs(0);
         args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
-        args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock",
+        args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock", "--monitor-listen=127.0.0.1:0",
                 "--mock-gpus=L4-24GB:2", "--handshake-interval=2s",
                 "--kubeconfig=" + MockApiKubeconfig.write(dir, client), "--pod-field-selector=false",
                 "--count-server-leases", "--enable-profiling", "--enable-contention-profiling"));

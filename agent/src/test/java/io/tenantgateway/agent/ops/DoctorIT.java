@@ -242,7 +242,7 @@ class DoctorIT {
                         + " them")
                 .contains("hami.io/node-dcu-register: 1 device(s)", "[0] DCU-K100 65520 MiB, 100 cores, split 4 (DCU-b)",
                         "[0] NVIDIA A100-SXM4-80GB 81920 MiB, 100 cores, split 10 (GPU-a)")
-                .contains("14 checks: 13 passed, 0 warnings, 0 failed, 1 skipped -> OK")
+                .contains("15 checks: 14 passed, 0 warnings, 0 failed, 1 skipped -> OK")
                 .doesNotContain("fix:");
     }
 
@@ -281,7 +281,7 @@ class DoctorIT {
         assertThat(report.get("checks")).extracting(c -> c.get("name").asString() + "=" + c.get("outcome").asString())
                 .containsExactly("config=pass", "ca-cert=pass", "agent-cert=skip", "token=pass", "webhook-cert=pass",
                         "dns=pass", "tcp=pass", "tls=pass", "grpc-connect=pass", "kubernetes=pass", "hami-webhook=pass",
-                        "device-config=pass", "devices=pass", "registrations=pass");
+                        "device-config=pass", "devices=pass", "monitor=pass", "registrations=pass");
     }
 
     @Test

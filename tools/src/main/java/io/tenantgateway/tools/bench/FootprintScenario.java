@@ -294,7 +294,7 @@ final class FootprintScenario {
             Path key = rig.workDir.resolve("webhook.key");
             Pem.writeBundle(rig.pki.webhookBundle(), cert, key);
             command.addAll(List.of("--kubeconfig=" + api.kubeconfig(), "--node-name=" + MockApi.NODE,
-                    "--device-source=mock", "--mock-gpus=A100-80GB,A100-80GB", "--enable-lock-controller",
+                    "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--mock-gpus=A100-80GB,A100-80GB", "--enable-lock-controller",
                     "--pod-field-selector=false", "--webhook-tls-cert=" + cert, "--webhook-tls-key=" + key,
                     "--webhook-listen=127.0.0.1:" + freePort()));
         }
