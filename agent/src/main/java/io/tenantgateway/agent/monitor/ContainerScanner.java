@@ -120,22 +120,21 @@ final class ContainerScanner {
         return scans.get();
     }
 
-    /** Regions skipped since start, by reason ({@code unreadable}: the file could not be opened or read). */
+    /**
+     * Regions skipped since start, by reason ({@code unreadable}: the file could not be opened or read;
+     * {@code over_limit}: a directory past the scan's limit, not read).
+     */
     Map<String, Long> skipped() {
         Map<String, Long> out = new HashMap<>();
         skipped.forEach((reason, count) -> out.put(reason.name().toLowerCase(java.util.Locale.ROOT), count.get()));
         out.put("unreadable", unreadable.get());
+        out.put("over_limit", overLimit.get());
         return out;
     }
 
     /** Directories removed since start. */
     long removed() {
         return removed.get();
-    }
-
-    /** Directories not read because a scan met more than its limit. */
-    long overLimit() {
-        return overLimit.get();
     }
 
     private Set<String> directories() {
