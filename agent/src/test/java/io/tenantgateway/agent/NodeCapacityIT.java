@@ -83,7 +83,7 @@ class NodeCapacityIT {
         return client.nodes().withName(name).get();
     }
 
-    /** The calls the agent made are exactly what its flags' permissions grant, nodes/status patch among them. */
+    /** The calls the agent made since the start, each one the permissions its flags use grant. */
     private Set<String> callsGranted() throws InterruptedException {
         Set<String> calls = ApiCalls.drain(server);
         assertThat(KubernetesPermissions.keys(KubernetesPermissions.needed(config.apiUses(false))))
