@@ -60,6 +60,7 @@ mode.
 {{- dict
     "devices" $devices
     "capacity" (eq $v.devices.source "mock")
+    "nodeCapacity" (and $devices $v.devices.reportNodeCapacity)
     "lock" $lock
     "devicePlugin" $plugin
     "nodeNameDiscovery" $nodeName
@@ -208,6 +209,9 @@ components/device-plugin appends them (before the overlays' --device-source).
 {{- if and (ne $v.devices.source "none") (not (kindIs "invalid" $v.devices.splitCount)) }}
 - --device-split-count={{ $v.devices.splitCount }}
 {{- end }}
+{{- if and (ne $v.devices.source "none") $v.devices.reportNodeCapacity }}
+- --report-node-capacity=true
+{{- end }}
 {{- if $v.webhook.enabled }}
 {{- /* "" turns the watch off (HAMi's defaults); the agent's default is not repeated */}}
 {{- if ne $v.hami.deviceConfigMap (include "tenant-gateway.defaultDeviceConfigMap" .) }}
@@ -260,6 +264,9 @@ components/device-plugin appends them (before the overlays' --device-source).
 {{- end }}
 {{- if and $v.devicePlugin.enabled (eq $v.devices.source "none") }}
 {{- fail "devicePlugin.enabled: true with devices.source=none (expected: devices.source=nvidia-smi or mock; the plugin lists the GPUs the agent discovers)" }}
+{{- end }}
+{{- if and $v.devices.reportNodeCapacity (eq $v.devices.source "none") }}
+{{- fail "devices.reportNodeCapacity: true with devices.source=none (expected: devices.source=nvidia-smi or mock; the totals are those of the GPUs the agent registers)" }}
 {{- end }}
 {{- if and (eq $v.hami.allocationMode "device-plugin") (not $v.devicePlugin.enabled) }}
 {{- fail "hami.allocationMode=device-plugin without devicePlugin.enabled (expected: observe, empty, or devicePlugin.enabled: true)" }}

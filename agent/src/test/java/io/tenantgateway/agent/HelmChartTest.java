@@ -714,6 +714,45 @@ class HelmChartTest {
         });
     }
 
+    /**
+     * {@code devices.reportNodeCapacity} (off by default) under Kamaji too: the flag in the TenantControlPlane patch's
+     * extraArgs, the node-capacity role bound to Kamaji's service account, the own-node policy's switch on.
+     */
+    @Test
+    void reportNodeCapacityIsOffByDefaultAndUnderKamajiReachesTheExtraArgsTheRoleAndThePolicy() throws IOException {
+        for (Mode mode : List.of(Mode.DEFAULTS, Mode.ci("real-gpus-values.yaml"), Mode.ci("kamaji-values.yaml"))) {
+            List<HasMetadata> objects = parse(template(mode));
+            assertThat(agentArgs(mode, objects)).as("%s", mode).noneMatch(a -> a.startsWith("--report-node-capacity"));
+            assertThat(variable(objects, "reportCapacity")).as("%s", mode).isEqualTo("false");
+        }
+        Mode kamaji = Mode.ci("kamaji-values.yaml");
+        Map<String, Object> set = Map.of("devices.source", "mock", "devices.mock.gpus", "A100-80GB",
+                "devices.reportNodeCapacity", true);
+        List<HasMetadata> objects = parse(template(kamaji, NAMESPACE, set));
+        @SuppressWarnings("unchecked")
+        List<String> extraArgs = (List<String>) path(kamajiPatch(notes(kamaji, set)), "spec", "addons",
+                "konnectivity", "agent", "extraArgs");
+        assertThat(extraArgs).contains("--device-source=mock", "--report-node-capacity=true");
+        List<String> args = new ArrayList<>(RenderedManifests.KAMAJI_AGENT_ARGS);
+        args.addAll(extraArgs);
+        Set<Use> uses = RenderedManifests.uses(temp.resolve("kamaji-node-capacity"), args, true, Map.of());
+        assertThat(uses).contains(Use.NODE_CAPACITY, Use.GPU_CAPACITY);
+        assertThat(granted(objects, KAMAJI_ACCOUNT)).isEqualTo(declared(uses)).contains("core/nodes/status:patch");
+        assertThat(objects).filteredOn(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
+                .filteredOn(b -> b.getMetadata().getName().equals("tenant-gateway-node-capacity")).singleElement()
+                .satisfies(b -> assertThat(b.getSubjects().get(0).getName()).isEqualTo("konnectivity-agent"));
+        assertThat(variable(objects, "reportCapacity")).isEqualTo("true");
+    }
+
+    /** The expression of the own-node policy's variable {@code name}. */
+    private static String variable(List<HasMetadata> objects, String name) {
+        return objects.stream().filter(ValidatingAdmissionPolicy.class::isInstance)
+                .map(ValidatingAdmissionPolicy.class::cast)
+                .filter(p -> p.getMetadata().getName().equals("tenant-gateway-own-node")).findFirst().orElseThrow()
+                .getSpec().getVariables().stream().filter(v -> v.getName().equals(name)).findFirst().orElseThrow()
+                .getExpression();
+    }
+
     private static List<PolicyRule> configMapRules(List<HasMetadata> objects) {
         return objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
                 .flatMap(r -> r.getRules().stream()).filter(r -> r.getResources().contains("configmaps")).toList();
@@ -881,6 +920,8 @@ class HelmChartTest {
                 true))).hasMessageContaining("devicePlugin.enabled: true with mode=kamaji");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true)))
                 .hasMessageContaining("devicePlugin.enabled: true with devices.source=none (expected:");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.reportNodeCapacity", true)))
+                .hasMessageContaining("devices.reportNodeCapacity: true with devices.source=none (expected:");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.allocationMode", "device-plugin")))
                 .hasMessageContaining("hami.allocationMode=device-plugin without devicePlugin.enabled");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.allocationMode", "complete")))

@@ -437,13 +437,14 @@ class DoctorIT {
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  kubernetes +2 of [0-9]+ permissions denied")
-                .contains("denied: core/nodes/status:patch (mock capacity: advertise nvidia.com/gpu capacity (mock"
-                        + " mode)) - no RBAC policy matched")
+                .contains("denied: core/nodes/status:patch (mock capacity, node capacity: advertise nvidia.com/gpu"
+                        + " capacity (mock mode); --report-node-capacity: nvidia.com/gpumem and gpucores totals (own"
+                        + " node only: ValidatingAdmissionPolicy tenant-gateway-own-node)) - no RBAC policy matched")
                 .contains("denied: core/pods:patch (device plugin: Allocate: consume device entries, set"
                         + " hami.io/bind-phase)")
                 .contains("fix: grant them to the agent's service account: apply the manifests for this mode"
                         + " (manifests/base, plus components/device-plugin for pods patch,"
-                        + " components/mock-capacity for nodes/status patch")
+                        + " components/mock-capacity or components/report-node-capacity for nodes/status patch")
                 .containsPattern("PASS  grpc-connect")
                 // Nobody serves the plugin socket yet, and this directory has no kubelet.sock.
                 .containsPattern("WARN  device-plugin +nobody serves .*nvidia-gpu\\.sock yet \\(the agent does once it"
