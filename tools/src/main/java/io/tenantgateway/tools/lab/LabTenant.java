@@ -297,6 +297,14 @@ final class LabTenant implements AutoCloseable {
             return kubelet;
         }
 
+        /**
+         * The worker's host file system as its agent sees it ({@code --device-plugin-host-root}): where Allocate
+         * creates HAMi-core's per-container directories and the vGPU monitor reads them.
+         */
+        Path hostRoot() {
+            return home.resolve("host").toAbsolutePath();
+        }
+
         LabTenant tenant() {
             return LabTenant.this;
         }
@@ -369,6 +377,9 @@ final class LabTenant implements AutoCloseable {
                     "--device-source=" + (broken(Breakage.DEVICE_REGISTRATION) ? "none" : "mock"),
                     "--handshake-interval=2s",
                     "--monitor-listen=127.0.0.1:0",
+                    // HAMi-core's host directories under the worker's directory, with or without the device plugin:
+                    // the vGPU monitor reads them and removes those of pods it does not know, never the host's.
+                    "--device-plugin-host-root=" + hostRoot(),
                     "--enable-lock-controller=true",
                     // fabric8's CRUD server matches no pod with a spec.nodeName field selector.
                     "--pod-field-selector=false",
@@ -400,10 +411,9 @@ final class LabTenant implements AutoCloseable {
             }
             if (kubelet != null && !broken(Breakage.DEVICE_PLUGIN) && !broken(Breakage.DEVICE_REGISTRATION)) {
                 // The worker's kubelet path: registration, ListAndWatch and Allocate over the stand-in's Unix
-                // sockets; HAMi-core's host directories under the worker's directory.
+                // sockets.
                 args.add("--device-plugin=true");
                 args.add("--device-plugin-dir=" + devicePluginDir());
-                args.add("--device-plugin-host-root=" + home.resolve("host").toAbsolutePath());
             }
             if (broken(Breakage.GPU_SHARING)) {
                 args.add("--device-split-count=1");
