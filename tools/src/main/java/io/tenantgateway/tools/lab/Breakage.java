@@ -44,7 +44,12 @@ public enum Breakage {
      * Check 10: tenant-b's webhook runs without {@code --enable-ascend} (HAMi's chart default): an Ascend pod is not
      * HAMi's, so it never reaches HAMi's scheduler.
      */
-    ASCEND_WEBHOOK("ascend-webhook", 10, Target.TENANT_B, "tenant-b's webhook runs without --enable-ascend");
+    ASCEND_WEBHOOK("ascend-webhook", 10, Target.TENANT_B, "tenant-b's webhook runs without --enable-ascend"),
+    /**
+     * Check 11: tenant-b's agents run with {@code --monitor=false}: nobody reads HAMi-core's regions, exports the
+     * containers' usage or removes a deleted pod's cache directory.
+     */
+    MONITOR("monitor", 11, Target.TENANT_B, "tenant-b's agents run without the vGPU monitor (--monitor=false)");
 
     /** Which tenant's parts a breakage changes. */
     enum Target { TENANT_A, TENANT_B, BOTH }

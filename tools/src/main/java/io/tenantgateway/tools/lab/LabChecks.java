@@ -16,6 +16,9 @@ import io.tenantgateway.agent.Agent;
 import io.tenantgateway.agent.PartViews;
 import io.tenantgateway.agent.devices.VendorPreset;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
+import io.tenantgateway.agent.monitor.ContainerUsage;
+import io.tenantgateway.agent.monitor.MonitorPart;
+import io.tenantgateway.agent.monitor.MonitorSnapshot;
 import io.tenantgateway.hami.AscendRuntimeInfo;
 import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.hami.NodeVendor;
@@ -33,6 +36,7 @@ import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiCore;
+import io.tenantgateway.hami.region.DeviceUsage;
 import io.tenantgateway.deviceplugin.testing.KubeletStandIn;
 import io.tenantgateway.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.tenantgateway.deviceplugin.v1beta1.RegisterRequest;
@@ -45,9 +49,17 @@ import io.tenantgateway.tunnel.policy.DialPolicy;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.ServerSnapshot;
 import io.tenantgateway.webhook.AdmissionRecord;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -55,6 +67,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -63,10 +77,10 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The checks of the lab: the reference lab's eight, the kubelet path of the device plugin, and Hygon and Ascend
- * devices next to NVIDIA's on tenant-b's second worker. Each returns its evidence line or throws
- * {@link CheckFailed} with the reason. Checks run one after another on the lab's thread and may be run alone: each
- * creates the pods it needs.
+ * The checks of the lab: the reference lab's eight, the kubelet path of the device plugin, Hygon and Ascend
+ * devices next to NVIDIA's on tenant-b's second worker, and the vGPU monitor with a HAMi-core stand-in. Each
+ * returns its evidence line or throws {@link CheckFailed} with the reason. Checks run one after another on the lab's
+ * thread and may be run alone: each creates the pods it needs.
  */
 final class LabChecks {
     static final List<String> TITLES = List.of(
@@ -79,7 +93,8 @@ final class LabChecks {
             "tunnel isolation",
             "resilience: server restart",
             "kubelet device plugin: Allocate answer",
-            "heterogeneous devices: Ascend and Hygon");
+            "heterogeneous devices: Ascend and Hygon",
+            "vGPU monitor: usage, fallback, cleanup");
 
     /** Check 4: four of these fill an A100 80 GB by memory and by cores. */
     static final long SHARE_MEMORY_MIB = 20480;
@@ -101,6 +116,9 @@ final class LabChecks {
      */
     static final List<NodeVendor> KUBELET_VENDORS = Stream.concat(Stream.of(NodeVendor.NVIDIA, NodeVendor.HYGON),
             DeviceConfig.defaults().vnpus().stream().map(chip -> NodeVendor.ascend(chip.commonWord()))).toList();
+    /** Check 11: two of these fit next to checks 4, 5 and 9's pods on worker-b. */
+    static final long MONITOR_POD_MEMORY_MIB = 1024;
+    static final int MONITOR_POD_CORES = 10;
     /** Check 5: small enough to fit next to check 4's pods. */
     static final long LOCK_POD_MEMORY_MIB = 1024;
     static final int LOCK_POD_CORES = 10;
@@ -136,6 +154,7 @@ final class LabChecks {
             case 8 -> serverRestart();
             case 9 -> kubeletPath();
             case 10 -> heterogeneousDevices();
+            case 11 -> vgpuMonitor();
             default -> throw new IllegalArgumentException("check " + number + " (expected: 1-" + TITLES.size() + ")");
         };
     }
@@ -1027,6 +1046,335 @@ final class LabChecks {
         return out;
     }
 
+    // --- 11 ---------------------------------------------------------------------------------------------------
+
+    /**
+     * The vGPU monitor on tenant-b's worker, end to end with the HAMi-core stand-in. Two GPU pods are admitted,
+     * filtered, bound and admitted by kubelet (Allocate creates each container's cache directory). Before the first
+     * pod's container makes its first CUDA call, the agent's {@code /metrics} shows its limits from the allocation
+     * annotation ({@code limit_source="annotation"}) and no usage. Then the stand-in writes its region where Allocate's
+     * env and mounts put it: the first scan that starts after the write reads it, and the next scrape shows the usage
+     * on {@code /metrics}, on the monitor's own listener and on {@code /ui}; a second write's usage follows the same
+     * way. The pod is deleted: its cache directory goes once the grace has passed, never before, while the other
+     * pod's, and every other live pod's on the node, stays.
+     */
+    private String vgpuMonitor() throws CheckFailed, InterruptedException {
+        LabTenant tenant = b;
+        String namespace = tenant.spec.namespace();
+        String gonePod = "b-monitor";
+        String livePod = "b-monitor-live";
+        Map<String, String> limits = shareLimits(MONITOR_POD_MEMORY_MIB, MONITOR_POD_CORES);
+        admit(tenant, gonePod, limits);
+        Allocation gone = scheduleAndAdmit(tenant, gonePod);
+        long allocatedAt = System.nanoTime();
+        admit(tenant, livePod, limits);
+        Allocation live = scheduleAndAdmit(tenant, livePod);
+        if (!gone.node().equals(live.node())) {
+            throw new CheckFailed(gonePod + " placed on " + gone.node() + ", " + livePod + " on " + live.node()
+                    + " (expected: one node, to see one pod's directory go and the other's stay)");
+        }
+        String node = gone.node();
+        LabTenant.Worker worker = tenant.worker(node).orElseThrow();
+        Agent agent = worker.agent();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Lab.CALL_TIMEOUT).build();
+        int health = agent.health().orElseThrow(() -> new CheckFailed(node + ": the agent has no health port"))
+                .boundPort();
+        Map<String, String> goneLabels = Map.of("namespace", namespace, "pod", gonePod, "container", "cuda");
+        Optional<MonitorPart> part = PartViews.monitor(agent);
+        if (part.isEmpty()) {
+            MetricsScrape metrics = scrape(http, health);
+            throw new CheckFailed(node + ": /metrics has " + metrics.find(LIMIT, goneLabels).size() + " "
+                    + LIMIT + " samples for " + namespace + "/" + gonePod + " (agent " + node + " runs without the"
+                    + " vGPU monitor, --monitor=false: nobody reads HAMi-core's regions or removes a deleted pod's"
+                    + " cache directory)");
+        }
+        MonitorPart monitor = part.get();
+        Path containersDir = monitor.config().containersDir();
+        HamiCoreStandIn goneCore = standIn(worker, gonePod, gone);
+        HamiCoreStandIn liveCore = standIn(worker, livePod, live);
+        Path goneDir = goneCore.hostFile().getParent();
+        String goneUid = podUid(tenant, gonePod);
+        if (!goneDir.equals(containersDir.resolve(goneUid + "_cuda"))) {
+            throw new CheckFailed(gonePod + ": Allocate's env and mounts put HAMi-core's region in " + goneDir
+                    + " (expected: the directory the monitor reads, " + containersDir.resolve(goneUid + "_cuda") + ")");
+        }
+
+        // (a) Before the first CUDA call: the directory Allocate created, no region, limits from the annotation.
+        List<String> regionFiles = regionFiles(goneDir);
+        if (!Files.isDirectory(goneDir) || !regionFiles.isEmpty()) {
+            throw new CheckFailed(gonePod + ": cache directory " + goneDir + (Files.isDirectory(goneDir)
+                    ? " already holds " + regionFiles : " missing") + " after Allocate (expected: created, empty)");
+        }
+        long limitBytes = MONITOR_POD_MEMORY_MIB << 20;
+        if (!waiter.until(timeout, () -> exported(monitor, gonePod, ContainerUsage.Source.ANNOTATION, -1))) {
+            throw new CheckFailed(node + ": the vGPU monitor shows no limits for " + namespace + "/" + gonePod
+                    + " cuda " + Lab.seconds(timeout) + " after its allocation (last scan: "
+                    + describe(monitor.snapshot()) + ")");
+        }
+        Duration annotationAfter = Duration.ofNanos(System.nanoTime() - allocatedAt);
+        MetricsScrape before = scrape(http, health);
+        double annotated = single(before, node + " /metrics", LIMIT, with(goneLabels, "limit_source", "annotation"));
+        if (annotated != limitBytes || !before.find(USED, goneLabels).isEmpty()) {
+            throw new CheckFailed(node + " /metrics before " + gonePod + "'s first CUDA call: " + LIMIT
+                    + "{limit_source=\"annotation\"} " + (long) annotated + ", " + before.find(USED, goneLabels).size()
+                    + " " + USED + " samples (expected: " + limitBytes + ", none)");
+        }
+
+        // (b) The first CUDA calls: the first scan that starts after the write exports the usage.
+        HamiCoreStandIn.Written liveWrite = cudaCall(liveCore, livePod);
+        List<String> evidence = new ArrayList<>();
+        evidence.add(node + ": " + gonePod + ", " + livePod + " (" + MONITOR_POD_MEMORY_MIB + " MiB / "
+                + MONITOR_POD_CORES + " % each) allocated through kubelet; before " + gonePod + "'s first CUDA call ("
+                + relative(worker, goneDir) + "/ empty) /metrics " + LIMIT + "{…,limit_source=\"annotation\"} "
+                + (long) annotated + " (" + Lab.millis(annotationAfter) + " after Allocate), no usage");
+        int listener = monitor.listening().orElseThrow(() -> new CheckFailed(node + ": the vGPU monitor has no"
+                + " listener (the lab passes --monitor-listen=127.0.0.1:0)")).getPort();
+        int admin = agent.admin().orElseThrow(() -> new CheckFailed(node + ": the agent has no admin port"))
+                .boundPort();
+        for (int call = 1; call <= 2; call++) {
+            long start = System.nanoTime();
+            HamiCoreStandIn.Written written = cudaCall(goneCore, gonePod);
+            Instant writtenAt = clock.instant();
+            if (!waiter.until(timeout, () -> monitor.snapshot().at().map(at -> at.isAfter(writtenAt)).orElse(false))) {
+                throw new CheckFailed(node + ": no vGPU monitor scan within " + Lab.seconds(timeout) + " of the write"
+                        + " (scan interval " + GoDuration.format(monitor.config().scanInterval()) + ")");
+            }
+            Duration scanned = Duration.ofNanos(System.nanoTime() - start);
+            long used = written.devices().get(0).usedBytes();
+            if (!exported(monitor, gonePod, ContainerUsage.Source.REGION, used)) {
+                throw new CheckFailed(node + ": the first scan after HAMi-core's write " + call + " of "
+                        + goneCore.hostFile() + " (" + written.usedMiB() + " MiB) shows " + describe(monitor.snapshot())
+                        + " for " + gonePod + " (expected: its region)");
+            }
+            MetricsScrape metrics = scrape(http, health);
+            Duration scraped = Duration.ofNanos(System.nanoTime() - start);
+            double onMetrics = single(metrics, node + " /metrics", USED, goneLabels);
+            double regionLimit = single(metrics, node + " /metrics", LIMIT, with(goneLabels, "limit_source",
+                    "region"));
+            double sm = single(metrics, node + " /metrics", UTILIZATION, goneLabels);
+            double onListener = single(scrape(http, listener), "the monitor's listener", USED, goneLabels);
+            if (onMetrics != used || onListener != used || regionLimit != limitBytes || sm != written.smUtil()) {
+                throw new CheckFailed(node + " after HAMi-core's write " + call + " (" + used + " bytes, SM "
+                        + written.smUtil() + " %): /metrics " + USED + " " + (long) onMetrics + ", " + LIMIT
+                        + "{limit_source=\"region\"} " + (long) regionLimit + ", " + UTILIZATION + " " + sm
+                        + "; listener " + USED + " " + (long) onListener + " (expected: " + used + ", " + limitBytes
+                        + ", " + written.smUtil() + ", " + used + ")");
+            }
+            String who = "<tr><td data-label=\"pod\">" + namespace + "/" + gonePod + "</td>"
+                    + "<td data-label=\"container\">cuda</td>";
+            String row = who + "<td data-label=\"device\">0 " + uuidLabel(written) + "</td>"
+                    + "<td data-label=\"used\">" + written.usedMiB() + " MiB</td><td data-label=\"limit\">"
+                    + MONITOR_POD_MEMORY_MIB + " MiB</td><td data-label=\"sm\">" + written.smUtil() + " %</td>"
+                    + "<td data-label=\"sm-limit\">" + MONITOR_POD_CORES + " %</td><td data-label=\"source\">"
+                    + "HAMi-core</td></tr>";
+            String page = httpGet(http, admin, "/ui");
+            int section = page.indexOf("<section id=\"monitor\">");
+            if (section < 0 || page.indexOf(row, section) < 0) {
+                int shown = section < 0 ? -1 : page.indexOf(who, section);
+                throw new CheckFailed(node + " /ui after HAMi-core's write " + call + ": " + (section < 0
+                        ? "no section id=\"monitor\"" : shown < 0 ? "no row for " + namespace + "/" + gonePod
+                        + " cuda" : "the row is " + page.substring(shown, Math.max(shown, page.indexOf("</tr>",
+                        shown)))) + " (expected: " + row + ")");
+            }
+            if (call == 1) {
+                double liveUsed = single(metrics, node + " /metrics", USED, Map.of("namespace", namespace, "pod",
+                        livePod, "container", "cuda"));
+                HamiCoreStandIn.Limit limit = goneCore.limits().get(0);
+                evidence.add("HAMi-core stand-in wrote " + goneCore.containerFile() + " (limits from Allocate's env: "
+                        + (limit.memoryBytes() >> 20) + " MiB, SM " + limit.smPercent() + " %): " + written.usedMiB()
+                        + " MiB, SM " + written.smUtil() + " % → read by the first scan after it (+"
+                        + Lab.millis(scanned) + "), then /metrics " + USED + " " + (long) onMetrics + ", " + LIMIT
+                        + "{…,limit_source=\"region\"} " + (long) regionLimit + ", " + UTILIZATION + " " + (long) sm
+                        + "; listener 127.0.0.1:" + listener + " " + USED + " " + (long) onListener + "; /ui row "
+                        + namespace + "/" + gonePod + " cuda "
+                        + written.usedMiB() + " MiB / " + MONITOR_POD_MEMORY_MIB + " MiB, " + written.smUtil() + " % / "
+                        + MONITOR_POD_CORES + " % (+" + Lab.millis(scraped) + "; " + livePod + ": "
+                        + (long) liveUsed / (1 << 20) + " MiB)");
+                if (liveUsed != liveWrite.devices().get(0).usedBytes()) {
+                    throw new CheckFailed(node + " /metrics: " + USED + " " + (long) liveUsed + " for " + livePod
+                            + " (expected: " + liveWrite.devices().get(0).usedBytes() + ", its region)");
+                }
+            } else {
+                evidence.add("second write " + written.usedMiB() + " MiB, SM " + written.smUtil() + " % → /metrics "
+                        + (long) onMetrics + ", listener " + (long) onListener + ", /ui " + written.usedMiB()
+                        + " MiB (+" + Lab.millis(scraped) + ")");
+            }
+        }
+
+        // (c) The pod goes: its directory after the grace, every live pod's stays.
+        Set<Path> others = new TreeSet<>(directories(containersDir));
+        others.remove(goneDir);
+        Path liveDir = liveCore.hostFile().getParent();
+        if (!others.contains(liveDir)) {
+            throw new CheckFailed(livePod + ": no cache directory " + liveDir + " before " + gonePod + " is deleted");
+        }
+        MetricsScrape beforeDelete = scrape(http, health);
+        double removedBefore = single(beforeDelete, node + " /metrics", REMOVED, Map.of());
+        Duration grace = monitor.config().cacheGrace();
+        tenant.client().pods().inNamespace(namespace).withName(gonePod).delete();
+        long deleted = System.nanoTime();
+        if (!waiter.until(timeout.plus(grace), () -> !Files.exists(goneDir))) {
+            throw new CheckFailed(node + ": " + gonePod + "'s cache directory " + goneDir + " still there "
+                    + Lab.seconds(timeout.plus(grace)) + " after the pod was deleted (grace "
+                    + GoDuration.format(grace) + "; last scan: " + describe(monitor.snapshot()) + ")");
+        }
+        Duration removedAfter = Duration.ofNanos(System.nanoTime() - deleted);
+        if (removedAfter.compareTo(grace) < 0) {
+            throw new CheckFailed(node + ": " + gonePod + "'s cache directory removed " + Lab.millis(removedAfter)
+                    + " after the pod was deleted (expected: not before the grace, " + GoDuration.format(grace) + ")");
+        }
+        List<Path> missing = others.stream().filter(dir -> !Files.isDirectory(dir)).toList();
+        if (!missing.isEmpty()) {
+            throw new CheckFailed(node + ": cache directories of live pods removed along with " + gonePod + "'s: "
+                    + missing.stream().map(dir -> relative(worker, dir)).toList());
+        }
+        MetricsScrape after = scrape(http, health);
+        double removedAfterCount = single(after, node + " /metrics", REMOVED, Map.of());
+        List<MetricsScrape.Sample> stale = after.samples().stream()
+                .filter(sample -> gonePod.equals(sample.labels().get("pod"))).toList();
+        if (!stale.isEmpty() || removedAfterCount != removedBefore + 1) {
+            throw new CheckFailed(node + " /metrics after " + gonePod + "'s directory was removed: " + stale.size()
+                    + " samples still name it, " + REMOVED + " " + (long) removedBefore + " → "
+                    + (long) removedAfterCount + " (expected: none, one more)");
+        }
+        evidence.add("pod " + gonePod + " deleted → its directory removed "
+                + Lab.millis(removedAfter) + " later (grace " + GoDuration.format(grace) + "), " + REMOVED + " "
+                + (long) removedBefore + " → " + (long) removedAfterCount + ", no sample names it; " + livePod
+                + "'s directory" + (others.size() > 1 ? " and the " + (others.size() - 1) + " other live containers'"
+                : "") + " stayed");
+        return String.join("; ", evidence);
+    }
+
+    private static final String USED = "hami_vgpu_memory_used_bytes";
+    private static final String LIMIT = "hami_vgpu_memory_limit_bytes";
+    private static final String UTILIZATION = "hami_container_device_utilization_ratio";
+    private static final String REMOVED = "tenant_gateway_monitor_cache_directories_removed_total";
+
+    /** The first device's UUID as HAMi's labels and the status page show it (40 characters). */
+    private static String uuidLabel(HamiCoreStandIn.Written written) {
+        String uuid = written.devices().get(0).uuid();
+        return uuid.length() <= DeviceUsage.UUID_LABEL_CHARS ? uuid : uuid.substring(0, DeviceUsage.UUID_LABEL_CHARS);
+    }
+
+    /** HAMi-core in the {@code cuda} container of {@code pod}, from kubelet's Allocate answer. */
+    private static HamiCoreStandIn standIn(LabTenant.Worker worker, String pod, Allocation allocation)
+            throws CheckFailed {
+        List<KubeletStandIn.ContainerResult> calls = allocation.kubelet().containers();
+        if (calls.size() != 1 || !calls.get(0).container().equals("cuda")) {
+            throw new CheckFailed(pod + ": kubelet called Allocate for " + calls.stream()
+                    .map(KubeletStandIn.ContainerResult::container).toList() + " (expected: [cuda])");
+        }
+        try {
+            return HamiCoreStandIn.of(calls.get(0).response().getContainerResponses(0), worker.hostRoot(),
+                    (int) ProcessHandle.current().pid());
+        } catch (IllegalArgumentException e) {
+            throw new CheckFailed(pod + ": Allocate's answer gives HAMi-core no region: " + e.getMessage());
+        }
+    }
+
+    private HamiCoreStandIn.Written cudaCall(HamiCoreStandIn core, String pod) throws CheckFailed {
+        try {
+            return core.cudaCall(clock);
+        } catch (IOException e) {
+            throw new CheckFailed(pod + ": the HAMi-core stand-in cannot write " + core.hostFile() + ": " + e);
+        }
+    }
+
+    /**
+     * Whether the monitor's latest scan shows {@code pod}'s {@code cuda} container from {@code source} (with
+     * {@code usedBytes} on its first device, unless negative).
+     */
+    private static boolean exported(MonitorPart monitor, String pod, ContainerUsage.Source source, long usedBytes) {
+        return monitor.snapshot().containers().stream().anyMatch(c -> c.pod().equals(pod)
+                && c.container().equals("cuda") && c.source() == source && !c.devices().isEmpty()
+                && (usedBytes < 0 || c.devices().get(0).usedBytes() == usedBytes));
+    }
+
+    /** The containers of a monitor scan, as {@code pod/container: source used/limit MiB}. */
+    private static String describe(MonitorSnapshot snapshot) {
+        if (snapshot.at().isEmpty()) {
+            return "none yet";
+        }
+        return snapshot.containers().stream().map(c -> c.pod() + "/" + c.container() + ": " + c.source().label()
+                + c.devices().stream().map(d -> " " + (d.usedBytes() >> 20) + "/" + (d.limitBytes() >> 20) + " MiB")
+                .collect(Collectors.joining())).collect(Collectors.joining(", ", "[", "]"))
+                + ", waiting for cleanup " + snapshot.waitingForCleanup()
+                + snapshot.podsError().map(e -> ", pods not listed: " + e).orElse("");
+    }
+
+    private static String podUid(LabTenant tenant, String pod) throws CheckFailed {
+        Pod current = tenant.client().pods().inNamespace(tenant.spec.namespace()).withName(pod).get();
+        if (current == null || current.getMetadata().getUid() == null) {
+            throw new CheckFailed(pod + ": not found in " + tenant.spec.name() + "'s API");
+        }
+        return current.getMetadata().getUid();
+    }
+
+    /** The names of the region files ({@code *.cache}) in {@code dir}; none when it does not exist. */
+    private static List<String> regionFiles(Path dir) throws CheckFailed {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(name -> name.endsWith(".cache")).sorted()
+                    .toList();
+        } catch (IOException e) {
+            throw new CheckFailed("cannot list " + dir + ": " + e);
+        }
+    }
+
+    private static List<Path> directories(Path dir) throws CheckFailed {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.filter(Files::isDirectory).toList();
+        } catch (IOException e) {
+            throw new CheckFailed("cannot list " + dir + ": " + e);
+        }
+    }
+
+    /** {@code file} as the worker's host sees it ({@code /usr/local/vgpu/containers/…}). */
+    private static String relative(LabTenant.Worker worker, Path file) {
+        return "/" + worker.hostRoot().relativize(file);
+    }
+
+    private static Map<String, String> with(Map<String, String> labels, String key, String value) {
+        Map<String, String> out = new LinkedHashMap<>(labels);
+        out.put(key, value);
+        return out;
+    }
+
+    /** The value of the one sample of {@code name} with {@code labels}. */
+    private static double single(MetricsScrape metrics, String where, String name, Map<String, String> labels)
+            throws CheckFailed {
+        List<MetricsScrape.Sample> found = metrics.find(name, labels);
+        if (found.size() != 1) {
+            throw new CheckFailed(where + ": " + found.size() + " samples of " + name + labels + " (expected: one)");
+        }
+        return found.get(0).value();
+    }
+
+    private MetricsScrape scrape(HttpClient http, int port) throws CheckFailed, InterruptedException {
+        String body = httpGet(http, port, "/metrics");
+        try {
+            return MetricsScrape.parse(body);
+        } catch (IllegalArgumentException e) {
+            throw new CheckFailed("http://127.0.0.1:" + port + "/metrics is no Prometheus text: " + e.getMessage());
+        }
+    }
+
+    private static String httpGet(HttpClient http, int port, String path) throws CheckFailed, InterruptedException {
+        URI uri = URI.create("http://127.0.0.1:" + port + path);
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).timeout(Lab.CALL_TIMEOUT).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new CheckFailed("GET " + uri + ": HTTP " + response.statusCode() + " (expected: 200)");
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw new CheckFailed("GET " + uri + " failed: " + e);
+        }
+    }
+
     // --- shared steps -----------------------------------------------------------------------------------------
 
     private Admission admit(LabTenant tenant, String name, Map<String, String> limits)
@@ -1062,6 +1410,20 @@ final class LabChecks {
     /** Filter, Bind, then waits for the agent to complete the allocation and release the node lock. */
     private List<ContainerDevice> scheduleAndAllocate(LabTenant tenant, String pod)
             throws CheckFailed, InterruptedException {
+        return scheduleAndAdmit(tenant, pod).devices();
+    }
+
+    /**
+     * A scheduled pod, admitted by its node's kubelet.
+     *
+     * @param devices the devices of its first container with any
+     * @param kubelet kubelet's Allocate calls and their answers
+     */
+    private record Allocation(String node, List<ContainerDevice> devices, KubeletStandIn.PodResult kubelet) {
+    }
+
+    /** {@link #scheduleAndAllocate}, keeping kubelet's Allocate answers. */
+    private Allocation scheduleAndAdmit(LabTenant tenant, String pod) throws CheckFailed, InterruptedException {
         LabScheduler scheduler = schedulers.get(tenant);
         FilterResult filter = scheduler.filter(tenant.spec.namespace(), pod);
         if (!filter.fits()) {
@@ -1077,7 +1439,8 @@ final class LabChecks {
             throw new CheckFailed(pod + ": kubelet's admission on " + node + " failed: " + admitted.error().orElse("?"));
         }
         awaitAllocated(tenant, pod, node);
-        return filter.devices().stream().filter(entry -> !entry.isEmpty()).findFirst().orElseThrow();
+        return new Allocation(node, filter.devices().stream().filter(entry -> !entry.isEmpty()).findFirst()
+                .orElseThrow(), admitted);
     }
 
     /**

@@ -27,8 +27,8 @@ import picocli.CommandLine.Spec;
             "Per tenant an API server (fabric8 mock, CRUD), a konnectivity-server and worker agents with mock devices"
                 + " (tenant-a: 1 x A100 80 GB, token auth; tenant-b: 2 x L4 24 GB, and a second worker with 1 x L4,"
                 + " 2 x Ascend 910B4 and 1 x Hygon DCU K100, mTLS); admission through the tunnels; a HAMi scheduler"
-                + " SIMULATOR. Prints the ten checks and the registered devices as a table (or JSON). Exit code 0"
-                + " only when all pass."})
+                + " SIMULATOR; a HAMi-core stand-in writing simulated GPU containers' usage. Prints the eleven"
+                + " checks and the registered devices as a table (or JSON). Exit code 0 only when all pass."})
 public final class LabCommand implements Callable<Integer> {
     private static final String LOG_FILE = "lab.log";
 
@@ -61,11 +61,11 @@ public final class LabCommand implements Callable<Integer> {
     @Option(names = "--break", split = ",", hidden = true, paramLabel = "PART",
             description = "Break a part on purpose to see its check fail: agent-token, device-registration, webhook,"
                     + " gpu-sharing, device-plugin, shared-api-server, dial-policy, server-b-auth, server-address,"
-                    + " kubelet-dir, ascend-webhook.")
+                    + " kubelet-dir, ascend-webhook, monitor.")
     List<String> breaks = new ArrayList<>();
 
     @Option(names = "--checks", split = ",", hidden = true, paramLabel = "N",
-            description = "Run only these checks (1-10); the whole lab is set up anyway.")
+            description = "Run only these checks (1-" + LabOptions.CHECK_COUNT + "); the whole lab is set up anyway.")
     List<Integer> checks = new ArrayList<>();
 
     @Override

@@ -13,7 +13,7 @@ import java.util.TreeSet;
 /**
  * What one lab run does.
  *
- * @param checks the checks to run (1–10), in order; the whole lab is always set up
+ * @param checks the checks to run (1–11), in order; the whole lab is always set up
  * @param breakages parts broken on purpose (see {@link Breakage})
  * @param timeout the longest any single step waits for state to change (agents to become ready, an allocation to
  *     complete, a node lock to be released, a reconnect); a broken part costs at most this much per step. Network
@@ -22,7 +22,7 @@ import java.util.TreeSet;
  *     deleted when the lab closes
  */
 public record LabOptions(Set<Integer> checks, Set<Breakage> breakages, Duration timeout, Optional<Path> workDir) {
-    public static final int CHECK_COUNT = 10;
+    public static final int CHECK_COUNT = 11;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(20);
 
     public LabOptions {
@@ -45,7 +45,7 @@ public record LabOptions(Set<Integer> checks, Set<Breakage> breakages, Duration 
         breakages = Set.copyOf(breakages);
     }
 
-    /** All ten checks, nothing broken, the default timeout, a temporary work directory. */
+    /** All eleven checks, nothing broken, the default timeout, a temporary work directory. */
     public static LabOptions defaults() {
         return new LabOptions(allChecks(), Set.of(), DEFAULT_TIMEOUT, Optional.empty());
     }

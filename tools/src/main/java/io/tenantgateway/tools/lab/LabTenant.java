@@ -27,6 +27,7 @@ import io.tenantgateway.certs.KeyAlgorithm;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.certs.TlsContexts;
 import io.tenantgateway.certs.TlsMaterial;
+import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.deviceplugin.UnixSockets;
 import io.tenantgateway.deviceplugin.testing.KubeletStandIn;
 import io.tenantgateway.tunnel.proxy.ProxyClient;
@@ -78,6 +79,16 @@ final class LabTenant implements AutoCloseable {
     private static final Duration CERT_VALIDITY = Duration.ofDays(1);
     /** Linux's sun_path holds 108 bytes including the terminating NUL. */
     private static final int MAX_SOCKET_PATH = 107;
+    /**
+     * The agents' {@code --monitor-scan-interval}: short, so check 11 sees a region written by the HAMi-core
+     * stand-in within a fraction of a second (HAMi's is 5 s).
+     */
+    static final Duration MONITOR_SCAN_INTERVAL = Duration.ofMillis(200);
+    /**
+     * The agents' {@code --monitor-cache-grace}: how long a deleted pod's cache directory stays, so check 11 sees it
+     * removed within its wait (HAMi's is 5 minutes).
+     */
+    static final Duration MONITOR_CACHE_GRACE = Duration.ofSeconds(1);
 
     /** How the tenant's agent authenticates to its konnectivity-server. */
     enum AgentAuth {
@@ -299,7 +310,8 @@ final class LabTenant implements AutoCloseable {
 
         /**
          * The worker's host file system as its agent sees it ({@code --device-plugin-host-root}): where Allocate
-         * creates HAMi-core's per-container directories and the vGPU monitor reads them.
+         * creates HAMi-core's per-container directories, the vGPU monitor reads them and the HAMi-core stand-in
+         * writes its regions.
          */
         Path hostRoot() {
             return home.resolve("host").toAbsolutePath();
@@ -377,6 +389,8 @@ final class LabTenant implements AutoCloseable {
                     "--device-source=" + (broken(Breakage.DEVICE_REGISTRATION) ? "none" : "mock"),
                     "--handshake-interval=2s",
                     "--monitor-listen=127.0.0.1:0",
+                    "--monitor-scan-interval=" + GoDuration.format(MONITOR_SCAN_INTERVAL),
+                    "--monitor-cache-grace=" + GoDuration.format(MONITOR_CACHE_GRACE),
                     // HAMi-core's host directories under the worker's directory, with or without the device plugin:
                     // the vGPU monitor reads them and removes those of pods it does not know, never the host's.
                     "--device-plugin-host-root=" + hostRoot(),
@@ -414,6 +428,9 @@ final class LabTenant implements AutoCloseable {
                 // sockets.
                 args.add("--device-plugin=true");
                 args.add("--device-plugin-dir=" + devicePluginDir());
+            }
+            if (broken(Breakage.MONITOR)) {
+                args.add("--monitor=false");
             }
             if (broken(Breakage.GPU_SHARING)) {
                 args.add("--device-split-count=1");

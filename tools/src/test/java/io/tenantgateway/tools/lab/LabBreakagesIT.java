@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Each check fails, with a clear reason, when its part is broken on purpose. Breakages that do not disturb each
- * other's checks share one in-process lab run (two runs cover all ten breakages). The step timeout is each wait's
+ * other's checks share one in-process lab run (three runs cover all twelve breakages). The step timeout is each wait's
  * ceiling, on broken parts (which wait it out) and working ones alike: 10 s, short enough to keep the waits on
  * broken parts bearable, long enough for a working part on a loaded machine.
  */
@@ -93,5 +93,18 @@ class LabBreakagesIT {
                 "waiting for kubelet: no ");
         assertThat(List.of(report.check(1), report.check(2), report.check(6))).allSatisfy(check ->
                 assertThat(check.passed()).as("check %d: %s", check.number(), check.evidence()).isTrue());
+    }
+
+    @Test
+    void monitorBrokenFailsCheckElevenWithoutWaiting() throws Exception {
+        LabReport report = run(Set.of(11), Breakage.MONITOR);
+
+        assertThat(report.check(11).passed()).isFalse();
+        assertThat(report.check(11).evidence()).isEqualTo("worker-b: /metrics has 0 hami_vgpu_memory_limit_bytes"
+                + " samples for team-b/b-monitor (agent worker-b runs without the vGPU monitor, --monitor=false:"
+                + " nobody reads HAMi-core's regions or removes a deleted pod's cache directory)");
+        assertThat(report.check(11).duration()).as("fails at once, not after a wait").isLessThan(STEP_TIMEOUT);
+        assertThat(progress).contains("BROKEN ON PURPOSE: tenant-b's agents run without the vGPU monitor"
+                + " (--monitor=false) (check 11 must fail)");
     }
 }

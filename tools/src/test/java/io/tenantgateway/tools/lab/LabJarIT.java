@@ -24,7 +24,7 @@ class LabJarIT {
     Path dir;
 
     @Test
-    void allTenChecksPassWithTheirEvidence() throws Exception {
+    void allElevenChecksPassWithTheirEvidence() throws Exception {
         long start = System.nanoTime();
         JarProcess.Result result = JarProcess.run(List.of(), List.of("-Dio.netty.leakDetection.level=paranoid"),
                 "lab", "--json", "--work-dir", dir.toString(), "--timeout=" + WAIT.toSeconds() + "s");
@@ -38,8 +38,8 @@ class LabJarIT {
         assertThat(report.path("passed").asBoolean()).isTrue();
         assertThat(report.path("scheduler").asString()).contains("SIMULATOR");
         JsonNode checks = report.path("checks");
-        assertThat(checks.size()).isEqualTo(10);
-        for (int i = 0; i < 10; i++) {
+        assertThat(checks.size()).isEqualTo(LabOptions.CHECK_COUNT);
+        for (int i = 0; i < LabOptions.CHECK_COUNT; i++) {
             assertThat(checks.get(i).path("number").asInt()).isEqualTo(i + 1);
             assertThat(checks.get(i).path("result").asString()).as("check %d: %s", i + 1,
                     checks.get(i).path("evidence").asString()).isEqualTo("PASS");
@@ -94,6 +94,19 @@ class LabJarIT {
                         + " success, node lock released once (1 NodeLockReleased event)",
                 "b2-init (init container load: 1 DCU, app: none): node lock taken at Bind, kubelet Allocate(load)"
                         + " only, hami.io/dcu-devices-to-allocate \";;\", bind-phase success, node lock released");
+        assertThat(evidence(checks, 11)).contains("worker-b: b-monitor, b-monitor-live (1024 MiB / 10 % each)"
+                + " allocated through kubelet; before b-monitor's first CUDA call (/usr/local/vgpu/containers/",
+                "_cuda/ empty) /metrics hami_vgpu_memory_limit_bytes{…,limit_source=\"annotation\"} 1073741824 (",
+                "(limits from Allocate's env: 1024 MiB, SM 10 %): 256 MiB, SM 5 % → read by the first scan after it",
+                "then /metrics hami_vgpu_memory_used_bytes 268435456, hami_vgpu_memory_limit_bytes{…,limit_source="
+                        + "\"region\"} 1073741824, hami_container_device_utilization_ratio 5; listener 127.0.0.1:",
+                " hami_vgpu_memory_used_bytes 268435456; /ui row team-b/b-monitor cuda 256 MiB / 1024 MiB, 5 % / 10 %",
+                "b-monitor-live: 256 MiB)", "second write 512 MiB, SM 10 % → /metrics 536870912, listener 536870912,"
+                        + " /ui 512 MiB", "(grace 1s), tenant_gateway_monitor_cache_directories_removed_total 0 → 1,"
+                        + " no sample names it; b-monitor-live's directory")
+                .containsPattern("HAMi-core stand-in wrote /usr/local/vgpu/[0-9a-f-]{36}\\.cache ")
+                .containsPattern("pod b-monitor deleted → its directory removed \\d+\\.\\d s later")
+                .containsPattern("b-monitor-live's directory and the [1-9]\\d* other live containers' stayed$");
         JsonNode devices = report.path("devices");
         assertThat(devices.size()).isEqualTo(7);
         assertThat(devices.valueStream().map(d -> d.path("node").asString() + " " + d.path("vendor").asString()
@@ -105,7 +118,7 @@ class LabJarIT {
             assertThat(tenant.path("apiServer").asString()).startsWith("http://127.0.0.1:");
         }
 
-        assertThat(result.err()).contains("lab: [1/10] control planes up, agents connected …", "lab: [10/10] PASS");
+        assertThat(result.err()).contains("lab: [1/11] control planes up, agents connected …", "lab: [11/11] PASS");
         Path log = dir.resolve("lab.log");
         assertThat(log).exists();
         assertThat(Files.readString(log)).doesNotContain("LEAK:");

@@ -15,23 +15,23 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class LabOptionsTest {
     @Test
-    void defaultsRunAllTenChecksInOrderWithNothingBroken() {
+    void defaultsRunAllElevenChecksInOrderWithNothingBroken() {
         LabOptions options = LabOptions.defaults();
 
-        assertThat(options.checks()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+        assertThat(options.checks()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
         assertThat(options.breakages()).isEmpty();
         assertThat(options.timeout()).isEqualTo(Duration.ofSeconds(20));
         assertThat(options.withChecks(Set.of(8, 2, 5)).checks()).containsExactly(2, 5, 8);
     }
 
     @Test
-    void rejectsChecksOutsideOneToTenAndNonPositiveTimeouts() {
-        assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of(11)))
-                .hasMessage("--checks: 11 (expected: 1-10)");
+    void rejectsChecksOutsideOneToElevenAndNonPositiveTimeouts() {
+        assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of(12)))
+                .hasMessage("--checks: 12 (expected: 1-11)");
         assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of(0)))
-                .hasMessage("--checks: 0 (expected: 1-10)");
+                .hasMessage("--checks: 0 (expected: 1-11)");
         assertThatThrownBy(() -> LabOptions.defaults().withChecks(Set.of()))
-                .hasMessage("--checks: [] (expected: at least one of 1-10)");
+                .hasMessage("--checks: [] (expected: at least one of 1-11)");
         assertThatThrownBy(() -> LabOptions.defaults().withTimeout(Duration.ZERO))
                 .hasMessage("--timeout: PT0S (expected: > 0)");
         assertThatThrownBy(() -> new LabOptions(Set.of(1), Set.of(), Duration.ofSeconds(1), null))
@@ -47,7 +47,7 @@ class LabOptionsTest {
             assertThat(breakage.appliesTo(true) || breakage.appliesTo(false)).isTrue();
         }
         assertThat(Arrays.stream(Breakage.values()).map(Breakage::check).distinct())
-                .as("every check can be broken").containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+                .as("every check can be broken").containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
         assertThat(Breakage.DEVICE_PLUGIN.appliesTo(true)).isFalse();
         assertThat(Breakage.DIAL_POLICY.appliesTo(true) && Breakage.DIAL_POLICY.appliesTo(false)).isTrue();
         assertThatThrownBy(() -> Breakage.parse("tunnel"))
