@@ -77,8 +77,7 @@ final class AgentAdminStatus implements AgentStatus {
 
     @Override
     public Optional<io.tenantgateway.agent.monitor.MonitorSnapshot> monitor() {
-        return agent.part(io.tenantgateway.agent.monitor.MonitorPart.NAME)
-                .map(part -> ((io.tenantgateway.agent.monitor.MonitorPart) part).snapshot());
+        return PartViews.monitor(agent).map(monitor -> monitor.snapshot());
     }
 
     @Override
