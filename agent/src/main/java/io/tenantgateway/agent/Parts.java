@@ -10,7 +10,6 @@ import io.tenantgateway.agent.part.PartKind;
 import io.tenantgateway.agent.webhook.WebhookKind;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -39,8 +38,8 @@ public final class Parts {
                 new DevicePluginKind(config.devicePlugin()),
                 new LockControllerKind(config.allocation()),
                 new WebhookKind(config.webhook(), config.webhookConfiguration()),
-                PartKind.of(LeasesPart.NAME, () -> config.tunnel().countServerLeases()
-                        ? Optional.of(new LeasesPart(config.tunnel())) : Optional.empty()));
+                PartKind.of(LeasesPart.NAME, () -> config.tunnel().filter(tunnel -> tunnel.countServerLeases())
+                        .map(tunnel -> new LeasesPart(tunnel))));
     }
 
     /**
