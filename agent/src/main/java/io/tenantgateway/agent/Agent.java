@@ -138,8 +138,8 @@ public final class Agent implements AutoCloseable {
                 registry);
         health.addCheck(new HealthCheck("shutdown", () -> draining ? HealthCheck.Result.failed("draining")
                 : HealthCheck.Result.OK));
-        client.ifPresent(tunnel -> health.addCheck(new HealthCheck("server-connected", () -> tunnel.isReady()
-                ? HealthCheck.Result.OK : HealthCheck.Result.failed(tunnel.readinessFailure()))));
+        client.ifPresent(set -> health.addCheck(new HealthCheck("server-connected", () -> set.isReady()
+                ? HealthCheck.Result.OK : HealthCheck.Result.failed(set.readinessFailure()))));
         parts.declareChecks().forEach(health::addCheck);
         health.start();
         started.push(health);
@@ -160,7 +160,7 @@ public final class Agent implements AutoCloseable {
                     + " config={}", describeConfig()));
         }
         parts.start();
-        String names = Stream.concat(client.stream().map(tunnel -> "tunnel"), parts.names().isEmpty() ? Stream.empty()
+        String names = Stream.concat(client.stream().map(set -> "tunnel"), parts.names().isEmpty() ? Stream.empty()
                 : Stream.of(parts.names())).collect(Collectors.joining(","));
         log.info("tenant-gateway started parts={} tunnel={} health-port={} admin-port={}", names,
                 client.isPresent() ? "on" : "off", health.boundPort(), admin.boundPort());
