@@ -88,6 +88,8 @@ declaration per mode and role. tenant-gateway.agentUses and tenant-gateway.nodeU
 {{- dict
     "devices" $devices
     "capacity" (and $devices (eq $v.devices.source "mock"))
+    "nodeCapacity" (and $devices $v.devices.reportNodeCapacity)
+    "monitor" $devices
     "lock" $lock
     "devicePlugin" $plugin
     "nodeNameDiscovery" $nodeName
@@ -112,8 +114,8 @@ declaration per mode and role. tenant-gateway.agentUses and tenant-gateway.nodeU
 {{/*
 The API rules for one role's uses (a tenant-gateway.uses dict as "uses"): nodes, pods, events, the webhook's reads
 and writes, selfsubjectaccessreviews, as manifests/base/clusterrole.yaml lists them. With "whole" true (the node
-role's one ClusterRole, manifests/overlays/kamaji-node/rbac.yaml) also nodes/status patch (mock capacity) and pods
-patch (the device plugin), which the agent's roles keep in ClusterRoles of their own (the components').
+role's one ClusterRole, manifests/overlays/kamaji-node/rbac.yaml) also nodes/status patch (mock or node capacity)
+and pods patch (the device plugin), which the agent's roles keep in ClusterRoles of their own (the components').
 */}}
 {{- define "tenant-gateway.rules" -}}
 {{- $uses := .uses -}}
@@ -124,7 +126,7 @@ patch (the device plugin), which the agent's roles keep in ClusterRoles of their
 {{- if or $uses.lock $uses.devices $uses.devicePlugin }}{{ $nodes = append $nodes "patch" }}{{ end }}
 {{- $pods := list }}
 {{- if or $uses.lock $uses.nodeNameDiscovery $uses.devicePlugin }}{{ $pods = append $pods "get" }}{{ end }}
-{{- if or $uses.lock $uses.quota $uses.devicePlugin }}{{ $pods = append $pods "list" }}{{ end }}
+{{- if or $uses.lock $uses.quota $uses.devicePlugin $uses.monitor }}{{ $pods = append $pods "list" }}{{ end }}
 {{- if or $uses.lock $uses.quota }}{{ $pods = append $pods "watch" }}{{ end }}
 {{- if and $whole $uses.devicePlugin }}{{ $pods = append $pods "patch" }}{{ end }}
 {{- with $nodes }}
@@ -132,8 +134,8 @@ patch (the device plugin), which the agent's roles keep in ClusterRoles of their
   resources: ["nodes"]
   verbs: {{ toJson . }}
 {{- end }}
-{{- if and $whole $uses.capacity }}
-# --device-source=mock advertises nvidia.com/* capacity.
+{{- if and $whole (or $uses.capacity $uses.nodeCapacity) }}
+# --device-source=mock advertises nvidia.com/* capacity; --report-node-capacity=true the gpumem and gpucores totals.
 - apiGroups: [""]
   resources: ["nodes/status"]
   verbs: ["patch"]
@@ -363,6 +365,9 @@ the node role's where it runs), the webhook's, the tunnel's, logging, extraArgs.
 {{- if and $v.devicePlugin.enabled (eq $v.devices.source "none") }}
 {{- fail "devicePlugin.enabled: true with devices.source=none (expected: devices.source=nvidia-smi or mock; the plugin lists the GPUs the agent discovers)" }}
 {{- end }}
+{{- if and $v.devices.reportNodeCapacity (eq $v.devices.source "none") }}
+{{- fail "devices.reportNodeCapacity: true with devices.source=none (expected: devices.source=nvidia-smi or mock; the totals are those of the GPUs the agent registers)" }}
+{{- end }}
 {{- if and (eq $v.hami.allocationMode "device-plugin") (not $v.devicePlugin.enabled) }}
 {{- fail "hami.allocationMode=device-plugin without devicePlugin.enabled (expected: observe, empty, or devicePlugin.enabled: true)" }}
 {{- end }}
@@ -405,5 +410,8 @@ appends them (before the overlays' --device-source).
 {{- end }}
 {{- if and (ne $v.devices.source "none") (not (kindIs "invalid" $v.devices.splitCount)) }}
 - --device-split-count={{ $v.devices.splitCount }}
+{{- end }}
+{{- if and (ne $v.devices.source "none") $v.devices.reportNodeCapacity }}
+- --report-node-capacity=true
 {{- end }}
 {{- end }}

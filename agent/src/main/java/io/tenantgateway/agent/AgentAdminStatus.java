@@ -81,6 +81,12 @@ final class AgentAdminStatus implements AgentStatus {
     }
 
     @Override
+    public Optional<io.tenantgateway.agent.monitor.MonitorSnapshot> monitor() {
+        return agent.part(io.tenantgateway.agent.monitor.MonitorPart.NAME)
+                .map(part -> ((io.tenantgateway.agent.monitor.MonitorPart) part).snapshot());
+    }
+
+    @Override
     public NodeRegistrations registrations() {
         return agent.registrations();
     }

@@ -15,6 +15,8 @@ import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.agent.locks.LockControllerFlags;
+import io.tenantgateway.agent.monitor.MonitorConfig;
+import io.tenantgateway.agent.monitor.MonitorFlags;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.agent.logging.LoggingFlags;
 import io.tenantgateway.agent.webhook.WebhookFlags;
@@ -65,7 +67,7 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
     /**
      * {@code --help}'s sections, as agent/REFERENCE.md groups the flags: each option's picocli {@code order} names its
      * section (1 konnectivity-agent, 6 upstream flags accepted but not implemented, 2 tenant-gateway, 3 webhook,
-     * 4 device registration, 7 device plugin, 5 lock controller), listed in this order.
+     * 4 device registration, 7 device plugin, 5 lock controller, 8 vGPU monitor), listed in this order.
      */
     static final List<UsageHelp.Section> SECTIONS = List.of(
             new UsageHelp.Section(1, "konnectivity-agent flags (upstream names and defaults)"),
@@ -76,7 +78,8 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
             new UsageHelp.Section(4, "Device registration (on with --device-source=mock or"
                     + " --device-source=nvidia-smi)"),
             new UsageHelp.Section(7, "Device plugin (on with --device-plugin=true; needs device registration)"),
-            new UsageHelp.Section(5, "Node lock and allocation completion (on when devices are registered)"));
+            new UsageHelp.Section(5, "Node lock and allocation completion (on when devices are registered)"),
+            new UsageHelp.Section(8, "vGPU monitor (on when devices are registered)"));
 
     // --- tenant-gateway's own flags; each part's flags are in its mixin, next to their mapping and checks. Their
     // order attribute is their section of --help (SECTIONS). ------------------------------------------------------
@@ -113,6 +116,9 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
 
     @Mixin
     LockControllerFlags locks;
+
+    @Mixin
+    MonitorFlags monitor;
 
     @Override
     public List<UsageHelp.Section> optionSections() {
@@ -158,6 +164,9 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
             }
             allocation = Optional.of(locks.config(node, mode));
         }
+        Optional<MonitorConfig> monitorPart = registration.isPresent() && monitor.enabled()
+                ? Optional.of(monitor.config(node.orElseThrow(), devicePlugin.hostRoot(), locks.podFieldSelector()))
+                : Optional.empty();
         Optional<ManagedWebhookConfiguration> managed = webhook.managedConfiguration();
         AgentConfig.Servers servers = tunnel.servers(AgentConfig.Servers::new);
         // The placeholder checks the parts' flags before the name is discovered; the agent itself has none yet.
@@ -165,12 +174,12 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
         AgentConfig config = new AgentConfig(tunnelConfig, agentId, servers, logOptions.format(),
                 logOptions.verbosity(), agentNode, webhookPart, registration, allocation, managed,
                 GoDuration.parse("--shutdown-grace", shutdownGrace), tunnel.profiling(), tunnel.contentionProfiling(),
-                plugin);
+                plugin, monitorPart);
         // The node role: an agent without its tunnel is there for its parts.
         if (tunnelConfig.isEmpty() && Parts.enabled(config).isEmpty()) {
             throw new ConfigException("--tunnel", "false with no part on", "at least one part without the tunnel:"
-                    + " --device-source=mock|nvidia-smi (device registration, with the lock controller and"
-                    + " --device-plugin=true), --enable-lock-controller=true, or the webhook");
+                    + " --device-source=mock|nvidia-smi (device registration, with the lock controller, the monitor"
+                    + " and --device-plugin=true), --enable-lock-controller=true, or the webhook");
         }
         return config;
     }

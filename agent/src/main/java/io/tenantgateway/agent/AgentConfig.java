@@ -8,6 +8,7 @@ import static java.util.Objects.requireNonNull;
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationConfig;
+import io.tenantgateway.agent.monitor.MonitorConfig;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
@@ -55,7 +56,8 @@ public record AgentConfig(
         Duration shutdownGrace,
         boolean profiling,
         boolean contentionProfiling,
-        Optional<DevicePluginSettings> devicePlugin) {
+        Optional<DevicePluginSettings> devicePlugin,
+        Optional<MonitorConfig> monitor) {
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
@@ -76,6 +78,7 @@ public record AgentConfig(
         requireNonNull(webhookConfiguration, "webhookConfiguration");
         requireNonNull(shutdownGrace, "shutdownGrace");
         requireNonNull(devicePlugin, "devicePlugin");
+        requireNonNull(monitor, "monitor");
         // That the device plugin needs devices is AgentCommand's rule: it builds the plugin from the devices' node.
         if (shutdownGrace.isNegative() || shutdownGrace.isZero()) {
             throw new ConfigException("--shutdown-grace", shutdownGrace, "> 0");

@@ -5,6 +5,7 @@ import io.tenantgateway.agent.devices.DevicesKind;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.leases.LeasesPart;
 import io.tenantgateway.agent.locks.LockControllerKind;
+import io.tenantgateway.agent.monitor.MonitorKind;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartKind;
 import io.tenantgateway.agent.webhook.WebhookKind;
@@ -38,6 +39,7 @@ public final class Parts {
                 new DevicePluginKind(config.devicePlugin()),
                 new LockControllerKind(config.allocation()),
                 new WebhookKind(config.webhook(), config.webhookConfiguration()),
+                new MonitorKind(config.monitor()),
                 PartKind.of(LeasesPart.NAME, () -> config.tunnel().filter(tunnel -> tunnel.countServerLeases())
                         .map(tunnel -> new LeasesPart(tunnel))));
     }

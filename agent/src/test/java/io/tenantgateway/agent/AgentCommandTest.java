@@ -662,7 +662,7 @@ class AgentCommandTest {
         assertThat(config.describe()).containsEntry("tunnel", "off").containsEntry("agent-id", "node-agent-1")
                 .doesNotContainKeys("proxy-server-host", "ca-cert", "dial-policy", "sync-interval");
         assertThat(Parts.enabled(config)).extracting(part -> part.plan().name())
-                .containsExactly("devices", "device-plugin", "lock-controller");
+                .containsExactly("devices", "device-plugin", "lock-controller", "monitor");
         assertThat(config.apiUses(false)).contains(KubernetesPermissions.Use.DEVICE_REGISTRATION,
                 KubernetesPermissions.Use.DEVICE_PLUGIN, KubernetesPermissions.Use.LOCK_CONTROLLER)
                 .doesNotContain(KubernetesPermissions.Use.SERVER_LEASES, KubernetesPermissions.Use.WEBHOOK_QUOTA);
@@ -712,8 +712,8 @@ class AgentCommandTest {
     @Test
     void aNodeRoleWithNothingToDoExitsTwoWithOneLine() {
         String expected = "error: --tunnel: false with no part on (expected: at least one part without the tunnel:"
-                + " --device-source=mock|nvidia-smi (device registration, with the lock controller and"
-                + " --device-plugin=true), --enable-lock-controller=true, or the webhook)";
+                + " --device-source=mock|nvidia-smi (device registration, with the lock controller, the monitor"
+                + " and --device-plugin=true), --enable-lock-controller=true, or the webhook)";
         for (Run idle : List.of(runWithout("--tunnel=false"), runWithout("--tunnel=false", "--health-server-port=0",
                 "--node-name=n", "--enable-lock-controller=false"))) {
             assertThat(idle.code()).isEqualTo(ExitCodes.USAGE);

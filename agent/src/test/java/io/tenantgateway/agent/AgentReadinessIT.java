@@ -58,7 +58,7 @@ class AgentReadinessIT {
     void readyOnlyWhenEveryEnabledPartIsReady() throws Exception {
         testbed = new TunnelTestbed(dir);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.addAll(List.of("--node-name=worker-1", "--device-source=mock", "--mock-gpus=A100-80GB",
+        args.addAll(List.of("--node-name=worker-1", "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--mock-gpus=A100-80GB",
                 "--handshake-interval=2s", "--webhook-tls-cert=" + testbed.files.serverCert(),
                 "--webhook-tls-key=" + testbed.files.serverKey(), "--webhook-listen=127.0.0.1:0",
                 "--kubeconfig=" + MockApiKubeconfig.write(dir, client)));
@@ -89,7 +89,7 @@ class AgentReadinessIT {
         assertThat(readyz("?verbose").body().lines().toList()).containsExactly("[+]shutdown ok",
                 "[+]server-connected ok", "[+]devices-registered ok", "[+]lock-controller-synced ok",
                 "[+]webhook-serving ok", "[+]webhook-quota-synced ok", "[+]webhook-device-config ok",
-                "readyz check passed");
+                "[+]monitor ok (0 container(s) read, 0 from annotations only)", "readyz check passed");
 
         assertThat(agent.drain(Instant.now().plusSeconds(5))).isTrue();
         HttpResponse<String> draining = readyz("");

@@ -90,7 +90,7 @@ class AllocateApiOutageIT {
     private AgentProcess run() throws Exception {
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.addAll(List.of("--node-name=" + NODE, "--kubeconfig=" + MockApiKubeconfig.write(dir, client),
-                "--device-source=mock", "--mock-gpus=L4-24GB:2", "--device-plugin=true",
+                "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--mock-gpus=L4-24GB:2", "--device-plugin=true",
                 "--device-plugin-dir=" + plugins,
                 "--device-plugin-host-root=" + Files.createDirectories(dir.resolve("host")),
                 "--pod-field-selector=false"));

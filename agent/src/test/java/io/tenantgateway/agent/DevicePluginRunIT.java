@@ -83,7 +83,7 @@ class DevicePluginRunIT {
     private List<String> args() throws Exception {
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
         args.addAll(List.of("--node-name=worker-1", "--kubeconfig=" + MockApiKubeconfig.write(dir, client),
-                "--device-source=mock", "--mock-gpus=L4-24GB:2", "--handshake-interval=2s",
+                "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--mock-gpus=L4-24GB:2", "--handshake-interval=2s",
                 "--device-plugin=true", "--device-plugin-dir=" + plugins,
                 "--device-plugin-host-root=" + Files.createDirectories(dir.resolve("host")),
                 "--pod-field-selector=false"));

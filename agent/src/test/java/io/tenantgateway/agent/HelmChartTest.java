@@ -653,7 +653,7 @@ class HelmChartTest {
         assertThat(pod.getInitContainers()).singleElement().satisfies(init -> assertThat(init.getName())
                 .isEqualTo("hami-core"));
         assertThat(pod.getSecurityContext().getRunAsUser()).isZero();
-        assertThat(container.getPorts()).extracting(p -> p.getName()).containsExactly("health");
+        assertThat(container.getPorts()).extracting(p -> p.getName()).containsExactly("health", "vgpu-monitor");
 
         AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("node"), nodeArgs(objects),
                 mountedFiles(objects)).toArray(String[]::new)).toConfig();
@@ -662,7 +662,7 @@ class HelmChartTest {
         assertThat(config.allocation().orElseThrow().mode()).isEqualTo(
                 io.tenantgateway.agent.locks.AllocationMode.DEVICE_PLUGIN);
         assertThat(Parts.enabled(config)).extracting(part -> part.plan().name())
-                .containsExactly("devices", "device-plugin", "lock-controller");
+                .containsExactly("devices", "device-plugin", "lock-controller", "monitor");
 
         List<String> patch = (List<String>) kamajiAgentPatch(mode).get("extraArgs");
         assertThat(patch).contains("--webhook-tls-secret=kube-system/tenant-gateway-webhook-tls",
@@ -874,6 +874,45 @@ class HelmChartTest {
         });
     }
 
+    /**
+     * {@code devices.reportNodeCapacity} (off by default) under Kamaji too: with devices on, the node role's, so the flag
+     * is in its DaemonSet's arguments (not the TenantControlPlane patch's), nodes/status patch in its ClusterRole, and
+     * the own-node policy, which matches the node role, has its switch on.
+     */
+    @Test
+    void reportNodeCapacityIsOffByDefaultAndUnderKamajiReachesTheNodeRolesArgsRoleAndThePolicy() throws IOException {
+        for (Mode mode : List.of(Mode.DEFAULTS, Mode.ci("real-gpus-values.yaml"), Mode.ci("kamaji-values.yaml"))) {
+            List<HasMetadata> objects = parse(template(mode));
+            assertThat(agentArgs(mode, objects)).as("%s", mode).noneMatch(a -> a.startsWith("--report-node-capacity"));
+            assertThat(variable(objects, "reportCapacity")).as("%s", mode).isEqualTo("false");
+        }
+        Mode kamaji = Mode.ci("kamaji-values.yaml");
+        Map<String, Object> set = Map.of("devices.source", "mock", "devices.mock.gpus", "A100-80GB",
+                "devices.reportNodeCapacity", true);
+        List<HasMetadata> objects = parse(template(kamaji, NAMESPACE, set));
+        @SuppressWarnings("unchecked")
+        List<String> extraArgs = (List<String>) path(kamajiPatch(notes(kamaji, set)), "spec", "addons",
+                "konnectivity", "agent", "extraArgs");
+        assertThat(extraArgs).noneMatch(a -> a.startsWith("--device-source") || a.startsWith("--report-node-capacity"));
+        List<String> args = nodeArgs(objects);
+        assertThat(args).contains("--tunnel=false", "--device-source=mock", "--report-node-capacity=true");
+        Set<Use> uses = RenderedManifests.uses(temp.resolve("kamaji-node-capacity"), args, false, Map.of());
+        assertThat(uses).contains(Use.NODE_CAPACITY, Use.GPU_CAPACITY);
+        assertThat(granted(objects, NODE_ACCOUNT)).isEqualTo(declared(uses)).contains("core/nodes/status:patch");
+        assertThat(granted(objects, KAMAJI_ACCOUNT)).doesNotContain("core/nodes/status:patch");
+        assertThat(variable(objects, "reportCapacity")).isEqualTo("true");
+        assertThat(variable(objects, "capacityWrites")).isEqualTo("true");
+    }
+
+    /** The expression of the own-node policy's variable {@code name}. */
+    private static String variable(List<HasMetadata> objects, String name) {
+        return objects.stream().filter(ValidatingAdmissionPolicy.class::isInstance)
+                .map(ValidatingAdmissionPolicy.class::cast)
+                .filter(p -> p.getMetadata().getName().equals("tenant-gateway-own-node")).findFirst().orElseThrow()
+                .getSpec().getVariables().stream().filter(v -> v.getName().equals(name)).findFirst().orElseThrow()
+                .getExpression();
+    }
+
     private static List<PolicyRule> configMapRules(List<HasMetadata> objects) {
         return objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
                 .flatMap(r -> r.getRules().stream()).filter(r -> r.getResources().contains("configmaps")).toList();
@@ -1042,6 +1081,8 @@ class HelmChartTest {
                 true))).hasMessageContaining("devicePlugin.enabled: true with devices.source=none (expected:");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true)))
                 .hasMessageContaining("devicePlugin.enabled: true with devices.source=none (expected:");
+        assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.reportNodeCapacity", true)))
+                .hasMessageContaining("devices.reportNodeCapacity: true with devices.source=none (expected:");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.allocationMode", "device-plugin")))
                 .hasMessageContaining("hami.allocationMode=device-plugin without devicePlugin.enabled");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("hami.allocationMode", "complete")))

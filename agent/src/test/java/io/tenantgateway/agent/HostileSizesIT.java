@@ -38,7 +38,7 @@ class HostileSizesIT extends AgentProcessTestBase {
     void aSimulatedDeviceCountPastTheCapExitsTwoWithOneLine() throws Exception {
         testbed = new TunnelTestbed(dir);
         List<String> args = new ArrayList<>(testbed.kamajiArgs());
-        args.addAll(List.of("--node-name=" + NODE, "--device-source=mock", "--mock-devices=Ascend910B4:100000"));
+        args.addAll(List.of("--node-name=" + NODE, "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--mock-devices=Ascend910B4:100000"));
         agent = AgentProcess.launch(args);
 
         assertThat(agent.awaitExit(Duration.ofSeconds(60))).isEqualTo(2);
@@ -108,7 +108,7 @@ class HostileSizesIT extends AgentProcessTestBase {
                 .withAnnotations(Map.of(FOREIGN_KEY, value.toString())).endMetadata().build()).create();
 
         List<String> args = new ArrayList<>(testbed.kamajiArgs(MockApiKubeconfig.write(dir, client)));
-        args.addAll(List.of(TunnelTestbed.DIAL_LOOPBACK, "--node-name=" + NODE, "--device-source=mock",
+        args.addAll(List.of(TunnelTestbed.DIAL_LOOPBACK, "--node-name=" + NODE, "--device-source=mock", "--monitor-listen=127.0.0.1:0",
                 "--mock-gpus=L4-24GB:1", "--enable-lock-controller", "--pod-field-selector=false"));
         agent = AgentProcess.launch(args);
         health = agent.healthPort();

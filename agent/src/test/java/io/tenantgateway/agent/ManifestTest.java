@@ -20,12 +20,14 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.NodeVendor;
+import io.tenantgateway.agent.devices.NodeCapacityReport;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.JarProcess;
 import io.tenantgateway.agent.testing.RenderedManifests;
 import io.tenantgateway.common.net.HostPort;
 import io.tenantgateway.webhook.WebhookConfig;
+import io.tenantgateway.webhook.policy.NvidiaConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -115,6 +117,12 @@ class ManifestTest {
             assertThat(v.getName()).isEqualTo("vendorAnnotationPrefixes");
             assertThat(v.getExpression()).isEqualTo("['" + ascend.registerKey() + "', '" + ascend.handshakeKey()
                     + "']");
+        }).anySatisfy(v -> {
+            // --report-node-capacity's resources under HAMi's default names (the agent's, without --device-config).
+            assertThat(v.getName()).isEqualTo("reportedResources");
+            assertThat(v.getExpression()).isEqualTo("['" + String.join("', '", new NodeCapacityReport(
+                    NvidiaConfig.defaults().resourceMemoryName(), NvidiaConfig.defaults().resourceCoreName())
+                    .resources()) + "']");
         }).anySatisfy(v -> {
             assertThat(v.getName()).isEqualTo("vendorResources");
             assertThat(v.getExpression()).isEqualTo("['" + String.join("', '", NodeVendor.HYGON.resourceName(),
@@ -369,7 +377,7 @@ class ManifestTest {
                 Map.of()).toArray(String[]::new)).toConfig();
         assertThat(nodeConfig.tunnel()).isEmpty();
         assertThat(Parts.enabled(nodeConfig)).extracting(part -> part.plan().name())
-                .containsExactly("devices", "device-plugin", "lock-controller");
+                .containsExactly("devices", "device-plugin", "lock-controller", "monitor");
 
         Set<Use> nodeUses = uses(nodeArgs, false);
         assertThat(nodeUses).contains(Use.DEVICE_REGISTRATION, Use.DEVICE_PLUGIN, Use.LOCK_CONTROLLER)
@@ -426,6 +434,59 @@ class ManifestTest {
                 Stream.of("--mock-devices=Ascend910B4:2,DCU-K100:1", "--enable-ascend")).toList());
         assertThat(withDevices).hasSameSizeAs(simulated);
         assertThat(granted(withDevices, BASE_ACCOUNT)).isEqualTo(granted(simulated, BASE_ACCOUNT));
+    }
+
+    /**
+     * {@code components/report-node-capacity} on each overlay that registers devices: {@code --report-node-capacity=true}
+     * appended, and exactly the node-capacity role and binding added (nodes/status patch, what the flag's use
+     * declares); the own-node policy's {@code reportCapacity} is the only variable changed (OwnNodePolicyCelTest
+     * evaluates it).
+     */
+    @Test
+    void theReportNodeCapacityComponentAddsItsFlagItsRoleAndThePolicysSwitch() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        for (String overlay : List.of("overlays/real-gpus", "overlays/simulated-gpus")) {
+            String name = overlay.replace('/', '-') + "-node-capacity";
+            List<HasMetadata> with = parse(RenderedManifests.kustomize(files.resolve(name),
+                    List.of(overlay, "components/report-node-capacity"), null));
+            List<HasMetadata> without = parse(kustomize(overlay));
+
+            List<String> args = daemonSetArgs(with);
+            List<String> expected = new ArrayList<>(daemonSetArgs(without));
+            expected.add("--report-node-capacity=true");
+            assertThat(args).as(name).isEqualTo(expected);
+            Set<Use> uses = uses(args, false);
+            assertThat(uses).as(name).contains(Use.NODE_CAPACITY, Use.DEVICE_REGISTRATION);
+            assertThat(uses(daemonSetArgs(without), false)).as(overlay).doesNotContain(Use.NODE_CAPACITY);
+            assertThat(granted(with, BASE_ACCOUNT)).as(name).isEqualTo(declared(uses))
+                    .contains("core/nodes/status:patch");
+
+            List<String> added = new ArrayList<>(with.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName())
+                    .toList());
+            without.forEach(o -> added.remove(o.getKind() + "/" + o.getMetadata().getName()));
+            assertThat(added).as(name).containsExactlyInAnyOrder("ClusterRole/tenant-gateway-node-capacity",
+                    "ClusterRoleBinding/tenant-gateway-node-capacity");
+            assertThat(only(with, ClusterRole.class, "tenant-gateway-node-capacity").getRules()).singleElement()
+                    .satisfies(rule -> {
+                        assertThat(rule.getResources()).containsExactly("nodes/status");
+                        assertThat(rule.getVerbs()).containsExactly("patch");
+                    });
+            var policy = only(with, ValidatingAdmissionPolicy.class).getSpec().getVariables();
+            var before = only(without, ValidatingAdmissionPolicy.class).getSpec().getVariables();
+            assertThat(policy).hasSameSizeAs(before);
+            for (int i = 0; i < policy.size(); i++) {
+                boolean reportCapacity = policy.get(i).getName().equals("reportCapacity");
+                assertThat(policy.get(i).getExpression()).as(policy.get(i).getName())
+                        .isEqualTo(reportCapacity ? "true" : before.get(i).getExpression());
+            }
+            assertThat(RenderedManifests.unused(with)).as(name).isEmpty();
+        }
+    }
+
+    private static <T extends HasMetadata> T only(List<HasMetadata> objects, Class<T> type, String name) {
+        return objects.stream().filter(type::isInstance).map(type::cast)
+                .filter(o -> o.getMetadata().getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name));
     }
 
     /**

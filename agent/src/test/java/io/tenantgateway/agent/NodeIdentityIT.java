@@ -106,7 +106,7 @@ class NodeIdentityIT extends AgentProcessTestBase {
                 .withNamespace(NAMESPACE).endMetadata().withNewSpec().withNodeName(hostile).endSpec().build()).create();
 
         List<String> args = new ArrayList<>(testbed.kamajiArgs(MockApiKubeconfig.write(dir, client)));
-        args.addAll(List.of(TunnelTestbed.DIAL_LOOPBACK, "--enable-lock-controller", "--device-source=mock",
+        args.addAll(List.of(TunnelTestbed.DIAL_LOOPBACK, "--enable-lock-controller", "--device-source=mock", "--monitor-listen=127.0.0.1:0",
                 "--mock-gpus=L4-24GB:1", "--pod-field-selector=false"));
         agent = AgentProcess.launch(args, Map.of("NODE_NAME", "", "POD_NAME", POD, "POD_NAMESPACE", NAMESPACE));
         int health = agent.healthPort();

@@ -66,7 +66,7 @@ class NodeRoleIT {
     private List<String> args() throws Exception {
         return List.of("--tunnel=false", "--node-name=" + NODE, "--health-server-port=0", "--admin-server-port=0",
                 "--kubeconfig=" + MockApiKubeconfig.write(dir, client), "--device-source=mock",
-                "--mock-gpus=L4-24GB:2", "--handshake-interval=2s", "--device-plugin=true",
+                "--monitor-listen=127.0.0.1:0", "--mock-gpus=L4-24GB:2", "--handshake-interval=2s", "--device-plugin=true",
                 "--device-plugin-dir=" + plugins,
                 "--device-plugin-host-root=" + Files.createDirectories(dir.resolve("host")),
                 "--pod-field-selector=false");
@@ -95,9 +95,9 @@ class NodeRoleIT {
         assertThat(agent.lines("starting tenant-gateway")).singleElement().asString().contains("tunnel=off")
                 .doesNotContain("proxy-server-host");
         assertThat(agent.lines("tunnel off (--tunnel=false)")).singleElement().asString()
-                .contains("parts=\"devices,device-plugin,lock-controller\"");
+                .contains("parts=\"devices,device-plugin,lock-controller,monitor\"");
         assertThat(agent.lines("tenant-gateway started")).singleElement().asString()
-                .contains("parts=\"devices,device-plugin,lock-controller\"", "tunnel=\"off\"");
+                .contains("parts=\"devices,device-plugin,lock-controller,monitor\"", "tunnel=\"off\"");
         assertThat(LoopbackHttp.get(admin, "/debug/config").body()).contains("\"tunnel\" : \"off\"")
                 .doesNotContain("proxy-server-host");
         assertThat(LoopbackHttp.get(admin, "/debug/tunnels").body()).contains("\"enabled\" : false");
@@ -109,7 +109,7 @@ class NodeRoleIT {
         doctor.addAll(args());
         Main.run(new PrintWriter(out, true), new PrintWriter(new StringWriter(), true), doctor.toArray(String[]::new));
         assertThat(out.toString()).contains("doctor: agent ", " on node " + NODE + ", tunnel off",
-                "flags valid; parts: devices, device-plugin, lock-controller")
+                "flags valid; parts: devices, device-plugin, lock-controller, monitor")
                 .containsPattern("SKIP +ca-cert +tunnel off \\(--tunnel=false\\)")
                 .containsPattern("SKIP +grpc-connect +tunnel off \\(--tunnel=false\\)");
 

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.region.SimulatedRegion;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -86,9 +90,10 @@ class ObservabilityIT {
                 .endSpec().build()).create();
         List<String> args = testbed.webhookArgs(0);
         args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
-        args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock",
+        args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock", "--monitor-listen=127.0.0.1:0",
                 "--mock-gpus=L4-24GB:2", "--handshake-interval=2s",
                 "--kubeconfig=" + MockApiKubeconfig.write(dir, client), "--pod-field-selector=false",
+                "--device-plugin-host-root=" + dir.resolve("host"), "--monitor-scan-interval=200ms",
                 "--count-server-leases", "--enable-profiling", "--enable-contention-profiling"));
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
         agent.start();
@@ -99,6 +104,16 @@ class ObservabilityIT {
                 .create();
         await().atMost(Duration.ofSeconds(45)).until(() -> agent.readiness().values().stream()
                 .allMatch(HealthCheck.Result::ok));
+
+        // A GPU container whose HAMi-core region exists: the vGPU monitor's families get their series.
+        Pod gpuPod = client.pods().inNamespace("team-a").resource(new PodBuilder().withNewMetadata()
+                .withName("trainer").withNamespace("team-a").addToAnnotations(Annotations.POD_DEVICES_ALLOCATED,
+                        "GPU-0,NVIDIA,1024,10:;").endMetadata().withNewSpec().withNodeName("gpu-worker-1")
+                .addNewContainer().withName("cuda").withImage("cuda").endContainer().endSpec().build()).create();
+        SimulatedRegion.write(dir.resolve("host/usr/local/vgpu/containers/" + gpuPod.getMetadata().getUid()
+                + "_cuda/a.cache"), 7, List.of(new SimulatedRegion.Device("GPU-0", 1L << 30, 10, 1L << 20, 5)),
+                System.currentTimeMillis() / 1000);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(scrape()).contains("hami_vgpu_memory_used_bytes{"));
 
         tunnel = testbed.dialEcho();
         assertThat(tunnel.echo("bytes through the tunnel")).isEqualTo("bytes through the tunnel");

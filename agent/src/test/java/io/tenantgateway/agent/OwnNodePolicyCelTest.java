@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicySpec;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.tenantgateway.agent.testing.JarProcess;
+import io.tenantgateway.agent.testing.RenderedManifests;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,6 +40,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The own-node ValidatingAdmissionPolicy in {@code manifests/}, its expression text read from the YAML (the base file,
@@ -540,6 +542,92 @@ class OwnNodePolicyCelTest {
         // The main resource still allows only HAMi annotations.
         assertThat(admit(policy, annotationPatch(AGENT, List.of("worker-1"), "worker-1", "example.com/x", "1"))
                 .denials()).hasSize(1);
+    }
+
+    // ---- --report-node-capacity (components/report-node-capacity)
+
+    @TempDir
+    Path work;
+
+    /** The policy as {@code overlay} with {@code components/report-node-capacity} renders it. */
+    private CompiledPolicy withNodeCapacity(String overlay) throws IOException, InterruptedException {
+        Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        return compile(policyIn(RenderedManifests.kustomize(work.resolve(overlay.replace('/', '-')),
+                List.of(overlay, "components/report-node-capacity"), null), OWN_NODE_POLICY));
+    }
+
+    private static final Map<String, Object> REPORTED = Map.of("nvidia.com/gpumem", "46068",
+            "nvidia.com/gpucores", "200");
+
+    @Test
+    void reportNodeCapacityAllowsExactlyGpumemAndGpucoresOnTheOwnNode() throws Exception {
+        CompiledPolicy policy = withNodeCapacity("overlays/real-gpus");
+        Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
+        Map<String, Object> reported = node("worker-1", ANNOTATIONS, LABELS, capacityWith(REPORTED));
+        // Added, lowered (a GPU turned unhealthy), removed.
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before, reported)).denials()).isEmpty();
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", reported, node("worker-1", ANNOTATIONS,
+                LABELS, capacityWith(Map.of("nvidia.com/gpumem", "23034", "nvidia.com/gpucores", "100"))))).denials())
+                .isEmpty();
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", reported, before)).denials()).isEmpty();
+    }
+
+    @Test
+    void reportNodeCapacityAllowsNothingWider() throws Exception {
+        CompiledPolicy policy = withNodeCapacity("overlays/real-gpus");
+        Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
+        // Another extended resource, the ones mock capacity would allow among them, and a node resource.
+        for (String other : List.of("nvidia.com/gpu", "nvidia.com/gpumem-percentage", "example.com/vram",
+                "hygon.com/dcumem", "huawei.com/Ascend910B4", "cpu")) {
+            Map<String, Object> written = node("worker-1", ANNOTATIONS, LABELS,
+                    capacityWith(with(new LinkedHashMap<>(REPORTED), other, "1")));
+            assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before, written)).denials())
+                    .as(other).containsExactly("the agent may change only the capacity/allocatable of nvidia.com/gpumem,"
+                            + " nvidia.com/gpucores, not " + other + ", " + other);
+        }
+        // The two resources on another node.
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", node("worker-2", ANNOTATIONS, LABELS,
+                CAPACITY), node("worker-2", ANNOTATIONS, LABELS, capacityWith(REPORTED)))).denials())
+                .containsExactly("the agent on node worker-1 may write only its own Node, not worker-2");
+        // The rest of the status stays the kubelet's.
+        Map<String, Object> reported = node("worker-1", ANNOTATIONS, LABELS, capacityWith(REPORTED));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> status = new LinkedHashMap<>((Map<String, Object>) reported.get("status"));
+        status.put("conditions", List.of(Map.of("type", "Ready", "status", "False")));
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before, with(reported, "status",
+                status))).denials()).containsExactly("the agent may not change its Node's conditions, addresses,"
+                + " kubelet endpoint or node info");
+        // The main resource still allows only HAMi's annotations; a token without the node name writes nothing.
+        assertThat(admit(policy, annotationPatch(AGENT, List.of("worker-1"), "worker-1", "example.com/x", "1"))
+                .denials()).hasSize(1);
+        assertThat(admit(policy, update(AGENT, NO_NODE_NAME, "status", before, reported)).denials()).singleElement()
+                .asString().contains(NODE_NAME_KEY);
+    }
+
+    @Test
+    void withoutTheComponentTheReportedResourcesAreDenied() throws Exception {
+        for (CompiledPolicy policy : List.of(basePolicy(), rendered("overlays/real-gpus"))) {
+            assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status",
+                    node("worker-1", ANNOTATIONS, LABELS, CAPACITY),
+                    node("worker-1", ANNOTATIONS, LABELS, capacityWith(REPORTED)))).denials()).singleElement()
+                    .asString().startsWith("the agent writes Node status only with mock capacity")
+                    .contains("--report-node-capacity");
+        }
+    }
+
+    @Test
+    void mockCapacityAndTheReportTogetherAllowBothLists() throws Exception {
+        CompiledPolicy policy = withNodeCapacity("overlays/simulated-gpus");
+        Map<String, Object> before = node("worker-1", ANNOTATIONS, LABELS, CAPACITY);
+        Map<String, Object> gpus = capacityWith(Map.of("nvidia.com/gpu", "10", "nvidia.com/gpumem", "81920",
+                "nvidia.com/gpucores", "100", "nvidia.com/gpumem-percentage", "100"));
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before,
+                node("worker-1", ANNOTATIONS, LABELS, gpus))).denials()).isEmpty();
+        assertThat(admit(policy, update(AGENT, List.of("worker-1"), "status", before,
+                node("worker-1", ANNOTATIONS, LABELS, with(gpus, "example.com/vram", "1")))).denials())
+                .singleElement().asString().startsWith("the agent may change only the capacity/allocatable of"
+                        + " nvidia.com/gpu, ").contains("huawei.com/Ascend*), nvidia.com/gpumem, nvidia.com/gpucores,"
+                        + " not example.com/vram");
     }
 
     @Test

@@ -51,7 +51,7 @@ class TunnelWithoutKubernetesIT extends AgentProcessTestBase {
     void tunnelCarriesTrafficWhileTheApiIsDownAndPartsCatchUpWhenItComes() throws Exception {
         Ports ports = ports();
         List<String> args = argsWithDeadApi(ports, "--node-name=worker-1",
-                "--device-source=mock", "--mock-gpus=A100-80GB", "--handshake-interval=2s",
+                "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--mock-gpus=A100-80GB", "--handshake-interval=2s",
                 "--enable-lock-controller", "--pod-field-selector=false",
                 "--webhook-tls-cert=" + testbed.files.serverCert(), "--webhook-tls-key=" + testbed.files.serverKey(),
                 "--webhook-listen=127.0.0.1:0", "--manage-webhook-config", "--count-server-leases");
@@ -160,7 +160,7 @@ class TunnelWithoutKubernetesIT extends AgentProcessTestBase {
     @Test
     void nodeNameIsDiscoveredInTheBackgroundWhenTheApiComes() throws Exception {
         Ports ports = ports();
-        List<String> args = argsWithDeadApi(ports, "--device-source=mock", "--mock-gpus=L4-24GB",
+        List<String> args = argsWithDeadApi(ports, "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--mock-gpus=L4-24GB",
                 "--handshake-interval=2s", "--pod-field-selector=false");
         agent = AgentProcess.launch(args, java.util.Map.of("NODE_NAME", "", "POD_NAME", "konnectivity-agent-x7k2p",
                 "POD_NAMESPACE", "kube-system"));

@@ -59,7 +59,8 @@ final class MarkdownDocs {
         tools.put("kube-apiserver", Set.of("--logging-format"));
         tools.put("kubelet", Set.of("--max-pods"));
         tools.put("helm", Set.of("--set", "--reuse-values", "--strict"));
-        tools.put("kubectl", Set.of("--kubeconfig", "--from-file", "--type", "--patch-file"));
+        // kubectl patch --subresource=status (kubectl >= 1.24): removing reported node capacity by hand
+        tools.put("kubectl", Set.of("--kubeconfig", "--from-file", "--type", "--patch-file", "--subresource"));
         tools.put("docker", Set.of("--build-arg"));
         // the JDK's flight recorder reader (profiling how-tos); java itself takes single-dash options only here
         tools.put("jfr", Set.of("--events", "--json"));

@@ -35,7 +35,7 @@ public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
     static final int DEFAULT_REFRESH_SECONDS = 5;
     static final List<String> DEBUG_PATHS = List.of("/debug/config", "/debug/readiness", "/debug/tunnels",
-            "/debug/devices", "/debug/locks", "/debug/admissions");
+            "/debug/devices", "/debug/locks", "/debug/monitor", "/debug/admissions");
     /** The page has inline styles and nothing else: no scripts, no external assets, no framing. */
     private static final String PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none';"
             + " form-action 'none'; frame-ancestors 'none'";
@@ -163,6 +163,8 @@ public final class AdminServer implements AutoCloseable {
             case "/debug/devices" -> devices();
             case "/debug/locks" -> agent.locks().map(a -> (Object) DebugViews.locks(a))
                     .orElse(off("lock controller"));
+            case "/debug/monitor" -> agent.monitor().map(m -> (Object) DebugViews.monitor(m))
+                    .orElse(off("vGPU monitor"));
             case "/debug/admissions" -> admissions(request);
             default -> null;
         };
@@ -249,7 +251,8 @@ public final class AdminServer implements AutoCloseable {
                 agent.locks(),
                 agent.registrations(),
                 recent == null ? Optional.empty() : Optional.of(recent.snapshot()),
-                recent == null ? 0L : recent.total());
+                recent == null ? 0L : recent.total(),
+                agent.monitor());
         response.header("content-type", "text/html; charset=utf-8")
                 .header("cache-control", "no-store")
                 .header("content-security-policy", PAGE_POLICY)

@@ -41,6 +41,11 @@ public interface AgentStatus {
     /** The node-lock controller now. */
     Optional<LockSnapshot> locks();
 
+    /** The vGPU monitor's last scan, when the monitor runs. */
+    default Optional<io.tenantgateway.agent.monitor.MonitorSnapshot> monitor() {
+        return Optional.empty();
+    }
+
     /** The device plugin now ({@code --device-plugin=true}); shown with {@code /debug/devices}. */
     default Optional<io.tenantgateway.deviceplugin.DevicePluginSnapshot> devicePlugin() {
         return Optional.empty();

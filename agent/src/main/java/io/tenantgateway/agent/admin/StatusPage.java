@@ -7,6 +7,9 @@ import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.locks.LockAction;
 import io.tenantgateway.agent.locks.LockSnapshot;
+import io.tenantgateway.agent.monitor.ContainerUsage;
+import io.tenantgateway.agent.monitor.MonitorSnapshot;
+import io.tenantgateway.hami.region.DeviceUsage;
 import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.RegisteredDevice;
@@ -98,8 +101,19 @@ final class StatusPage {
     record Model(Instant now, String version, String agentId, String nodeName, String proxyServer,
             Map<String, HealthCheck.Result> readiness, Optional<AgentSnapshot> tunnel,
             Optional<DeviceRegistrationSnapshot> devices, Optional<LockSnapshot> locks,
-            NodeRegistrations registrations, Optional<List<AdmissionRecord>> admissions, long admissionsTotal) {
+            NodeRegistrations registrations, Optional<List<AdmissionRecord>> admissions, long admissionsTotal,
+            Optional<MonitorSnapshot> monitor) {
+        /** Without the monitor. */
+        Model(Instant now, String version, String agentId, String nodeName, String proxyServer,
+                Map<String, HealthCheck.Result> readiness, Optional<AgentSnapshot> tunnel,
+                Optional<DeviceRegistrationSnapshot> devices, Optional<LockSnapshot> locks,
+                NodeRegistrations registrations, Optional<List<AdmissionRecord>> admissions, long admissionsTotal) {
+            this(now, version, agentId, nodeName, proxyServer, readiness, tunnel, devices, locks, registrations,
+                    admissions, admissionsTotal, Optional.empty());
+        }
+
         Model {
+            requireNonNull(monitor, "monitor");
             requireNonNull(now, "now");
             requireNonNull(readiness, "readiness");
             requireNonNull(tunnel, "tunnel");
@@ -142,10 +156,11 @@ final class StatusPage {
         devices(html, model);
         registrations(html, model.registrations());
         locks(html, model);
+        monitor(html, model);
         admissions(html, model);
 
         html.append("</main><footer>JSON: <a href=\"/debug/tunnels\">tunnels</a> · <a href=\"/debug/devices\">devices")
-                .append("</a> · <a href=\"/debug/locks\">locks</a> · <a href=\"/debug/admissions\">admissions</a> · ")
+                .append("</a> · <a href=\"/debug/locks\">locks</a> · <a href=\"/debug/monitor\">monitor</a> · <a href=\"/debug/admissions\">admissions</a> · ")
                 .append("<a href=\"/debug/readiness\">readiness</a> · <a href=\"/debug/config\">config</a></footer>")
                 .append("</body></html>\n");
         return html.toString();
@@ -360,6 +375,41 @@ final class StatusPage {
             LockAction action = actions.get(i); // newest first
             html.append("<tr>").append(cell("time", TIME.format(action.at()))).append(cell("action", action.kind()))
                     .append(cell("subject", action.subject())).append(cell("detail", action.detail())).append("</tr>");
+        }
+        html.append("</tbody></table></section>");
+    }
+
+    /** Each GPU container's usage against its limits, from the vGPU monitor's last scan. */
+    private static void monitor(StringBuilder html, Model model) {
+        html.append("<section id=\"monitor\"><h2>GPU containers</h2>");
+        if (model.monitor().isEmpty()) {
+            html.append("<p class=\"off\">vGPU monitor off</p></section>");
+            return;
+        }
+        MonitorSnapshot monitor = model.monitor().get();
+        if (monitor.podsError().isPresent()) {
+            html.append("<p class=\"meta\">pods not listed: ").append(text(monitor.podsError().get()))
+                    .append(" (no cache directory is removed meanwhile)</p>");
+        }
+        if (monitor.containers().isEmpty()) {
+            html.append("<p class=\"off\">").append(monitor.at().isEmpty() ? "first scan not done yet"
+                    : "no GPU container on this node").append("</p></section>");
+            return;
+        }
+        head(html, "pod", "container", "device", "memory used", "memory limit", "SM use", "SM limit", "from");
+        for (ContainerUsage container : monitor.containers()) {
+            boolean region = container.source() == ContainerUsage.Source.REGION;
+            for (DeviceUsage device : container.devices()) {
+                html.append("<tr>").append(cell("pod", container.namespace() + "/" + container.pod()))
+                        .append(cell("container", container.container()))
+                        .append(cell("device", device.index() + " " + device.uuidLabel()))
+                        .append(cell("used", region ? (device.usedBytes() >> 20) + " MiB" : "-"))
+                        .append(cell("limit", (device.limitBytes() >> 20) + " MiB"))
+                        .append(cell("sm", region ? device.smUtilSum() + " %" : "-"))
+                        .append(cell("sm-limit", device.smLimitPercent() == 0 ? "-" : device.smLimitPercent() + " %"))
+                        .append(cell("source", region ? "HAMi-core" : "annotation (no CUDA call yet)"))
+                        .append("</tr>");
+            }
         }
         html.append("</tbody></table></section>");
     }

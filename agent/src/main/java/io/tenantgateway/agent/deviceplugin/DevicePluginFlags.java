@@ -56,6 +56,11 @@ public final class DevicePluginFlags {
         };
     }
 
+    /** {@code --device-plugin-host-root}: where the host's {@code /usr/local} and {@code /tmp} are seen from. */
+    public Path hostRoot() {
+        return devicePluginHostRoot.toAbsolutePath().normalize();
+    }
+
     /**
      * The device plugin, checked (with {@code --device-plugin=true}).
      *

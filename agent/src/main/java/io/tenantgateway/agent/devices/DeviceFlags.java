@@ -58,6 +58,13 @@ public final class DeviceFlags {
             description = "Remove the registration when the agent stops. Default: ${DEFAULT-VALUE}.")
     boolean deregisterOnExit;
 
+    @Option(names = "--report-node-capacity", arity = "0..1", defaultValue = "false", fallbackValue = "true",
+            order = 4, paramLabel = "true|false",
+            description = "Patch the healthy GPUs' memory (MiB) and cores totals into the node's capacity, named"
+                    + " as the device config's resourceMemoryName and resourceCoreName (nvidia.com/gpumem,"
+                    + " nvidia.com/gpucores). Default: ${DEFAULT-VALUE}.")
+    boolean reportNodeCapacity;
+
     /** Whether devices are registered: {@code --device-source} other than {@code none}. */
     public boolean enabled() {
         return source() != DeviceRegistrationConfig.Source.NONE;
@@ -72,8 +79,8 @@ public final class DeviceFlags {
      *
      * @param nodeName this node, when known
      * @param deviceConfigFile HAMi's device config ({@code --device-config}, read once, on first use): the split count
-     *     unless {@code --device-split-count} says otherwise, and the memory and core scaling of the register
-     *     annotation
+     *     unless {@code --device-split-count} says otherwise, the memory and core scaling of the register
+     *     annotation, and the resource names {@code --report-node-capacity} reports
      */
     public Optional<DeviceRegistrationConfig> config(Optional<String> nodeName, DeviceConfigFile deviceConfigFile) {
         DeviceRegistrationConfig.Source source = source();
@@ -101,6 +108,9 @@ public final class DeviceFlags {
         }
         if (advertiseGpuCapacity != null) {
             builder.advertiseCapacity(advertiseGpuCapacity);
+        }
+        if (reportNodeCapacity) {
+            builder.reportNodeCapacity(new NodeCapacityReport(nvidia.resourceMemoryName(), nvidia.resourceCoreName()));
         }
         return Optional.of(builder.build());
     }

@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * {@code hami.io/node-handshake} annotation ({@code Reported <YYYY-MM-DD hh:mm:ss>}, rewritten every
  * handshake interval, well within the scheduler's 60 s window) and, where configured (mock mode),
  * {@code nvidia.com/gpu}, {@code nvidia.com/gpumem}, {@code nvidia.com/gpucores} and
- * {@code nvidia.com/gpumem-percentage} in the node's status capacity and allocatable.
+ * {@code nvidia.com/gpumem-percentage} in the node's status capacity and allocatable; with
+ * {@code --report-node-capacity} ({@link NodeCapacityReport}), the healthy GPUs' memory and cores totals there too, as
+ * HAMi's device config names them, patched whenever the node's values differ from the totals (a device turning
+ * unhealthy lowers them at the next rescan).
  *
  * <p>A mock inventory may also name Hygon DCUs and Ascend chips ({@link VendorPreset}). Each such vendor is
  * registered alike, in the same rounds and patches: its register annotation in its own key and format
@@ -110,6 +113,8 @@ public final class DeviceRegistrar extends Lifecycle {
     private List<GpuDevice> discovered;
     private Instant discoveredAt;
     private int consecutiveFailures;
+    /** The last failed {@code --report-node-capacity} patch's message; {@code null} after a success. */
+    private String capacityReportError;
 
     /**
      * Immutable view published to readers.
@@ -220,9 +225,10 @@ public final class DeviceRegistrar extends Lifecycle {
         startedAt = clock.instant();
         rounds.start();
         log.info("Starting device registration node={} source={} handshakeInterval={} rescanInterval={} "
-                        + "splitCount={} advertiseCapacity={} deregisterOnExit={}",
+                        + "splitCount={} advertiseCapacity={} reportNodeCapacity={} deregisterOnExit={}",
                 config.nodeName(), source.kind(), config.handshakeInterval(), config.rescanInterval(),
-                config.splitCount(), config.advertiseCapacity(), config.deregisterOnExit());
+                config.splitCount(), config.advertiseCapacity(),
+                config.nodeCapacity() == null ? "off" : config.nodeCapacity().resources(), config.deregisterOnExit());
         if (!vendors.isEmpty()) {
             log.info("Simulated devices node={} nvidia={} vendors={}", config.nodeName(), nvidia, vendors.stream()
                     .map(v -> v.vendor().displayName() + ":" + v.devices().size()).toList());
@@ -416,7 +422,11 @@ public final class DeviceRegistrar extends Lifecycle {
         return remaining.isNegative() ? Duration.ZERO : remaining;
     }
 
-    /** One round; true when the node now carries our registration and a fresh handshake. */
+    /**
+     * One round; true when the node now carries our registration and a fresh handshake and, with
+     * {@code --report-node-capacity}, the current totals. A failed capacity report alone leaves the registration
+     * succeeded (readiness is about the scheduler seeing the devices) and asks for a retry with the backoff.
+     */
     boolean registerOnce() {
         boolean withNvidia = nvidiaActive();
         List<SimulatedVendor> active = activeVendors();
@@ -439,11 +449,12 @@ public final class DeviceRegistrar extends Lifecycle {
                     return false;
                 }
                 Changed changed = patchAnnotations(node, withNvidia, encoded, active);
+                Node current = node;
                 if (config.advertiseCapacity()) {
-                    patchCapacity(node, withNvidia ? devices : null, active);
+                    current = patchCapacity(node, withNvidia ? devices : null, active);
                 }
                 succeed(devices, encoded, changed, active);
-                return true;
+                return !withNvidia || config.nodeCapacity() == null || reportNodeCapacity(current, devices);
             } catch (KubernetesClientException e) {
                 FailureReason reason = classify(e);
                 fail(reason, describe(e), false);
@@ -515,21 +526,62 @@ public final class DeviceRegistrar extends Lifecycle {
         return Annotations.HANDSHAKE_REPORTED_PREFIX + HANDSHAKE_TIME.format(at.atZone(zone));
     }
 
-    /** @param devices NVIDIA's GPUs, {@code null} when NVIDIA's are not ours to advertise */
-    private void patchCapacity(Node node, List<GpuDevice> devices, List<SimulatedVendor> active) {
+    /**
+     * @param devices NVIDIA's GPUs, {@code null} when NVIDIA's are not ours to advertise
+     * @return the node as the API server answered the patch, or {@code node} when nothing was patched
+     */
+    private Node patchCapacity(Node node, List<GpuDevice> devices, List<SimulatedVendor> active) {
         Map<String, String> desired = devices == null ? new LinkedHashMap<>() : capacity(devices);
         active.forEach(v -> desired.putAll(v.capacity()));
-        if (desired.isEmpty()) {
-            return;
+        if (desired.isEmpty() || carries(node, desired)) {
+            return node;
         }
-        NodeStatus status = node.getStatus();
-        if (status != null && hasQuantities(status.getCapacity(), desired)
-                && hasQuantities(status.getAllocatable(), desired)) {
-            return;
-        }
-        client.nodes().withName(config.nodeName()).subresource("status")
+        Node patched = client.nodes().withName(config.nodeName()).subresource("status")
                 .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(desired));
         log.info("Advertised GPU capacity node={} {}", config.nodeName(), desired);
+        return patched != null ? patched : node;
+    }
+
+    /**
+     * {@code --report-node-capacity}: patches the status subresource when {@code node}'s capacity or allocatable
+     * differs from the totals of {@code devices}' healthy GPUs (level-triggered: compared with what the node carries in
+     * this round, so a value changed or removed by someone else is restored). A failure is counted and logged, not
+     * thrown: the registration written in this round stands.
+     *
+     * @return false when the patch failed (the round is retried with the backoff)
+     */
+    private boolean reportNodeCapacity(Node node, List<GpuDevice> devices) {
+        Map<String, String> totals = config.nodeCapacity().totals(devices);
+        if (carries(node, totals)) {
+            capacityReportError = null;
+            return true;
+        }
+        try {
+            client.nodes().withName(config.nodeName()).subresource("status")
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(totals));
+        } catch (KubernetesClientException e) {
+            FailureReason reason = classify(e);
+            failures.labelValues(reason.label()).inc();
+            String message = describe(e);
+            if (!message.equals(capacityReportError)) {
+                log.warn("Node capacity report failed node={} reason={} resources={} error={}", config.nodeName(),
+                        reason.label(), totals, message);
+            } else {
+                log.debug("Node capacity report still failing node={} reason={}", config.nodeName(), reason.label());
+            }
+            capacityReportError = message;
+            return false;
+        }
+        capacityReportError = null;
+        log.info("Reported node capacity node={} {}", config.nodeName(), totals);
+        return true;
+    }
+
+    /** Whether {@code node}'s status capacity and allocatable both carry {@code quantities}. */
+    private static boolean carries(Node node, Map<String, String> quantities) {
+        NodeStatus status = node.getStatus();
+        return status != null && hasQuantities(status.getCapacity(), quantities)
+                && hasQuantities(status.getAllocatable(), quantities);
     }
 
     /**
@@ -667,17 +719,24 @@ public final class DeviceRegistrar extends Lifecycle {
             if (withNvidia) {
                 remove.put(Annotations.NODE_NVIDIA_REGISTER, null);
                 remove.put(Annotations.NODE_HANDSHAKE, null);
-                capacity(List.of()).keySet().forEach(k -> zero.put(k, null));
+                if (config.advertiseCapacity()) {
+                    capacity(List.of()).keySet().forEach(k -> zero.put(k, null));
+                }
+                if (config.nodeCapacity() != null) {
+                    config.nodeCapacity().resources().forEach(k -> zero.put(k, null));
+                }
             }
             for (SimulatedVendor v : active) {
                 remove.put(v.vendor().registerKey(), null);
                 v.annotations().keySet().stream().filter(k -> !kept.contains(k)).forEach(k -> remove.put(k, null));
                 remove.put(v.vendor().handshakeKey(), null);
-                v.capacity().keySet().forEach(k -> zero.put(k, null));
+                if (config.advertiseCapacity()) {
+                    v.capacity().keySet().forEach(k -> zero.put(k, null));
+                }
             }
             client.nodes().withName(config.nodeName())
                     .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, remove, Map.of()));
-            if (config.advertiseCapacity()) {
+            if (!zero.isEmpty()) {
                 client.nodes().withName(config.nodeName()).subresource("status")
                         .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(zero));
             }

@@ -33,13 +33,16 @@ import java.util.Optional;
  *                            registered {@code devmem} is the GPU's MiB times this when it is not 1
  * @param coreScaling         HAMi's {@code deviceCoreScaling} ({@code --device-config}) for nvidia-smi GPUs: the
  *                            registered {@code devcore} is 100 times this
+ * @param nodeCapacity        {@code --report-node-capacity}: the resources the healthy GPUs' memory and cores totals
+ *                            are reported as in the node's status capacity and allocatable; {@code null} when off
+ *                            (the default)
  */
 public record DeviceRegistrationConfig(String nodeName, Source source, MockInventory mockInventory,
                                        Path nvidiaSmiPath, Path sysfsRoot, Duration nvidiaSmiTimeout,
                                        int splitCount, Duration handshakeInterval, Duration rescanInterval,
                                        Duration retryInitialBackoff, boolean advertiseCapacity,
                                        boolean deregisterOnExit, Duration closeTimeout, double memoryScaling,
-                                       double coreScaling) {
+                                       double coreScaling, NodeCapacityReport nodeCapacity) {
 
     /** HAMi's scheduler marks a node unhealthy when its {@code Requesting_} stamp is this old. */
     public static final Duration SCHEDULER_STALE_AFTER = Duration.ofSeconds(60);
@@ -116,7 +119,7 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
     public DeviceRegistrationConfig withNodeName(String node) {
         return new DeviceRegistrationConfig(node, source, mockInventory, nvidiaSmiPath, sysfsRoot, nvidiaSmiTimeout,
                 splitCount, handshakeInterval, rescanInterval, retryInitialBackoff, advertiseCapacity,
-                deregisterOnExit, closeTimeout, memoryScaling, coreScaling);
+                deregisterOnExit, closeTimeout, memoryScaling, coreScaling, nodeCapacity);
     }
 
     /** A builder with the defaults: nvidia-smi source, split count 10, handshake every 20 s. */
@@ -141,6 +144,7 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
         private Duration closeTimeout = Duration.ofSeconds(5);
         private double memoryScaling = 1.0;
         private double coreScaling = 1.0;
+        private NodeCapacityReport nodeCapacity;
 
         private Builder(String nodeName) {
             this.nodeName = nodeName;
@@ -220,11 +224,17 @@ public record DeviceRegistrationConfig(String nodeName, Source source, MockInven
             return this;
         }
 
+        /** {@code --report-node-capacity} with these resource names; {@code null} (the default): off. */
+        public Builder reportNodeCapacity(NodeCapacityReport report) {
+            this.nodeCapacity = report;
+            return this;
+        }
+
         public DeviceRegistrationConfig build() {
             boolean advertise = advertiseCapacity != null ? advertiseCapacity : source == Source.MOCK;
             return new DeviceRegistrationConfig(nodeName, source, mockInventory, nvidiaSmiPath, sysfsRoot,
                     nvidiaSmiTimeout, splitCount, handshakeInterval, rescanInterval, retryInitialBackoff, advertise,
-                    deregisterOnExit, closeTimeout, memoryScaling, coreScaling);
+                    deregisterOnExit, closeTimeout, memoryScaling, coreScaling, nodeCapacity);
         }
     }
 

@@ -42,7 +42,8 @@ public final class DevicesKind implements PartKind, PartDoctor {
     @Override
     public void describe(Map<String, String> out) {
         out.put("devices", config.map(d -> d.source().flagValue() + " split=" + d.splitCount() + " handshake="
-                + GoDuration.format(d.handshakeInterval())).orElse("off"));
+                + GoDuration.format(d.handshakeInterval()) + (d.nodeCapacity() == null ? ""
+                : " node-capacity=" + String.join(",", d.nodeCapacity().resources()))).orElse("off"));
     }
 
     @Override

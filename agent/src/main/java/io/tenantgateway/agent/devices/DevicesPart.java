@@ -40,7 +40,10 @@ public final class DevicesPart implements Part {
                 // annotation, registration stands aside before it writes. Its name only (a constant, inlined by
                 // javac): the device plugin's classes stay out of this package.
                 .after(DevicePluginPart.NAME).check(CHECK).uses(KubernetesPermissions.Use.DEVICE_REGISTRATION);
-        return config.advertiseCapacity() ? plan.uses(KubernetesPermissions.Use.GPU_CAPACITY) : plan;
+        if (config.advertiseCapacity()) {
+            plan = plan.uses(KubernetesPermissions.Use.GPU_CAPACITY);
+        }
+        return config.nodeCapacity() != null ? plan.uses(KubernetesPermissions.Use.NODE_CAPACITY) : plan;
     }
 
     @Override

@@ -29,6 +29,11 @@ public final class KubernetesPermissions {
         DEVICE_REGISTRATION("devices"),
         /** {@code --advertise-gpu-capacity} (default with {@code --device-source=mock}): node status capacity. */
         GPU_CAPACITY("mock capacity"),
+        /**
+         * {@code --report-node-capacity} (with device registration): the healthy GPUs' memory and cores totals in node
+         * status capacity, as HAMi's device config names them.
+         */
+        NODE_CAPACITY("node capacity"),
         /** No {@code --node-name} / {@code NODE_NAME} (Kamaji's DaemonSet): read {@code spec.nodeName} of our pod. */
         NODE_NAME_DISCOVERY("node-name discovery"),
         /** The webhook, whenever the agent has an API client: GPU quota checks at admission. */
@@ -48,6 +53,8 @@ public final class KubernetesPermissions {
         WEBHOOK_TLS_SELF_MANAGED("webhook TLS self-managed"),
         /** {@code --manage-webhook-config}: keep the webhook configuration's {@code caBundle} current. */
         MANAGED_WEBHOOK_CONFIG("webhook config"),
+        /** {@code --monitor} (on with devices): list this node's pods to match containers and clean up. */
+        MONITOR("monitor"),
         /** {@code --count-server-leases}: count konnectivity-server Leases. */
         SERVER_LEASES("tunnel"),
         /** {@code tenant-gateway doctor}: ask the API server about the other permissions. */
@@ -110,13 +117,15 @@ public final class KubernetesPermissions {
                     Use.DEVICE_PLUGIN),
                     "register annotation, handshake, release hami.io/mutex.lock (own node only: ValidatingAdmissionPolicy"
                             + " tenant-gateway-own-node)"),
-            permission("", "nodes/status", "patch", EnumSet.of(Use.GPU_CAPACITY),
-                    "advertise nvidia.com/gpu capacity (mock mode)"),
+            permission("", "nodes/status", "patch", EnumSet.of(Use.GPU_CAPACITY, Use.NODE_CAPACITY),
+                    "advertise nvidia.com/gpu capacity (mock mode); --report-node-capacity: nvidia.com/gpumem and"
+                            + " gpucores totals (own node only: ValidatingAdmissionPolicy tenant-gateway-own-node)"),
             permission("", "pods", "get", EnumSet.of(Use.LOCK_CONTROLLER, Use.NODE_NAME_DISCOVERY,
                     Use.DEVICE_PLUGIN), "re-read a pod before a compare-and-swap write, look up a lock holder (the"
                             + " pod Allocate is for); find spec.nodeName without NODE_NAME"),
-            permission("", "pods", "list", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA, Use.DEVICE_PLUGIN),
-                    "informer on this node's pods; Allocate's search for the pending pod without a lock"),
+            permission("", "pods", "list", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA, Use.DEVICE_PLUGIN,
+                    Use.MONITOR), "informer on this node's pods; Allocate's search for the pending pod without a lock;"
+                            + " the monitor's containers and cache cleanup"),
             permission("", "pods", "watch", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA),
                     "informer on this node's pods"),
             permission("", "pods", "patch", EnumSet.of(Use.DEVICE_PLUGIN),

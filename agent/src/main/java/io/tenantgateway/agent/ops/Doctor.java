@@ -442,7 +442,8 @@ final class Doctor implements AutoCloseable {
         return new DoctorCheck("kubernetes", Outcome.FAIL, denied.size() + " of " + answers.size()
                 + " permissions denied", "grant them to the agent's service account: apply the manifests for this"
                 + " mode (manifests/base, plus components/device-plugin for pods patch, components/mock-capacity"
-                + " for nodes/status patch, components/webhook-tls-secret for the Secret; table in manifests/README.md),"
+                + " or components/report-node-capacity for nodes/status patch, components/webhook-tls-secret for the"
+                + " Secret; table in manifests/README.md),"
                 + " or add the verbs listed to a ClusterRole bound to it; check with kubectl auth can-i <verb>"
                 + " <resource> --as=system:serviceaccount:<ns>:<sa>", lines);
     }

@@ -83,7 +83,7 @@ class AdminServerIT {
         Path kubeconfig = MockApiKubeconfig.write(dir, client);
         List<String> args = testbed.webhookArgs(0);
         args.add(TunnelTestbed.DIAL_LOOPBACK); // dials the echo target / its webhook on 127.0.0.1
-        args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock",
+        args.addAll(List.of("--agent-id=gpu-worker-1", "--node-name=gpu-worker-1", "--device-source=mock", "--monitor-listen=127.0.0.1:0",
                 "--mock-gpus=L4-24GB:2", "--kubeconfig=" + kubeconfig, "--pod-field-selector=false"));
         agent = new Agent(AgentCommand.parse(args.toArray(String[]::new)).toConfig(), Clock.systemUTC());
         agent.start();

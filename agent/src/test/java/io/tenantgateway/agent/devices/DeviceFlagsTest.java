@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tenantgateway.agent.hami.DeviceConfigFile;
 import io.tenantgateway.common.config.ConfigException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,9 +28,38 @@ class DeviceFlagsTest {
     }
 
     private static DeviceRegistrationConfig config(String... args) {
+        return config(DeviceConfigFile.of(Optional.empty()), args);
+    }
+
+    private static DeviceRegistrationConfig config(DeviceConfigFile deviceConfig, String... args) {
         Run run = new Run();
         new CommandLine(run).parseArgs(args);
-        return run.flags.config(Optional.of("worker-1"), DeviceConfigFile.of(Optional.empty())).orElseThrow();
+        return run.flags.config(Optional.of("worker-1"), deviceConfig).orElseThrow();
+    }
+
+    @Test
+    void reportNodeCapacityIsOffByDefaultAndReadsAsTheOtherBooleans() {
+        assertThat(config("--device-source=mock", "--mock-gpus=A100-80GB").nodeCapacity()).isNull();
+        assertThat(config("--device-source=mock", "--mock-gpus=A100-80GB", "--report-node-capacity=false")
+                .nodeCapacity()).isNull();
+        NodeCapacityReport hami = new NodeCapacityReport("nvidia.com/gpumem", "nvidia.com/gpucores");
+        assertThat(config("--device-source=mock", "--mock-gpus=A100-80GB", "--report-node-capacity").nodeCapacity())
+                .isEqualTo(hami);
+        assertThat(config("--device-source=nvidia-smi", "--report-node-capacity=true").nodeCapacity())
+                .isEqualTo(hami);
+    }
+
+    @Test
+    void reportNodeCapacityFollowsTheDeviceConfigsResourceNames(@TempDir Path dir) throws IOException {
+        Path renamed = Files.writeString(dir.resolve("device-config.yaml"), "nvidia:\n"
+                + "  resourceMemoryName: example.com/vram\n  resourceCoreName: example.com/vcores\n");
+        assertThat(config(DeviceConfigFile.of(Optional.of(renamed)), "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--report-node-capacity").nodeCapacity())
+                .isEqualTo(new NodeCapacityReport("example.com/vram", "example.com/vcores"));
+
+        Path noCores = Files.writeString(dir.resolve("no-cores.yaml"), "nvidia:\n  resourceCoreName: \"\"\n");
+        assertThat(config(DeviceConfigFile.of(Optional.of(noCores)), "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--report-node-capacity").nodeCapacity().resources()).containsExactly("nvidia.com/gpumem");
     }
 
     @Test

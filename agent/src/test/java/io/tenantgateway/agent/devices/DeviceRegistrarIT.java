@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -54,6 +55,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -544,6 +547,172 @@ class DeviceRegistrarIT {
         assertThat(registrar.snapshot().ready()).isFalse();
     }
 
+    // ------------------------------------------------------------------ --report-node-capacity
+
+    private static final NodeCapacityReport HAMI_NAMES = new NodeCapacityReport("nvidia.com/gpumem",
+            "nvidia.com/gpucores");
+
+    @Test
+    void reportNodeCapacityPatchesTheHealthyTotalsAndFollowsAGpuTurningUnhealthy() {
+        String node = "tenant-b-worker";
+        admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().withNewStatus()
+                .addToCapacity("cpu", new Quantity("16")).addToAllocatable("cpu", new Quantity("15")).endStatus()
+                .build()).create();
+        DeviceRegistrationConfig config = mockGpus(node, "L4-24GB:2")
+                .advertiseCapacity(false)
+                .reportNodeCapacity(HAMI_NAMES)
+                .handshakeInterval(Duration.ofMillis(100))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build();
+        HealthSwitch gpus = new HealthSwitch(config.createSource().orElseThrow());
+        DeviceRegistrar registrar = start(config, gpus);
+
+        // Two healthy L4s: 2 × 23034 MiB, 2 × 100 %, in capacity and allocatable; the node's other resources stay.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(status(node)).isEqualTo(Map.of(
+                "capacity", Map.of("cpu", "16", "nvidia.com/gpumem", "46068", "nvidia.com/gpucores", "200"),
+                "allocatable", Map.of("cpu", "15", "nvidia.com/gpumem", "46068", "nvidia.com/gpucores", "200"))));
+        assertThat(statusPatches(node)).singleElement().satisfies(r -> {
+            assertThat(r.contentType()).startsWith("application/merge-patch+json");
+            assertThat(r.body()).isEqualTo("{\"status\":{\"capacity\":{\"nvidia.com/gpumem\":\"46068\","
+                    + "\"nvidia.com/gpucores\":\"200\"},\"allocatable\":{\"nvidia.com/gpumem\":\"46068\","
+                    + "\"nvidia.com/gpucores\":\"200\"}}}");
+        });
+        assertThat(registrar.devicesRegistered()).isTrue();
+
+        // GPU 1 fails: the next rescan (every 30 s) finds it unhealthy and the round lowers the totals to GPU 0's.
+        gpus.fail(1);
+        clock.set(T0.plusSeconds(30));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(status(node)).isEqualTo(Map.of(
+                "capacity", Map.of("cpu", "16", "nvidia.com/gpumem", "23034", "nvidia.com/gpucores", "100"),
+                "allocatable", Map.of("cpu", "15", "nvidia.com/gpumem", "23034", "nvidia.com/gpucores", "100"))));
+        assertThat(HamiDeviceCodec.decode(annotation(node, Annotations.NODE_NVIDIA_REGISTER)))
+                .extracting(GpuDevice::healthy).containsExactly(true, false);
+
+        // Level-triggered: a value someone else changed is restored at the next round.
+        admin.nodes().withName(node).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"status\":{\"allocatable\":{\"nvidia.com/gpucores\":\"7\"}}}");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(status(node).get("allocatable"))
+                .containsEntry("nvidia.com/gpucores", "100"));
+
+        // Unchanged totals are not written again, while the rounds go on.
+        int patches = statusPatches(node).size();
+        int handshakes = registrarPatches(node, "Reported ");
+        await().atMost(WAIT).until(() -> registrarPatches(node, "Reported ") >= handshakes + 3);
+        assertThat(statusPatches(node)).hasSize(patches);
+        assertThat(patches).as("ours: the first totals, the lowered ones, the restore; and the test's own").isEqualTo(4);
+    }
+
+    @Test
+    void offByDefaultNothingIsPatchedInTheStatus() {
+        String node = "tenant-a-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
+                .advertiseCapacity(false) // mock mode's own capacity (--advertise-gpu-capacity) is another flag
+                .handshakeInterval(Duration.ofMillis(100))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build());
+
+        await().atMost(WAIT).until(() -> registrarPatches(node, "Reported ") >= 3);
+        assertThat(registrar.devicesRegistered()).isTrue();
+        assertThat(statusPatches(node)).isEmpty();
+        assertThat(status(node).getOrDefault("capacity", Map.of())).isEmpty();
+    }
+
+    @Test
+    void aFailedCapacityReportKeepsTheRegistrationAndIsRetriedWithTheBackoff() {
+        String node = "tenant-a-worker";
+        createNode(node);
+        server.expect().patch().withPath("/api/v1/nodes/" + node + "/status")
+                .andReturn(403, new StatusBuilder().withStatus("Failure").withCode(403).withReason("Forbidden")
+                        .withMessage("nodes \"" + node + "\" is forbidden: ValidatingAdmissionPolicy"
+                                + " 'tenant-gateway-own-node' denied request").build())
+                .times(2);
+
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
+                .advertiseCapacity(false)
+                .reportNodeCapacity(HAMI_NAMES)
+                .handshakeInterval(Duration.ofSeconds(30))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build());
+
+        // Retried after the backoff (50 ms, then 100 ms), not after the 30 s handshake interval.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(status(node).get("capacity"))
+                .isEqualTo(Map.of("nvidia.com/gpumem", "81920", "nvidia.com/gpucores", "100")));
+        assertThat(failures("api_rejected")).isEqualTo(2.0);
+        assertThat(statusPatches(node)).hasSize(3);
+        // The registration written in the first round stands: the scheduler sees the GPU, readiness is ok.
+        assertThat(annotation(node, Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(MockDeviceSourceTest.TENANT_A);
+        assertThat(registrar.devicesRegistered()).isTrue();
+        assertThat(registrar.snapshot().lastFailure()).isNull();
+        assertThat(registrar.readinessCheck().run()).isEqualTo(HealthCheck.Result.OK);
+    }
+
+    @Test
+    void withMockCapacityTheSameTotalsAreNotPatchedTwice() {
+        String node = "tenant-a-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
+                .reportNodeCapacity(HAMI_NAMES) // mock mode advertises nvidia.com/gpumem and gpucores too
+                .handshakeInterval(Duration.ofMillis(100))
+                .retryInitialBackoff(Duration.ofMillis(50))
+                .build());
+
+        await().atMost(WAIT).until(() -> registrarPatches(node, "Reported ") >= 3);
+        assertThat(registrar.devicesRegistered()).isTrue();
+        assertThat(status(node).get("capacity")).containsEntry("nvidia.com/gpumem", "81920")
+                .containsEntry("nvidia.com/gpucores", "100").containsEntry("nvidia.com/gpu", "10");
+        assertThat(statusPatches(node)).as("one patch: the report finds its totals in the answer to mock capacity's")
+                .hasSize(1);
+    }
+
+    @Test
+    void deregisterOnExitRemovesTheReportedTotals() {
+        String node = "tenant-a-worker";
+        createNode(node);
+        DeviceRegistrar registrar = start(mockGpus(node, "A100-80GB")
+                .advertiseCapacity(false)
+                .reportNodeCapacity(HAMI_NAMES)
+                .deregisterOnExit(true)
+                .build());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(status(node).get("capacity"))
+                .containsEntry("nvidia.com/gpumem", "81920"));
+
+        registrar.close();
+
+        assertThat(statusPatches(node)).last().extracting(Seen::body).isEqualTo("{\"status\":{\"capacity\":{"
+                + "\"nvidia.com/gpumem\":null,\"nvidia.com/gpucores\":null},\"allocatable\":{"
+                + "\"nvidia.com/gpumem\":null,\"nvidia.com/gpucores\":null}}}");
+    }
+
+    /** The mock source's GPUs, each healthy until the test fails it (as a GPU whose health check fails). */
+    private static final class HealthSwitch implements DeviceSource {
+        private final List<GpuDevice> devices;
+        private final Set<Integer> failed = ConcurrentHashMap.newKeySet();
+
+        HealthSwitch(DeviceSource mock) {
+            try {
+                this.devices = mock.discover();
+            } catch (DeviceDiscoveryException e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        void fail(int index) {
+            failed.add(index);
+        }
+
+        @Override
+        public String kind() {
+            return "mock";
+        }
+
+        @Override
+        public List<GpuDevice> discover() {
+            return devices.stream().map(d -> !failed.contains(d.index()) ? d : new GpuDevice(d.id(), d.index(),
+                    d.count(), d.devmemMiB(), d.devcore(), d.type(), d.numa(), d.mode(), false)).toList();
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** The registrar's settings for {@code node} with mock GPUs ({@code gpus}: shorthand such as "L4-24GB:2"). */
@@ -562,7 +731,11 @@ class DeviceRegistrarIT {
     }
 
     private DeviceRegistrar start(DeviceRegistrationConfig config) {
-        DeviceRegistrar registrar = new DeviceRegistrar(config, config.createSource().orElseThrow(), client, clock, registry);
+        return start(config, config.createSource().orElseThrow());
+    }
+
+    private DeviceRegistrar start(DeviceRegistrationConfig config, DeviceSource source) {
+        DeviceRegistrar registrar = new DeviceRegistrar(config, source, client, clock, registry);
         registrars.add(registrar);
         registrar.start();
         return registrar;
@@ -582,6 +755,36 @@ class DeviceRegistrarIT {
         Map<String, String> out = new HashMap<>();
         quantities.forEach((k, v) -> out.put(k, v == null ? null : v.toString()));
         return out;
+    }
+
+    /** The node's status capacity and allocatable as strings ({@code null} quantities left out). */
+    private Map<String, Map<String, String>> status(String node) {
+        NodeStatus status = admin.nodes().withName(node).get().getStatus();
+        Map<String, Map<String, String>> out = new HashMap<>();
+        if (status != null) {
+            out.put("capacity", present(status.getCapacity()));
+            out.put("allocatable", present(status.getAllocatable()));
+        }
+        return out;
+    }
+
+    private static Map<String, String> present(Map<String, Quantity> quantities) {
+        Map<String, String> out = new HashMap<>();
+        if (quantities != null) {
+            quantities.forEach((k, v) -> {
+                if (v != null) {
+                    out.put(k, v.toString());
+                }
+            });
+        }
+        return out;
+    }
+
+    /** The patches on the node's status subresource, in order. */
+    private List<Seen> statusPatches(String node) {
+        return dispatcher.seen.stream()
+                .filter(r -> r.method().equals("PATCH") && r.path().equals("/api/v1/nodes/" + node + "/status"))
+                .toList();
     }
 
     /** Merge patches on the node's metadata whose body contains {@code text}. */

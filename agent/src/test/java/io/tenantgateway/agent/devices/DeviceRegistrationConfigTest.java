@@ -27,6 +27,7 @@ class DeviceRegistrationConfigTest {
         assertThat(config.sysfsRoot()).isEqualTo(Path.of("/sys"));
         assertThat(config.advertiseCapacity()).isFalse();
         assertThat(config.deregisterOnExit()).isFalse();
+        assertThat(config.nodeCapacity()).as("--report-node-capacity is off by default, as HAMi's").isNull();
         assertThat(config.createSource()).get().isInstanceOf(NvidiaSmiDeviceSource.class);
     }
 

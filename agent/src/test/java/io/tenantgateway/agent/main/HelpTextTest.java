@@ -36,6 +36,7 @@ class HelpTextTest {
             "Device registration (on with --device-source=mock or --device-source=nvidia-smi):",
             "Device plugin (on with --device-plugin=true; needs device registration):",
             "Node lock and allocation completion (on when devices are registered):",
+            "vGPU monitor (on when devices are registered):",
             "Help:");
 
     /** An option's row in an option list: its names, e.g. {@code -v, --v=N} (descriptions are indented further). */

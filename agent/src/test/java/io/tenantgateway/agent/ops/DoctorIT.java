@@ -242,7 +242,7 @@ class DoctorIT {
                         + " them")
                 .contains("hami.io/node-dcu-register: 1 device(s)", "[0] DCU-K100 65520 MiB, 100 cores, split 4 (DCU-b)",
                         "[0] NVIDIA A100-SXM4-80GB 81920 MiB, 100 cores, split 10 (GPU-a)")
-                .contains("14 checks: 13 passed, 0 warnings, 0 failed, 1 skipped -> OK")
+                .contains("15 checks: 14 passed, 0 warnings, 0 failed, 1 skipped -> OK")
                 .doesNotContain("fix:");
     }
 
@@ -281,7 +281,7 @@ class DoctorIT {
         assertThat(report.get("checks")).extracting(c -> c.get("name").asString() + "=" + c.get("outcome").asString())
                 .containsExactly("config=pass", "ca-cert=pass", "agent-cert=skip", "token=pass", "webhook-cert=pass",
                         "dns=pass", "tcp=pass", "tls=pass", "grpc-connect=pass", "kubernetes=pass", "hami-webhook=pass",
-                        "device-config=pass", "devices=pass", "registrations=pass");
+                        "device-config=pass", "devices=pass", "monitor=pass", "registrations=pass");
     }
 
     @Test
@@ -437,13 +437,14 @@ class DoctorIT {
 
         assertThat(result.exitCode()).as(result.both()).isEqualTo(1);
         assertThat(result.out()).containsPattern("FAIL  kubernetes +2 of [0-9]+ permissions denied")
-                .contains("denied: core/nodes/status:patch (mock capacity: advertise nvidia.com/gpu capacity (mock"
-                        + " mode)) - no RBAC policy matched")
+                .contains("denied: core/nodes/status:patch (mock capacity, node capacity: advertise nvidia.com/gpu"
+                        + " capacity (mock mode); --report-node-capacity: nvidia.com/gpumem and gpucores totals (own"
+                        + " node only: ValidatingAdmissionPolicy tenant-gateway-own-node)) - no RBAC policy matched")
                 .contains("denied: core/pods:patch (device plugin: Allocate: consume device entries, set"
                         + " hami.io/bind-phase)")
                 .contains("fix: grant them to the agent's service account: apply the manifests for this mode"
                         + " (manifests/base, plus components/device-plugin for pods patch,"
-                        + " components/mock-capacity for nodes/status patch")
+                        + " components/mock-capacity or components/report-node-capacity for nodes/status patch")
                 .containsPattern("PASS  grpc-connect")
                 // Nobody serves the plugin socket yet, and this directory has no kubelet.sock.
                 .containsPattern("WARN  device-plugin +nobody serves .*nvidia-gpu\\.sock yet \\(the agent does once it"

@@ -294,7 +294,8 @@ final class FootprintScenario {
             Path key = rig.workDir.resolve("webhook.key");
             Pem.writeBundle(rig.pki.webhookBundle(), cert, key);
             command.addAll(List.of("--kubeconfig=" + api.kubeconfig(), "--node-name=" + MockApi.NODE,
-                    "--device-source=mock", "--mock-gpus=A100-80GB,A100-80GB", "--enable-lock-controller",
+                    "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--device-plugin-host-root="
+                            + api.hostRoot(), "--mock-gpus=A100-80GB,A100-80GB", "--enable-lock-controller",
                     "--pod-field-selector=false", "--webhook-tls-cert=" + cert, "--webhook-tls-key=" + key,
                     "--webhook-listen=127.0.0.1:" + freePort()));
         }
@@ -632,10 +633,15 @@ final class FootprintScenario {
         }
     }
 
-    /** A CRUD mock API server on loopback with the node, and a kubeconfig for it. */
-    private record MockApi(KubernetesMockServer server, KubernetesClient client, Path kubeconfig)
+    /**
+     * A CRUD mock API server on loopback with the node, {@link #GPU_CONTAINERS} GPU pods on it whose HAMi-core regions
+     * exist under {@code hostRoot} (what the vGPU monitor reads on a busy node), and a kubeconfig for it.
+     */
+    private record MockApi(KubernetesMockServer server, KubernetesClient client, Path kubeconfig, Path hostRoot)
             implements AutoCloseable {
         static final String NODE = "footprint-node";
+        /** GPU containers on the node: the monitor reads each one's region every scan. */
+        static final int GPU_CONTAINERS = 100;
 
         static MockApi start(Path dir) throws IOException {
             KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(),
@@ -644,9 +650,22 @@ final class FootprintScenario {
             String url = "http://127.0.0.1:" + server.getPort() + "/";
             KubernetesClient client = server.createClient(b -> b.editOrNewConfig().withMasterUrl(url).endConfig());
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+            Path hostRoot = dir.resolve("footprint-host");
+            for (int i = 0; i < GPU_CONTAINERS; i++) {
+                String uuid = String.format(Locale.ROOT, "GPU-%08d-0000-0000-0000-000000000000", i % 2);
+                var pod = client.pods().inNamespace("team-a").resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                        .withNewMetadata().withName("gpu-" + i).withNamespace("team-a").addToAnnotations(
+                                io.tenantgateway.hami.Annotations.POD_DEVICES_ALLOCATED, uuid + ",NVIDIA,800,1:;")
+                        .endMetadata().withNewSpec().withNodeName(NODE).addNewContainer().withName("cuda")
+                        .withImage("cuda").endContainer().endSpec().build()).create();
+                io.tenantgateway.hami.region.SimulatedRegion.write(hostRoot.resolve("usr/local/vgpu/containers/"
+                        + pod.getMetadata().getUid() + "_cuda/" + i + ".cache"), 1000 + i, List.of(
+                                new io.tenantgateway.hami.region.SimulatedRegion.Device(uuid, 800L << 20, 1,
+                                        (100L + i) << 20, i % 100)), System.currentTimeMillis() / 1000);
+            }
             Path kubeconfig = io.tenantgateway.tools.kube.Kubeconfigs.write(dir.resolve("footprint-kubeconfig"), "mock",
                     url, "default", "agent");
-            return new MockApi(server, client, kubeconfig);
+            return new MockApi(server, client, kubeconfig, hostRoot);
         }
 
         @Override

@@ -368,6 +368,7 @@ final class LabTenant implements AutoCloseable {
                     "--node-name=" + spec.node(),
                     "--device-source=" + (broken(Breakage.DEVICE_REGISTRATION) ? "none" : "mock"),
                     "--handshake-interval=2s",
+                    "--monitor-listen=127.0.0.1:0",
                     "--enable-lock-controller=true",
                     // fabric8's CRUD server matches no pod with a spec.nodeName field selector.
                     "--pod-field-selector=false",
