@@ -641,7 +641,8 @@ class AgentCommandTest {
         List<String> all = new ArrayList<>(List.of("run"));
         all.addAll(List.of(args));
         StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(new StringWriter()), new PrintWriter(err, true), all.toArray(String[]::new));
+        int code = Main.run(new PrintWriter(new StringWriter()), new PrintWriter(err, true),
+                all.toArray(String[]::new));
         return new Run(code, err.toString().strip());
     }
 

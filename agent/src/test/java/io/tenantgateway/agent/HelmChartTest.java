@@ -361,8 +361,9 @@ class HelmChartTest {
         for (AgentRole role : mode.roles()) {
             List<String> args = role.args(mode, objects);
             // A flag the CLI does not know, or a bad value, fails here as it fails `run` (exit 2).
+            Map<String, String> mounted = role == AgentRole.KAMAJI_AGENT ? Map.of() : mountedFiles(objects);
             AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve(role.name()), args,
-                    role == AgentRole.KAMAJI_AGENT ? Map.of() : mountedFiles(objects)).toArray(String[]::new)).toConfig();
+                    mounted).toArray(String[]::new)).toConfig();
             assertThat(config.tunnel().isEmpty()).as(role.name()).isEqualTo(role == AgentRole.NODE);
             if (mode.roles().contains(AgentRole.NODE)) {
                 // Every node part in the node role, none in Kamaji's agent; the webhook in Kamaji's agent alone.
@@ -875,9 +876,9 @@ class HelmChartTest {
     }
 
     /**
-     * {@code devices.reportNodeCapacity} (off by default) under Kamaji too: with devices on, the node role's, so the flag
-     * is in its DaemonSet's arguments (not the TenantControlPlane patch's), nodes/status patch in its ClusterRole, and
-     * the own-node policy, which matches the node role, has its switch on.
+     * {@code devices.reportNodeCapacity} (off by default) under Kamaji too: with devices on, the node role's, so the
+     * flag is in its DaemonSet's arguments (not the TenantControlPlane patch's), nodes/status patch in its ClusterRole,
+     * and the own-node policy, which matches the node role, has its switch on.
      */
     @Test
     void reportNodeCapacityIsOffByDefaultAndUnderKamajiReachesTheNodeRolesArgsRoleAndThePolicy() throws IOException {

@@ -66,7 +66,8 @@ class NodeRoleIT {
     private List<String> args() throws Exception {
         return List.of("--tunnel=false", "--node-name=" + NODE, "--health-server-port=0", "--admin-server-port=0",
                 "--kubeconfig=" + MockApiKubeconfig.write(dir, client), "--device-source=mock",
-                "--monitor-listen=127.0.0.1:0", "--mock-gpus=L4-24GB:2", "--handshake-interval=2s", "--device-plugin=true",
+                "--monitor-listen=127.0.0.1:0", "--mock-gpus=L4-24GB:2", "--handshake-interval=2s",
+                "--device-plugin=true",
                 "--device-plugin-dir=" + plugins,
                 "--device-plugin-host-root=" + Files.createDirectories(dir.resolve("host")),
                 "--pod-field-selector=false");
