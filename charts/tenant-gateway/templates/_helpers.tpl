@@ -36,19 +36,46 @@ app.kubernetes.io/part-of: tenant-gateway
 {{- end }}
 
 {{/*
-What the agent does with the API under these values, as JSON (fromJson): the uses of
-io.tenantgateway.agent.k8s.KubernetesPermissions (AgentConfig.apiUses) that the rendered flags switch on. The
-ClusterRoles and the Role grant exactly what these need; HelmChartTest checks that against the Java declaration per
-mode.
+Whether the node role runs: under Kamaji with devices on, our DaemonSet tenant-gateway-node (run --tunnel=false)
+registers the devices, serves kubelet's device plugin API and runs the lock controller, beside Kamaji's agent, which
+keeps the tunnel and the webhook (manifests/overlays/kamaji-node). "true" or "false".
+*/}}
+{{- define "tenant-gateway.nodeRole" -}}
+{{- and (eq .Values.mode "kamaji") (ne .Values.devices.source "none") -}}
+{{- end }}
+
+{{/* The node role's service account (its DaemonSet's, its ClusterRole's subject). */}}
+{{- define "tenant-gateway.nodeServiceAccountName" -}}tenant-gateway-node{{- end }}
+
+{{/* Who writes Nodes (the own-node policy's subject): the node role where it runs, else the agent. */}}
+{{- define "tenant-gateway.nodeWriterServiceAccountName" -}}
+{{- if eq (include "tenant-gateway.nodeRole" .) "true" -}}
+{{ include "tenant-gateway.nodeServiceAccountName" . }}
+{{- else -}}
+{{ include "tenant-gateway.serviceAccountName" . }}
+{{- end -}}
+{{- end }}
+
+{{/*
+What one agent does with the API under these values, as JSON (fromJson): the uses of
+io.tenantgateway.agent.k8s.KubernetesPermissions (AgentConfig.apiUses) that its rendered flags switch on. Called with
+(dict "Values" .Values "role" ROLE): "agent", the agent with the tunnel (ours standalone, Kamaji's under Kamaji;
+with the node role beside it the tunnel and the webhook only), or "node", the node role (no tunnel, no webhook).
+Each role's ClusterRoles (and the Role) grant exactly what these need; HelmChartTest checks that against the Java
+declaration per mode and role. tenant-gateway.agentUses and tenant-gateway.nodeUses call it with the root context.
 */}}
 {{- define "tenant-gateway.uses" -}}
 {{- $v := .Values -}}
+{{- $node := eq .role "node" -}}
 {{- $kamaji := eq $v.mode "kamaji" -}}
-{{- $webhook := $v.webhook.enabled -}}
+{{- $nodeRole := and $kamaji (ne $v.devices.source "none") -}}
+{{- /* The node role's parts run in the node role only; without it, in the agent. */}}
+{{- $nodeParts := or $node (not $nodeRole) -}}
+{{- $webhook := and $v.webhook.enabled (not $node) -}}
 {{- $certs := $v.webhook.certificates.mode -}}
-{{- $devices := ne $v.devices.source "none" -}}
-{{- $lock := $v.hami.lockController.enabled -}}
-{{- $plugin := and $v.devicePlugin.enabled (not $kamaji) -}}
+{{- $devices := and $nodeParts (ne $v.devices.source "none") -}}
+{{- $lock := and $nodeParts $v.hami.lockController.enabled -}}
+{{- $plugin := and $nodeParts $v.devicePlugin.enabled -}}
 {{- $tlsSecret := and $webhook (or $kamaji (eq $certs "self-managed")) -}}
 {{- $selfManaged := and $webhook (eq $certs "self-managed") -}}
 {{- $manage := and $webhook (ne $certs "cert-manager") -}}
@@ -56,11 +83,13 @@ mode.
 {{- /* AgentConfig.needsKubernetes: the webhook checks quotas and looks for HAMi's webhook whenever there is a client */}}
 {{- $api := or $devices $lock $plugin $manage $tlsSecret $deviceConfigMap -}}
 {{- $hamiCheck := and $webhook $api -}}
-{{- $nodeName := and $kamaji (or $devices $lock) -}}
+{{- /* Kamaji's DaemonSet has no NODE_NAME; ours (standalone, the node role) have */}}
+{{- $nodeName := and $kamaji (not $node) (or $devices $lock) -}}
 {{- dict
     "devices" $devices
-    "capacity" (eq $v.devices.source "mock")
+    "capacity" (and $devices (eq $v.devices.source "mock"))
     "nodeCapacity" (and $devices $v.devices.reportNodeCapacity)
+    "monitor" $devices
     "lock" $lock
     "devicePlugin" $plugin
     "nodeNameDiscovery" $nodeName
@@ -74,6 +103,82 @@ mode.
     "manageConfig" $manage
     "doctor" (or $api $nodeName)
   | toJson -}}
+{{- end }}
+{{- define "tenant-gateway.agentUses" -}}
+{{ include "tenant-gateway.uses" (dict "Values" .Values "role" "agent") }}
+{{- end }}
+{{- define "tenant-gateway.nodeUses" -}}
+{{ include "tenant-gateway.uses" (dict "Values" .Values "role" "node") }}
+{{- end }}
+
+{{/*
+The API rules for one role's uses (a tenant-gateway.uses dict as "uses"): nodes, pods, events, the webhook's reads
+and writes, selfsubjectaccessreviews, as manifests/base/clusterrole.yaml lists them. With "whole" true (the node
+role's one ClusterRole, manifests/overlays/kamaji-node/rbac.yaml) also nodes/status patch (mock or node capacity)
+and pods patch (the device plugin), which the agent's roles keep in ClusterRoles of their own (the components').
+*/}}
+{{- define "tenant-gateway.rules" -}}
+{{- $uses := .uses -}}
+{{- $whole := .whole -}}
+{{- $nodes := list }}
+{{- if or $uses.lock $uses.devices $uses.devicePlugin }}{{ $nodes = append $nodes "get" }}{{ end }}
+{{- if or $uses.lock $uses.clusterDeviceState }}{{ $nodes = concat $nodes (list "list" "watch") }}{{ end }}
+{{- if or $uses.lock $uses.devices $uses.devicePlugin }}{{ $nodes = append $nodes "patch" }}{{ end }}
+{{- $pods := list }}
+{{- if or $uses.lock $uses.nodeNameDiscovery $uses.devicePlugin }}{{ $pods = append $pods "get" }}{{ end }}
+{{- if or $uses.lock $uses.quota $uses.devicePlugin $uses.monitor }}{{ $pods = append $pods "list" }}{{ end }}
+{{- if or $uses.lock $uses.quota }}{{ $pods = append $pods "watch" }}{{ end }}
+{{- if and $whole $uses.devicePlugin }}{{ $pods = append $pods "patch" }}{{ end }}
+{{- with $nodes }}
+- apiGroups: [""]
+  resources: ["nodes"]
+  verbs: {{ toJson . }}
+{{- end }}
+{{- if and $whole (or $uses.capacity $uses.nodeCapacity) }}
+# --device-source=mock advertises nvidia.com/* capacity; --report-node-capacity=true the gpumem and gpucores totals.
+- apiGroups: [""]
+  resources: ["nodes/status"]
+  verbs: ["patch"]
+{{- end }}
+{{- with $pods }}
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: {{ toJson . }}
+{{- end }}
+{{- if $uses.events }}
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}
+{{- if $uses.quota }}
+- apiGroups: [""]
+  resources: ["resourcequotas"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- if $uses.deviceConfigMap }}
+# HAMi's device config (--device-config-map), applied live; a ClusterRole names the ConfigMap in any namespace.
+- apiGroups: [""]
+  resources: ["configmaps"]
+  resourceNames: [{{ .Values.hami.deviceConfigMap | splitList "/" | last | quote }}]
+  verbs: ["get", "list", "watch"]
+{{- end }}
+{{- if $uses.manageConfig }}
+- apiGroups: ["admissionregistration.k8s.io"]
+  resources: ["mutatingwebhookconfigurations"]
+  resourceNames: ["tenant-gateway-hami-webhook"]
+  verbs: ["get", "patch"]
+{{- end }}
+{{- if $uses.hamiWebhookCheck }}
+# Find HAMi's own webhook (vgpu.hami.io) installed next to ours (Warning Event HamiWebhookConflict).
+- apiGroups: ["admissionregistration.k8s.io"]
+  resources: ["mutatingwebhookconfigurations"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- if $uses.doctor }}
+- apiGroups: ["authorization.k8s.io"]
+  resources: ["selfsubjectaccessreviews"]
+  verbs: ["create"]
+{{- end }}
 {{- end }}
 
 {{/* NAMESPACE/NAME of the webhook's TLS Secret. */}}
@@ -109,11 +214,13 @@ only outside kube-system (the agent's default names kube-system/tenant-gateway-w
 
 {{/*
 The webhook's flags in Kamaji's extraArgs (overlays/kamaji/tenantcontrolplane-patch.yaml): the Secret is read
-through the API, as Kamaji's DaemonSet mounts nothing of ours.
+through the API, as Kamaji's DaemonSet mounts nothing of ours. With the node role (overlays/kamaji-node) the lock
+controller and the devices are the node role's: Kamaji's agent keeps the tunnel and the webhook.
 */}}
 {{- define "tenant-gateway.kamajiArgs" -}}
 {{- $v := .Values -}}
 {{- $certs := $v.webhook.certificates.mode -}}
+{{- $lock := and $v.hami.lockController.enabled (ne (include "tenant-gateway.nodeRole" .) "true") -}}
 {{- if $v.webhook.enabled }}
 - --webhook-listen=0.0.0.0:{{ $v.webhook.port }}
 - --webhook-tls-secret={{ include "tenant-gateway.tlsSecretRef" . }}
@@ -124,11 +231,38 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 - --manage-webhook-config=true
 {{- end }}
 {{- end }}
-- --enable-lock-controller={{ $v.hami.lockController.enabled }}
-{{- if $v.hami.lockController.enabled }}
+- --enable-lock-controller={{ $lock }}
+{{- if $lock }}
 - --allocation-mode={{ include "tenant-gateway.allocationMode" . }}
 {{- end }}
 {{- include "tenant-gateway.extraArgs" . }}
+{{- end }}
+
+{{/*
+The node role's arguments (overlays/kamaji-node/daemonset.yaml, in its order): no tunnel, so none of its flags; the
+lock controller, then the devices' flags; nodeRole.extraArgs last.
+*/}}
+{{- define "tenant-gateway.nodeArgs" -}}
+{{- $v := .Values -}}
+- run
+- -v={{ $v.logging.verbosity }}
+- --logtostderr=true
+- --tunnel=false
+- --admin-server-port={{ $v.ports.admin }}
+- --health-server-port={{ $v.ports.health }}
+- --enable-lock-controller={{ $v.hami.lockController.enabled }}
+{{- if $v.hami.lockController.enabled }}
+- --allocation-mode={{ include "tenant-gateway.allocationMode" . }}
+- --node-lock-timeout={{ $v.hami.lockController.nodeLockTimeout }}
+{{- end }}
+- --shutdown-grace=25s
+{{- include "tenant-gateway.deviceArgs" . }}
+{{- with $v.logging.format }}
+- --log-format={{ . }}
+{{- end }}
+{{- range $v.nodeRole.extraArgs }}
+- {{ . | toJson }}
+{{- end }}
 {{- end }}
 
 {{/* The standalone DaemonSet's arguments (manifests/base/daemonset.yaml, in its order). */}}
@@ -175,42 +309,13 @@ through the API, as Kamaji's DaemonSet mounts nothing of ours.
 {{- end }}
 
 {{/*
-Flags both modes append after their own, each only when its value is set; the device plugin's first, where
-components/device-plugin appends them (before the overlays' --device-source).
+Flags both modes append after their own, each only when its value is set: the devices' (tenant-gateway.deviceArgs,
+the node role's where it runs), the webhook's, the tunnel's, logging, extraArgs.
 */}}
 {{- define "tenant-gateway.extraArgs" -}}
 {{- $v := .Values -}}
-{{- if $v.devicePlugin.enabled }}
-- --device-plugin=true
-- --device-plugin-dir={{ $v.devicePlugin.dir }}
-{{- if $v.devicePlugin.numaTopology }}
-- --device-plugin-numa-topology=true
-{{- end }}
-{{- end }}
-{{- if ne $v.devices.source "none" }}
-- --device-source={{ $v.devices.source }}
-{{- end }}
-{{- if eq $v.devices.source "mock" }}
-{{- with $v.devices.mock.gpus }}
-- --mock-gpus={{ . }}
-{{- end }}
-{{- with $v.devices.mock.devices }}
-- --mock-devices={{ . }}
-{{- end }}
-{{- if $v.devices.mock.inventory }}
-- --mock-inventory=/etc/tenant-gateway/mock/inventory.yaml
-{{- end }}
-{{- end }}
-{{- if eq $v.devices.source "nvidia-smi" }}
-{{- with $v.devices.nvidiaSmi.path }}
-- --nvidia-smi-path={{ . }}
-{{- end }}
-{{- end }}
-{{- if and (ne $v.devices.source "none") (not (kindIs "invalid" $v.devices.splitCount)) }}
-- --device-split-count={{ $v.devices.splitCount }}
-{{- end }}
-{{- if and (ne $v.devices.source "none") $v.devices.reportNodeCapacity }}
-- --report-node-capacity=true
+{{- if ne (include "tenant-gateway.nodeRole" .) "true" }}
+{{- include "tenant-gateway.deviceArgs" . }}
 {{- end }}
 {{- if $v.webhook.enabled }}
 {{- /* "" turns the watch off (HAMi's defaults); the agent's default is not repeated */}}
@@ -255,12 +360,7 @@ components/device-plugin appends them (before the overlays' --device-source).
 {{- if and .Release.Namespace (ne .Release.Namespace "kube-system") }}
 {{- fail (printf "mode=kamaji: namespace %s (expected: kube-system, where Kamaji runs konnectivity-agent; helm install -n kube-system)" .Release.Namespace) }}
 {{- end }}
-{{- if $v.devices.mock.inventory }}
-{{- fail "devices.mock.inventory: set with mode=kamaji (expected: devices.mock.gpus; Kamaji's DaemonSet cannot mount the inventory file)" }}
-{{- end }}
-{{- if $v.devicePlugin.enabled }}
-{{- fail "devicePlugin.enabled: true with mode=kamaji (expected: false; Kamaji's DaemonSet cannot mount the kubelet's device-plugins directory)" }}
-{{- end }}
+{{- /* The device plugin and a mock inventory file run in the node role's DaemonSet, which mounts them. */}}
 {{- end }}
 {{- if and $v.devicePlugin.enabled (eq $v.devices.source "none") }}
 {{- fail "devicePlugin.enabled: true with devices.source=none (expected: devices.source=nvidia-smi or mock; the plugin lists the GPUs the agent discovers)" }}
@@ -273,5 +373,45 @@ components/device-plugin appends them (before the overlays' --device-source).
 {{- end }}
 {{- if and (eq $v.devices.source "mock") (not $v.devices.mock.gpus) (not $v.devices.mock.devices) (not $v.devices.mock.inventory) }}
 {{- fail "devices.source=mock: no GPUs (expected: devices.mock.gpus, e.g. A100-80GB, devices.mock.devices, e.g. Ascend910B4:2,DCU-K100:1, or devices.mock.inventory)" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The devices' flags, each only when its value is set; the device plugin's first, where components/device-plugin
+appends them (before the overlays' --device-source).
+*/}}
+{{- define "tenant-gateway.deviceArgs" -}}
+{{- $v := .Values -}}
+{{- if $v.devicePlugin.enabled }}
+- --device-plugin=true
+- --device-plugin-dir={{ $v.devicePlugin.dir }}
+{{- if $v.devicePlugin.numaTopology }}
+- --device-plugin-numa-topology=true
+{{- end }}
+{{- end }}
+{{- if ne $v.devices.source "none" }}
+- --device-source={{ $v.devices.source }}
+{{- end }}
+{{- if eq $v.devices.source "mock" }}
+{{- with $v.devices.mock.gpus }}
+- --mock-gpus={{ . }}
+{{- end }}
+{{- with $v.devices.mock.devices }}
+- --mock-devices={{ . }}
+{{- end }}
+{{- if $v.devices.mock.inventory }}
+- --mock-inventory=/etc/tenant-gateway/mock/inventory.yaml
+{{- end }}
+{{- end }}
+{{- if eq $v.devices.source "nvidia-smi" }}
+{{- with $v.devices.nvidiaSmi.path }}
+- --nvidia-smi-path={{ . }}
+{{- end }}
+{{- end }}
+{{- if and (ne $v.devices.source "none") (not (kindIs "invalid" $v.devices.splitCount)) }}
+- --device-split-count={{ $v.devices.splitCount }}
+{{- end }}
+{{- if and (ne $v.devices.source "none") $v.devices.reportNodeCapacity }}
+- --report-node-capacity=true
 {{- end }}
 {{- end }}

@@ -17,6 +17,7 @@ import io.tenantgateway.agent.node.OwnNode;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartManager;
 import io.tenantgateway.common.memory.MemoryBudget;
+import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.client.DrainReport;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import java.time.Clock;
@@ -30,13 +31,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent, as the Go agent's {@code Run}: the tunnel first (it waits for nothing: DESIGN.md "Start order"), the
- * health port with every readiness check declared, the admin port, then the loop over the {@link Parts}
- * ({@link PartManager}); closed in reverse.
+ * The agent, as the Go agent's {@code Run}: the tunnel first (it waits for nothing: DESIGN.md "Start order"; none
+ * with {@code --tunnel=false}, the node role), the health port with every readiness check declared, the admin port,
+ * then the loop over the {@link Parts} ({@link PartManager}); closed in reverse.
  *
  * <p>Shutdown is two-phase, as the konnectivity protocol wants it: {@link #drain} fails readiness, sends DRAIN on
  * every server stream (servers stop routing new dials here) and waits for open tunnels to finish, up to the grace
@@ -57,7 +59,8 @@ public final class Agent implements AutoCloseable {
     private volatile boolean draining;
     private boolean startCalled;
     private boolean closed;
-    // Set during start; read by the health server's event loop and the admin server, hence volatile.
+    // Set during start; read by the health server's event loop and the admin server, hence volatile. The tunnel
+    // stays null with --tunnel=false, as before it starts: tunnel() is the Optional everyone else reads.
     private volatile TunnelClientSet tunnel;
     private volatile HealthServer health;
     private volatile AdminServer admin;
@@ -79,7 +82,7 @@ public final class Agent implements AutoCloseable {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
         this.node = requireNonNull(node, "node");
-        this.parts = new PartManager(parts, registry, clock, node, Version.version(), config.tunnel().agentId(),
+        this.parts = new PartManager(parts, registry, clock, node, Version.version(), config.agentId(),
                 config.servers().kubeconfig(), () -> draining);
     }
 
@@ -109,20 +112,18 @@ public final class Agent implements AutoCloseable {
     private void doStart() {
         // The tunnel first; with --count-server-leases it uses the servers' count until the leases are listed.
         // Built before the start line: building checks --ca-cert and reads the TLS files, so a configuration the
-        // agent cannot run with is rejected (one line, exit 2) without a "starting" line before it.
-        TunnelClientSet.Builder builder = TunnelClientSet.builder(config.tunnel()).registry(registry).clock(clock);
-        if (config.tunnel().countServerLeases()) {
-            builder.serverCounter(parts::serverCount);
-        }
-        TunnelClientSet client = builder.build();
+        // agent cannot run with is rejected (one line, exit 2) without a "starting" line before it. None with
+        // --tunnel=false (the node role): then the parts alone.
+        Optional<TunnelClientSet> client = config.tunnel().map(this::buildTunnel);
         log.info("starting tenant-gateway {} config={}", Version.version(), describeConfig());
-        if (parts.names().isEmpty()) {
+        if (client.isEmpty()) {
+            log.info("tunnel off (--tunnel=false): running as a node role, no konnectivity-server connection"
+                    + " parts={}", parts.names());
+        } else if (parts.names().isEmpty()) {
             log.info("HAMi parts off (no --webhook-tls-cert, --device-source=none, no lock controller): running as a"
                     + " pure konnectivity-agent");
         }
-        client.start();
-        tunnel = client;
-        started.push(client);
+        client.ifPresent(this::startTunnel);
         // process_* and jvm_* as upstream has process_* and go_*; the management beans are read from the first scrape
         // on (JvmInstrumentation).
         JvmInstrumentation.register(registry);
@@ -137,20 +138,21 @@ public final class Agent implements AutoCloseable {
                 registry);
         health.addCheck(new HealthCheck("shutdown", () -> draining ? HealthCheck.Result.failed("draining")
                 : HealthCheck.Result.OK));
-        health.addCheck(new HealthCheck("server-connected", () -> client.isReady() ? HealthCheck.Result.OK
-                : HealthCheck.Result.failed(client.readinessFailure())));
+        client.ifPresent(set -> health.addCheck(new HealthCheck("server-connected", () -> set.isReady()
+                ? HealthCheck.Result.OK : HealthCheck.Result.failed(set.readinessFailure()))));
         parts.declareChecks().forEach(health::addCheck);
         health.start();
         started.push(health);
 
-        boolean guardAdmin = AdminPortGuard.addHostAddresses(client); // DESIGN.md: the admin port is never dialled
+        // DESIGN.md: the admin port is never dialled
+        boolean guardAdmin = client.isPresent() && AdminPortGuard.addHostAddresses(client.get());
         admin = new AdminServer(http, config.servers().adminBindAddress(), config.servers().adminServerPort(),
                 new AgentAdminStatus(this), Version.version(), clock, new AdminServer.Options(health.boundPort(),
                         config.profiling(), config.contentionProfiling()));
         admin.start();
         started.push(admin);
         if (guardAdmin) {
-            AdminPortGuard.addAdminPort(client, admin.boundPort());
+            AdminPortGuard.addAdminPort(client.get(), admin.boundPort());
         }
         started.push(parts);
         if (node.discovered()) {
@@ -158,15 +160,32 @@ public final class Agent implements AutoCloseable {
                     + " config={}", describeConfig()));
         }
         parts.start();
-        log.info("tenant-gateway started parts={} health-port={} admin-port={}", "tunnel"
-                + (parts.names().isEmpty() ? "" : "," + parts.names()), health.boundPort(), admin.boundPort());
+        String names = Stream.concat(client.stream().map(set -> "tunnel"), parts.names().isEmpty() ? Stream.empty()
+                : Stream.of(parts.names())).collect(Collectors.joining(","));
+        log.info("tenant-gateway started parts={} tunnel={} health-port={} admin-port={}", names,
+                client.isPresent() ? "on" : "off", health.boundPort(), admin.boundPort());
+    }
+
+    private TunnelClientSet buildTunnel(TunnelConfig tunnelConfig) {
+        TunnelClientSet.Builder builder = TunnelClientSet.builder(tunnelConfig).registry(registry).clock(clock);
+        if (tunnelConfig.countServerLeases()) {
+            builder.serverCounter(parts::serverCount);
+        }
+        return builder.build();
+    }
+
+    private void startTunnel(TunnelClientSet client) {
+        client.start();
+        tunnel = client;
+        started.push(client);
     }
 
     /**
      * First phase of shutdown: readiness fails, DRAIN goes to every server, and open tunnels get until
      * {@code deadline} to be closed by their peers (the webhook keeps serving calls that arrive on them). Then each
      * server stream is half-closed and ended by its server, so nothing queued is dropped; only at the deadline is
-     * what is left cut (see {@link TunnelClientSet#drainAndClose}). Blocks until then.
+     * what is left cut (see {@link TunnelClientSet#drainAndClose}). Blocks until then. Without a tunnel
+     * ({@code --tunnel=false}, or before it started) only readiness fails, at once.
      *
      * @return whether every tunnel was closed by its peer and every server received all its data
      */

@@ -39,7 +39,12 @@ final class AgentAdminStatus implements AgentStatus {
     }
 
     @Override
-    public TunnelConfig tunnelConfig() {
+    public String agentId() {
+        return agent.config().agentId();
+    }
+
+    @Override
+    public Optional<TunnelConfig> tunnelConfig() {
         return agent.config().tunnel();
     }
 

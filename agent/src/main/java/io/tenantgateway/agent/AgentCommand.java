@@ -52,6 +52,7 @@ import picocli.CommandLine.Spec;
         description = {"Run the agent: a drop-in konnectivity-agent, plus the HAMi parts that are turned on.",
             "With only konnectivity-agent flags it is a pure konnectivity-agent; the HAMi webhook, GPU device"
                 + " registration, the device plugin and the node-lock controller each turn on with their own flags."
+                + " --tunnel=false runs those parts without the tunnel (the node role)."
                 + " Booleans: --flag, --flag=true or --flag=false. Every flag can also come from --config FILE."})
 public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectioned {
     private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
@@ -135,7 +136,8 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
      */
     public AgentConfig toConfig() {
         LogSetup.Options logOptions = logging.options();
-        TunnelConfig tunnelConfig = tunnel.tunnel();
+        String agentId = tunnel.agentId();
+        Optional<TunnelConfig> tunnelConfig = tunnel.tunnel(agentId);
         Optional<String> node = Optional.ofNullable(nodeName).map(String::strip).filter(s -> !s.isEmpty());
         node.ifPresent(name -> io.tenantgateway.agent.node.NodeNames.requireValid("--node-name", name));
         Optional<WebhookSettings> webhookPart = webhook.settings();
@@ -169,9 +171,17 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
         AgentConfig.Servers servers = tunnel.servers(AgentConfig.Servers::new);
         // The placeholder checks the parts' flags before the name is discovered; the agent itself has none yet.
         Optional<String> agentNode = node.filter(name -> !name.equals(PENDING_NODE_NAME));
-        return new AgentConfig(tunnelConfig, servers, logOptions.format(), logOptions.verbosity(), agentNode,
-                webhookPart, registration, allocation, managed, GoDuration.parse("--shutdown-grace", shutdownGrace),
-                tunnel.profiling(), tunnel.contentionProfiling(), plugin, monitorPart);
+        AgentConfig config = new AgentConfig(tunnelConfig, agentId, servers, logOptions.format(),
+                logOptions.verbosity(), agentNode, webhookPart, registration, allocation, managed,
+                GoDuration.parse("--shutdown-grace", shutdownGrace), tunnel.profiling(), tunnel.contentionProfiling(),
+                plugin, monitorPart);
+        // The node role: an agent without its tunnel is there for its parts.
+        if (tunnelConfig.isEmpty() && Parts.enabled(config).isEmpty()) {
+            throw new ConfigException("--tunnel", "false with no part on", "at least one part without the tunnel:"
+                    + " --device-source=mock|nvidia-smi (device registration, with the lock controller, the monitor"
+                    + " and --device-plugin=true), --enable-lock-controller=true, or the webhook");
+        }
+        return config;
     }
 
     /**

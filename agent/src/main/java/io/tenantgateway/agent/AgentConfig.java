@@ -23,9 +23,11 @@ import java.util.Set;
 
 /**
  * The whole agent's configuration, built once from flags ({@link AgentCommand}) and validated. A part that is off
- * is an empty {@code Optional}; the tunnel is always on.
+ * is an empty {@code Optional}, and so is the tunnel with {@code --tunnel=false} (the node role: the parts alone).
  *
- * @param tunnel the konnectivity-agent part
+ * @param tunnel the konnectivity-agent part, unless {@code --tunnel=false}
+ * @param agentId {@code --agent-id}: the tunnel's id at the servers, and this agent's name in Events and on the
+ *     status page (with the tunnel off too)
  * @param servers the health and admin servers and the API client's kubeconfig: konnectivity-agent flags that the tunnel
  *     itself does not read
  * @param logFormat text or JSON logs
@@ -41,7 +43,8 @@ import java.util.Set;
  * @param devicePlugin kubelet's device plugin API and HAMi's Allocate ({@code --device-plugin=true}), when enabled
  */
 public record AgentConfig(
-        TunnelConfig tunnel,
+        Optional<TunnelConfig> tunnel,
+        String agentId,
         Servers servers,
         LogSetup.Format logFormat,
         int verbosity,
@@ -58,6 +61,14 @@ public record AgentConfig(
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
+        requireNonNull(agentId, "agentId");
+        if (agentId.isBlank()) {
+            throw new ConfigException("--agent-id", "\"\"", "a non-empty id");
+        }
+        if (tunnel.isPresent() && !tunnel.get().agentId().equals(agentId)) {
+            throw new IllegalArgumentException("agentId: " + agentId + " (expected: the tunnel's, "
+                    + tunnel.get().agentId() + ")");
+        }
         requireNonNull(servers, "servers");
         requireNonNull(logFormat, "logFormat");
         requireNonNull(nodeName, "nodeName");
@@ -122,9 +133,14 @@ public record AgentConfig(
         return Parts.needApi(Parts.enabled(this));
     }
 
-    /** The effective configuration for the startup log: no secrets, only paths. */
+    /**
+     * The effective configuration for the startup log: no secrets, only paths. {@code tunnel} first ({@code on}, or
+     * {@code off} with {@code --tunnel=false}), then the tunnel's settings while it is on.
+     */
     public Map<String, String> describe() {
-        Map<String, String> out = new LinkedHashMap<>(tunnel.describe());
+        Map<String, String> out = new LinkedHashMap<>();
+        out.put("tunnel", tunnel.isPresent() ? "on" : "off");
+        tunnel.ifPresentOrElse(t -> out.putAll(t.describe()), () -> out.put("agent-id", agentId));
         out.put("health-server", servers.healthServerHost() + ":" + servers.healthServerPort());
         out.put("admin-server", servers.adminBindAddress() + ":" + servers.adminServerPort());
         out.put("kubeconfig", servers.kubeconfig() == null ? "<in-cluster>" : servers.kubeconfig().toString());

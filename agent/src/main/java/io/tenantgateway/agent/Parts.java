@@ -11,7 +11,6 @@ import io.tenantgateway.agent.part.PartKind;
 import io.tenantgateway.agent.webhook.WebhookKind;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -41,8 +40,8 @@ public final class Parts {
                 new LockControllerKind(config.allocation()),
                 new WebhookKind(config.webhook(), config.webhookConfiguration()),
                 new MonitorKind(config.monitor()),
-                PartKind.of(LeasesPart.NAME, () -> config.tunnel().countServerLeases()
-                        ? Optional.of(new LeasesPart(config.tunnel())) : Optional.empty()));
+                PartKind.of(LeasesPart.NAME, () -> config.tunnel().filter(tunnel -> tunnel.countServerLeases())
+                        .map(tunnel -> new LeasesPart(tunnel))));
     }
 
     /**

@@ -62,12 +62,12 @@ class AgentCommandTest {
         AgentConfig config = command.toConfig();
 
         assertThat(command.logOptions().verbosity()).isEqualTo(8);
-        assertThat(config.tunnel().proxyServerHost()).isEqualTo("127.0.0.1");
-        assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
+        assertThat(config.tunnel().orElseThrow().proxyServerHost()).isEqualTo("127.0.0.1");
+        assertThat(config.tunnel().orElseThrow().proxyServerPort()).isEqualTo(8132);
         assertThat(config.servers().adminServerPort()).isEqualTo(8133);
         assertThat(config.servers().healthServerPort()).isEqualTo(8134);
-        assertThat(config.tunnel().serviceAccountTokenPath()).isEqualTo(token);
-        assertThat(config.tunnel().caCert()).isEqualTo(pki.caCert());
+        assertThat(config.tunnel().orElseThrow().serviceAccountTokenPath()).isEqualTo(token);
+        assertThat(config.tunnel().orElseThrow().caCert()).isEqualTo(pki.caCert());
         assertThat(config.webhook()).isEmpty();
         assertThat(config.devices()).isEmpty();
         assertThat(config.allocation()).isEmpty();
@@ -77,26 +77,27 @@ class AgentCommandTest {
     @Test
     void upstreamDefaultsMatchKonnectivityAgent() {
         AgentConfig config = parse(List.of("--ca-cert=" + pki.caCert())).toConfig();
-        assertThat(config.tunnel().proxyServerPort()).isEqualTo(8091);
+        assertThat(config.tunnel().orElseThrow().proxyServerPort()).isEqualTo(8091);
         assertThat(config.servers().healthServerPort()).isEqualTo(8093);
         assertThat(config.servers().adminServerPort()).isEqualTo(8094);
         assertThat(config.servers().adminBindAddress()).isEqualTo("127.0.0.1");
-        assertThat(config.tunnel().syncInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(config.tunnel().syncIntervalCap()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.tunnel().probeInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(config.tunnel().keepaliveTime()).isEqualTo(Duration.ofHours(1));
-        assertThat(config.tunnel().xfrChannelSize()).isEqualTo(150);
-        assertThat(config.tunnel().leaseNamespace()).isEqualTo("kube-system");
-        assertThat(config.tunnel().leaseLabelSelector()).isEqualTo("k8s-app=konnectivity-server");
+        assertThat(config.tunnel().orElseThrow().syncInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config.tunnel().orElseThrow().syncIntervalCap()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.tunnel().orElseThrow().probeInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config.tunnel().orElseThrow().keepaliveTime()).isEqualTo(Duration.ofHours(1));
+        assertThat(config.tunnel().orElseThrow().xfrChannelSize()).isEqualTo(150);
+        assertThat(config.tunnel().orElseThrow().leaseNamespace()).isEqualTo("kube-system");
+        assertThat(config.tunnel().orElseThrow().leaseLabelSelector()).isEqualTo("k8s-app=konnectivity-server");
         assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(25));
-        assertThat(config.tunnel().agentId()).isNotBlank();
+        assertThat(config.tunnel().orElseThrow().agentId()).isNotBlank();
         // Ours (upstream waits for a stuck target for good): the flag's default is the tunnel's.
-        assertThat(config.tunnel().stuckTargetTimeout()).isEqualTo(TunnelConfig.DEFAULT_STUCK_TARGET_TIMEOUT);
+        assertThat(config.tunnel().orElseThrow().stuckTargetTimeout())
+                .isEqualTo(TunnelConfig.DEFAULT_STUCK_TARGET_TIMEOUT);
     }
 
     @Test
     void theDefaultDialPolicyKeepsTheAdminPortLoopbackAndLinkLocalClosed() {
-        DialPolicy policy = parse(List.of("--ca-cert=" + pki.caCert())).toConfig().tunnel().dialPolicy();
+        DialPolicy policy = parse(List.of("--ca-cert=" + pki.caCert())).toConfig().tunnel().orElseThrow().dialPolicy();
         assertThat(policy.defaults()).isEqualTo(DialPolicy.Defaults.agent(8094));
         assertThat(policy.beforeResolution("127.0.0.1", 8094).rule()).isEqualTo("agent admin port");
         assertThat(policy.beforeResolution("127.0.0.1", 8093).rule()).isEqualTo("default: loopback");
@@ -109,14 +110,14 @@ class AgentCommandTest {
 
         // Kamaji's admin port; loopback opened, the admin port still closed, everything else as before.
         DialPolicy loopback = parse(List.of("--ca-cert=" + pki.caCert(), "--admin-server-port=8133",
-                "--dial-allow=127.0.0.0/8")).toConfig().tunnel().dialPolicy();
+                "--dial-allow=127.0.0.0/8")).toConfig().tunnel().orElseThrow().dialPolicy();
         assertThat(loopback.beforeResolution("127.0.0.1", 8093).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
         assertThat(loopback.beforeResolution("127.0.0.1", 8133).rule()).isEqualTo("agent admin port");
         assertThat(loopback.beforeResolution("10.0.0.1", 22).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
 
         // The one-line override: every target, as upstream, but still not the admin port, here on its bind address.
         DialPolicy upstream = parse(List.of("--ca-cert=" + pki.caCert(), "--admin-bind-address=10.0.0.5",
-                "--dial-allow=0.0.0.0/0,::/0")).toConfig().tunnel().dialPolicy();
+                "--dial-allow=0.0.0.0/0,::/0")).toConfig().tunnel().orElseThrow().dialPolicy();
         assertThat(upstream.beforeResolution("169.254.169.254", 80).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
         assertThat(upstream.beforeResolution("127.0.0.1", 8093).verdict()).isEqualTo(DialPolicy.Verdict.ALLOW);
         assertThat(upstream.beforeResolution("10.0.0.5", 8094).rule()).isEqualTo("agent admin port");
@@ -264,12 +265,12 @@ class AgentCommandTest {
                 "--agent-id", "a-1", "-v=8", "-health-server-port=8134", "--sync-forever", "--count-server-leases=false",
                 "-warn-on-channel-limit", "--ca-cert=" + pki.caCert());
         AgentConfig config = command.toConfig();
-        assertThat(config.tunnel().proxyServerHost()).isEqualTo("kas.example.com");
-        assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
-        assertThat(config.tunnel().agentId()).isEqualTo("a-1");
+        assertThat(config.tunnel().orElseThrow().proxyServerHost()).isEqualTo("kas.example.com");
+        assertThat(config.tunnel().orElseThrow().proxyServerPort()).isEqualTo(8132);
+        assertThat(config.tunnel().orElseThrow().agentId()).isEqualTo("a-1");
         assertThat(config.servers().healthServerPort()).isEqualTo(8134);
-        assertThat(config.tunnel().syncForever()).isTrue();
-        assertThat(config.tunnel().countServerLeases()).isFalse();
+        assertThat(config.tunnel().orElseThrow().syncForever()).isTrue();
+        assertThat(config.tunnel().orElseThrow().countServerLeases()).isFalse();
         assertThat(command.logOptions().verbosity()).isEqualTo(8);
         assertThat(command.warnings()).containsExactly("--warn-on-channel-limit=true: accepted, not implemented yet"
                 + " (no effect)");
@@ -292,12 +293,12 @@ class AgentCommandTest {
     @Test
     void alpnProtoGetsH2AndShortKeepaliveWarns() {
         AgentConfig alpn = config("--alpn-proto=konnectivity");
-        assertThat(alpn.tunnel().alpnProtos()).containsExactly("konnectivity", "h2");
+        assertThat(alpn.tunnel().orElseThrow().alpnProtos()).containsExactly("konnectivity", "h2");
 
         List<String> args = new ArrayList<>(kamajiArgs(pki.caCert(), token, 8132, 8133, 8134));
         args.add("--keepalive-time=10s");
         AgentCommand command = AgentCommand.parse(args.toArray(String[]::new));
-        assertThat(command.toConfig().tunnel().keepaliveTime()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(command.toConfig().tunnel().orElseThrow().keepaliveTime()).isEqualTo(Duration.ofSeconds(10));
         assertThat(command.warnings()).containsExactly("--keepalive-time=10s: below 30s; konnectivity-server answers"
                 + " pings more often than every 30s with GOAWAY too_many_pings and closes the connection");
     }
@@ -332,7 +333,7 @@ class AgentCommandTest {
         assertThat(config.devices()).hasValueSatisfying(d -> assertThat(d.nodeName()).isEqualTo("worker-a"));
         assertThat(config.allocation()).hasValueSatisfying(a -> assertThat(a.mode()).isEqualTo(AllocationMode.OBSERVE));
         assertThat(config.devicePlugin()).isEmpty();
-        assertThat(config.tunnel().dialPolicy().allowsAll()).isFalse();
+        assertThat(config.tunnel().orElseThrow().dialPolicy().allowsAll()).isFalse();
         assertThat(config.needsKubernetes()).isTrue();
     }
 
@@ -498,10 +499,10 @@ class AgentCommandTest {
                 """);
         AgentConfig config = config("--config=" + file, "--node-name=from-flag");
         // kamajiArgs sets --proxy-server-port=8132 on the command line: the flag wins over the file.
-        assertThat(config.tunnel().proxyServerPort()).isEqualTo(8132);
+        assertThat(config.tunnel().orElseThrow().proxyServerPort()).isEqualTo(8132);
         assertThat(config.nodeName()).contains("from-flag");
         assertThat(config.devices()).isPresent();
-        assertThat(config.tunnel().dialPolicy().allowsAll()).isFalse();
+        assertThat(config.tunnel().orElseThrow().dialPolicy().allowsAll()).isFalse();
     }
 
     @Test
@@ -623,5 +624,106 @@ class AgentCommandTest {
                 "--webhook-tls-renew-before=0s");
         assertThat(renew.code()).isEqualTo(ExitCodes.USAGE);
         assertThat(renew.err()).isEqualTo("error: --webhook-tls-renew-before: 0s (expected: > 0)");
+    }
+
+    // --- the node role: --tunnel=false ---------------------------------------------------------------------------
+
+    /** The node role's arguments as the chart renders them (no konnectivity-server flags). */
+    private List<String> nodeRole(String... extra) {
+        List<String> args = new ArrayList<>(List.of("--tunnel=false", "--node-name=worker-1",
+                "--health-server-port=8134", "--admin-server-port=8133", "--device-source=mock",
+                "--mock-gpus=L4-24GB:2", "--device-plugin=true", "--device-plugin-dir=" + dir.resolve("dp")));
+        args.addAll(List.of(extra));
+        return args;
+    }
+
+    private Run runWithout(String... args) {
+        List<String> all = new ArrayList<>(List.of("run"));
+        all.addAll(List.of(args));
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(new StringWriter()), new PrintWriter(err, true),
+                all.toArray(String[]::new));
+        return new Run(code, err.toString().strip());
+    }
+
+    @Test
+    void theNodeRoleRunsItsPartsWithoutATunnelOrItsFlags() {
+        AgentConfig config = parse(nodeRole("--agent-id=node-agent-1", "--enable-profiling")).toConfig();
+
+        assertThat(config.tunnel()).isEmpty();
+        assertThat(config.agentId()).isEqualTo("node-agent-1");
+        assertThat(config.devices()).isPresent();
+        assertThat(config.devicePlugin()).isPresent();
+        assertThat(config.allocation()).hasValueSatisfying(a -> assertThat(a.mode())
+                .isEqualTo(AllocationMode.DEVICE_PLUGIN));
+        assertThat(config.webhook()).isEmpty();
+        assertThat(config.servers().healthServerPort()).isEqualTo(8134);
+        assertThat(config.profiling()).isTrue();
+        // The effective configuration (start line, /debug/config) says so, and has none of the tunnel's settings.
+        assertThat(config.describe()).containsEntry("tunnel", "off").containsEntry("agent-id", "node-agent-1")
+                .doesNotContainKeys("proxy-server-host", "ca-cert", "dial-policy", "sync-interval");
+        assertThat(Parts.enabled(config)).extracting(part -> part.plan().name())
+                .containsExactly("devices", "device-plugin", "lock-controller", "monitor");
+        assertThat(config.apiUses(false)).contains(KubernetesPermissions.Use.DEVICE_REGISTRATION,
+                KubernetesPermissions.Use.DEVICE_PLUGIN, KubernetesPermissions.Use.LOCK_CONTROLLER)
+                .doesNotContain(KubernetesPermissions.Use.SERVER_LEASES, KubernetesPermissions.Use.WEBHOOK_QUOTA);
+
+        // On by default, and as every boolean: --tunnel, --tunnel=true.
+        for (String on : List.of("--tunnel", "--tunnel=true", "--tunnel=TRUE")) {
+            AgentConfig tunnel = config(on);
+            assertThat(tunnel.tunnel()).as(on).isPresent();
+            assertThat(tunnel.describe()).as(on).containsEntry("tunnel", "on").containsKey("proxy-server-host");
+            assertThat(tunnel.agentId()).isEqualTo(tunnel.tunnel().orElseThrow().agentId());
+        }
+        assertThat(config().describe()).containsEntry("tunnel", "on");
+    }
+
+    /**
+     * Every flag of the tunnel's mixin is either the tunnel's alone (refused with --tunnel=false) or shared with the
+     * node role: a new flag must be put in one of the two lists. Each of the tunnel's is refused naming it, even with
+     * its default value, on the command line and in a --config file.
+     */
+    @Test
+    void everyTunnelFlagGivenWithTheTunnelOffIsAConfigErrorNamingIt() throws Exception {
+        CommandLine.Model.CommandSpec mixin = new CommandLine(new AgentCommand()).getCommandSpec().mixins()
+                .get("tunnel");
+        List<String> names = mixin.options().stream().map(CommandLine.Model.OptionSpec::longestName).toList();
+        List<String> classified = new ArrayList<>(io.tenantgateway.agent.cli.TunnelFlags.TUNNEL_ONLY);
+        classified.addAll(io.tenantgateway.agent.cli.TunnelFlags.SHARED);
+        assertThat(classified).containsExactlyInAnyOrderElementsOf(names);
+
+        for (String flag : io.tenantgateway.agent.cli.TunnelFlags.TUNNEL_ONLY) {
+            String declared = mixin.findOption(flag).defaultValue();
+            String value = declared == null || declared.isEmpty() ? "x" : declared;
+            assertThatThrownBy(() -> parse(nodeRole(flag + "=" + value)).toConfig()).as(flag)
+                    .isInstanceOf(ConfigException.class).hasMessage(flag + ": " + value + " (expected: not set with"
+                            + " --tunnel=false: the tunnel is off; drop the flag, or drop --tunnel=false to run the"
+                            + " tunnel)");
+        }
+        Path file = Files.writeString(dir.resolve("node.yaml"), "proxy-server-host: konnectivity.example.com\n");
+        assertThatThrownBy(() -> parse(nodeRole("--config=" + file)).toConfig())
+                .hasMessageStartingWith("--proxy-server-host: konnectivity.example.com (expected: not set with");
+        // Kamaji's fixed list with --tunnel=false appended (as extraArgs would): its first tunnel flag is named.
+        Run kamaji = run("--tunnel=false", "--node-name=n", "--device-source=mock", "--mock-gpus=L4-24GB");
+        assertThat(kamaji.code()).isEqualTo(ExitCodes.USAGE);
+        assertThat(kamaji.err()).isEqualTo("error: --proxy-server-host: 127.0.0.1 (expected: not set with"
+                + " --tunnel=false: the tunnel is off; drop the flag, or drop --tunnel=false to run the tunnel)");
+    }
+
+    @Test
+    void aNodeRoleWithNothingToDoExitsTwoWithOneLine() {
+        String expected = "error: --tunnel: false with no part on (expected: at least one part without the tunnel:"
+                + " --device-source=mock|nvidia-smi (device registration, with the lock controller, the monitor"
+                + " and --device-plugin=true), --enable-lock-controller=true, or the webhook)";
+        for (Run idle : List.of(runWithout("--tunnel=false"), runWithout("--tunnel=false", "--health-server-port=0",
+                "--node-name=n", "--enable-lock-controller=false"))) {
+            assertThat(idle.code()).isEqualTo(ExitCodes.USAGE);
+            assertThat(idle.err()).isEqualTo(expected);
+        }
+        // One part is enough: the lock controller alone (observe mode).
+        AgentConfig locks = AgentCommand.parse("--tunnel=false", "--node-name=n", "--enable-lock-controller=true")
+                .toConfig();
+        assertThat(locks.tunnel()).isEmpty();
+        assertThat(locks.allocation()).hasValueSatisfying(a -> assertThat(a.mode()).isEqualTo(AllocationMode.OBSERVE));
     }
 }

@@ -53,6 +53,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -71,6 +72,7 @@ class HelmChartTest {
     private static final String RELEASE = "tenant-gateway";
     private static final String STANDALONE_ACCOUNT = "system:serviceaccount:kube-system:tenant-gateway";
     private static final String KAMAJI_ACCOUNT = "system:serviceaccount:kube-system:konnectivity-agent";
+    private static final String NODE_ACCOUNT = "system:serviceaccount:kube-system:tenant-gateway-node";
     /** One instance: the native library loads once per JVM; each command is independent. */
     private static final Helm HELM = new Helm(CHART);
     /** The line of a ci values file that names the kustomize rendering with the same objects. */
@@ -109,9 +111,47 @@ class HelmChartTest {
             return "kamaji".equals(effectiveValues(this).get("mode"));
         }
 
+        /** The agents this mode runs: the permission table's rows ({@link AgentRole}). */
+        @SuppressWarnings("unchecked")
+        List<AgentRole> roles() {
+            if (!kamaji()) {
+                return List.of(AgentRole.STANDALONE);
+            }
+            Map<String, Object> devices = (Map<String, Object>) effectiveValues(this).get("devices");
+            return "none".equals(devices.get("source")) ? List.of(AgentRole.KAMAJI_AGENT)
+                    : List.of(AgentRole.KAMAJI_AGENT, AgentRole.NODE);
+        }
+
         @Override
         public String toString() {
             return name;
+        }
+    }
+
+    /**
+     * Who runs the agent, and as whom: per mode ({@link Mode#roles}) one row per role, whose bound ClusterRoles and
+     * Roles must grant exactly what its arguments use ({@code KubernetesPermissions}), and nothing is bound to anyone
+     * else. Standalone: our DaemonSet. Under Kamaji: Kamaji's agent (its own arguments and the patch's, no
+     * {@code NODE_NAME}), and with devices on the node role, our DaemonSet {@code tenant-gateway-node}
+     * ({@code --tunnel=false}).
+     */
+    enum AgentRole {
+        STANDALONE(STANDALONE_ACCOUNT, false),
+        KAMAJI_AGENT(KAMAJI_ACCOUNT, true),
+        NODE(NODE_ACCOUNT, false);
+
+        final String account;
+        /** Kamaji's DaemonSet has no NODE_NAME: the agent reads its node from its own pod. */
+        final boolean nodeNameFromApi;
+
+        AgentRole(String account, boolean nodeNameFromApi) {
+            this.account = account;
+            this.nodeNameFromApi = nodeNameFromApi;
+        }
+
+        /** This role's full {@code run} arguments in {@code objects}, a rendering of {@code mode}. */
+        List<String> args(Mode mode, List<HasMetadata> objects) {
+            return this == NODE ? nodeArgs(objects) : agentArgs(mode, objects);
         }
     }
 
@@ -269,6 +309,13 @@ class HelmChartTest {
         return only(objects, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
     }
 
+    /** The node role's arguments: its DaemonSet's, which reference no variable. */
+    private static List<String> nodeArgs(List<HasMetadata> objects) {
+        DaemonSet node = only(objects, DaemonSet.class);
+        assertThat(node.getMetadata().getName()).isEqualTo("tenant-gateway-node");
+        return node.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
+    }
+
     /** The files the DaemonSet's ConfigMap volumes put into the container: path → content. */
     private static Map<String, String> mountedFiles(List<HasMetadata> objects) {
         Map<String, String> files = new HashMap<>();
@@ -299,38 +346,72 @@ class HelmChartTest {
             assertThat(object.getMetadata().getLabels()).as(object.getKind()).containsKeys(HELM_LABELS.toArray(
                     String[]::new)).containsEntry("app.kubernetes.io/name", "tenant-gateway");
         }
-        if (mode.kamaji()) {
+        if (mode.roles().contains(AgentRole.NODE)) {
+            // Under Kamaji with devices on, the node role is ours: its DaemonSet and account, nothing else.
+            assertThat(objects).filteredOn(o -> o instanceof DaemonSet || o instanceof ServiceAccount)
+                    .extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+                    .containsExactlyInAnyOrder("DaemonSet/tenant-gateway-node", "ServiceAccount/tenant-gateway-node");
+        } else if (mode.kamaji()) {
             assertThat(objects).noneMatch(o -> o instanceof DaemonSet || o instanceof ServiceAccount);
-        } else {
+        }
+        if (!mode.roles().contains(AgentRole.KAMAJI_AGENT) || mode.roles().contains(AgentRole.NODE)) {
             assertThat(container(objects).getEnv()).anySatisfy(env -> assertThat(env.getName())
                     .isEqualTo("NODE_NAME"));
         }
-        List<String> args = agentArgs(mode, objects);
-        // A flag the CLI does not know, or a bad value, fails here as it fails `run` (exit 2).
-        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("files"), args,
-                mountedFiles(objects)).toArray(String[]::new)).toConfig();
-        assertThat(config).isNotNull();
+        for (AgentRole role : mode.roles()) {
+            List<String> args = role.args(mode, objects);
+            // A flag the CLI does not know, or a bad value, fails here as it fails `run` (exit 2).
+            Map<String, String> mounted = role == AgentRole.KAMAJI_AGENT ? Map.of() : mountedFiles(objects);
+            AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve(role.name()), args,
+                    mounted).toArray(String[]::new)).toConfig();
+            assertThat(config.tunnel().isEmpty()).as(role.name()).isEqualTo(role == AgentRole.NODE);
+            if (mode.roles().contains(AgentRole.NODE)) {
+                // Every node part in the node role, none in Kamaji's agent; the webhook in Kamaji's agent alone.
+                assertThat(config.devices().isPresent()).as(role.name()).isEqualTo(role == AgentRole.NODE);
+                assertThat(config.webhook().isPresent()).as(role.name()).isEqualTo(role == AgentRole.KAMAJI_AGENT);
+                if (role == AgentRole.KAMAJI_AGENT) {
+                    assertThat(config.allocation()).isEmpty();
+                    assertThat(config.devicePlugin()).isEmpty();
+                }
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("modes")
     void clusterRolesGrantExactlyWhatTheAgentsFlagsUse(Mode mode) throws IOException {
         List<HasMetadata> objects = parse(template(mode));
-        List<String> args = agentArgs(mode, objects);
-        // Kamaji's DaemonSet has no NODE_NAME: the agent reads its node from its own pod.
-        Set<Use> uses = RenderedManifests.uses(temp.resolve("uses"), args, mode.kamaji(), mountedFiles(objects));
-        Set<String> granted = granted(objects, mode.kamaji() ? KAMAJI_ACCOUNT : STANDALONE_ACCOUNT);
-        assertThat(granted).as("granted (left) vs KubernetesPermissions for %s", uses).isEqualTo(declared(uses));
-        // Every role is bound, and only to the agent.
+        Map<AgentRole, Set<String>> granted = new java.util.EnumMap<>(AgentRole.class);
+        for (AgentRole role : mode.roles()) {
+            Set<Use> uses = RenderedManifests.uses(temp.resolve(role.name()), role.args(mode, objects),
+                    role.nodeNameFromApi, role == AgentRole.KAMAJI_AGENT ? Map.of() : mountedFiles(objects));
+            granted.put(role, granted(objects, role.account));
+            assertThat(granted.get(role)).as("%s: granted (left) vs KubernetesPermissions for %s", role, uses)
+                    .isEqualTo(declared(uses));
+        }
+        if (granted.containsKey(AgentRole.NODE)) {
+            // Least privilege per role: the node role has nothing of the webhook's or the tunnel's, Kamaji's agent
+            // reads no Node or pod by name and writes neither.
+            assertThat(granted.get(AgentRole.NODE)).noneMatch(key -> key.startsWith("admissionregistration.k8s.io/")
+                    || key.startsWith("core/secrets") || key.startsWith("core/configmaps")
+                    || key.startsWith("core/resourcequotas") || key.startsWith("coordination.k8s.io/"));
+            assertThat(granted.get(AgentRole.KAMAJI_AGENT)).doesNotContain("core/nodes:get", "core/nodes:patch",
+                    "core/nodes/status:patch", "core/pods:get", "core/pods:patch");
+        }
+        // Every role is bound, each binding to one of the mode's accounts, and each account has a binding.
         Set<String> roles = new TreeSet<>();
         objects.stream().filter(ClusterRole.class::isInstance).forEach(r -> roles.add(r.getMetadata().getName()));
         Set<String> bound = new TreeSet<>();
+        Set<String> subjects = new TreeSet<>();
         objects.stream().filter(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
                 .forEach(b -> {
                     assertThat(b.getSubjects()).hasSize(1);
                     bound.add(b.getRoleRef().getName());
+                    subjects.add("system:serviceaccount:" + b.getSubjects().get(0).getNamespace() + ":"
+                            + b.getSubjects().get(0).getName());
                 });
         assertThat(bound).isEqualTo(roles);
+        assertThat(subjects).containsExactlyInAnyOrderElementsOf(mode.roles().stream().map(r -> r.account).toList());
     }
 
     // --- the same objects as kustomize ------------------------------------------------------------------------
@@ -439,8 +520,10 @@ class HelmChartTest {
             if (object instanceof DaemonSet) {
                 Map<String, Object> pod = (Map<String, Object>) path(tree, "spec", "template", "metadata");
                 Map<String, Object> annotations = (Map<String, Object>) pod.get("annotations");
-                annotations.remove(CONFIG_CHECKSUM);
-                if (annotations.isEmpty()) {
+                if (annotations != null) {
+                    annotations.remove(CONFIG_CHECKSUM);
+                }
+                if (annotations != null && annotations.isEmpty()) {
                     pod.remove("annotations");
                 }
             }
@@ -500,15 +583,19 @@ class HelmChartTest {
         return value == null ? "(absent)" : SERIALIZATION.asJson(value);
     }
 
-    /** The whole patch, its TENANT_CONTROL_PLANE_NAME placeholder included (no kamaji.tenantControlPlane set). */
-    @Test
+    /**
+     * The whole patch, its TENANT_CONTROL_PLANE_NAME placeholder included (no kamaji.tenantControlPlane set): Kamaji's
+     * agent with every part, and beside the node role with the tunnel and the webhook only.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"kamaji-values.yaml, overlays/kamaji", "kamaji-node-values.yaml, overlays/kamaji-node"})
     @SuppressWarnings("unchecked")
-    void kamajiNotesPrintTheOverlaysTenantControlPlanePatch() throws IOException {
+    void kamajiNotesPrintTheOverlaysTenantControlPlanePatch(String values, String overlayDir) throws IOException {
         Map<String, Object> overlay = SERIALIZATION.unmarshal(Files.readString(RenderedManifests.MANIFESTS
-                .resolve("overlays/kamaji/tenantcontrolplane-patch.yaml")), Map.class);
+                .resolve(overlayDir).resolve("tenantcontrolplane-patch.yaml")), Map.class);
         List<String> differences = new ArrayList<>();
-        diff("patch", overlay, kamajiPatch(notes(Mode.ci("kamaji-values.yaml"))), differences);
-        assertThat(differences).as("overlays/kamaji/tenantcontrolplane-patch.yaml vs the chart's NOTES").isEmpty();
+        diff("patch", overlay, kamajiPatch(notes(Mode.ci(values))), differences);
+        assertThat(differences).as("%s/tenantcontrolplane-patch.yaml vs the chart's NOTES", overlayDir).isEmpty();
     }
 
     /**
@@ -533,6 +620,80 @@ class HelmChartTest {
 
         assertThatThrownBy(() -> template(kamaji, NAMESPACE, Map.of("kamaji.tenantControlPlane.name", "Tenant_X")))
                 .hasMessageContaining("kamaji.tenantControlPlane.name");
+    }
+
+    /**
+     * {@code mode=kamaji} with devices on ({@code ci/kamaji-node-values.yaml}): the node role's DaemonSet runs
+     * {@code run --tunnel=false} with device registration, the lock controller and the device plugin, with kubelet's
+     * and HAMi-core's host paths, HAMi-core's init container and {@code NODE_NAME}, as its own account, which the
+     * own-node policy matches; Kamaji's agent keeps the tunnel and the webhook ({@code --enable-lock-controller=false},
+     * no device flag). {@code nodeRole.extraArgs} reach the node role only, {@code extraArgs} Kamaji's agent only; a
+     * mock inventory file is the node role's to mount.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void kamajiWithDevicesRendersTheNodeRoleBesideKamajisAgent() throws IOException {
+        Mode mode = Mode.ci("kamaji-node-values.yaml");
+        List<HasMetadata> objects = parse(template(mode));
+        DaemonSet node = only(objects, DaemonSet.class);
+        var pod = node.getSpec().getTemplate().getSpec();
+        assertThat(node.getMetadata().getName()).isEqualTo("tenant-gateway-node");
+        assertThat(pod.getServiceAccountName()).isEqualTo("tenant-gateway-node");
+        Container container = pod.getContainers().get(0);
+        assertThat(container.getArgs()).startsWith("run").contains("--tunnel=false", "--enable-lock-controller=true",
+                "--allocation-mode=device-plugin", "--device-plugin=true", "--device-source=nvidia-smi")
+                .noneMatch(a -> a.startsWith("--proxy-server") || a.startsWith("--ca-cert")
+                        || a.startsWith("--service-account-token-path") || a.startsWith("--webhook"));
+        assertThat(container.getEnv()).extracting(e -> e.getName()).containsExactly("NODE_NAME",
+                "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES");
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null)
+                .extracting(v -> v.getName() + "=" + v.getHostPath().getPath())
+                .containsExactly("device-plugins=/var/lib/kubelet/device-plugins", "vgpu=/usr/local/vgpu",
+                        "vgpulock=/tmp/vgpulock");
+        assertThat(pod.getVolumes()).noneMatch(v -> v.getProjected() != null || v.getSecret() != null);
+        assertThat(pod.getInitContainers()).singleElement().satisfies(init -> assertThat(init.getName())
+                .isEqualTo("hami-core"));
+        assertThat(pod.getSecurityContext().getRunAsUser()).isZero();
+        assertThat(container.getPorts()).extracting(p -> p.getName()).containsExactly("health", "vgpu-monitor");
+
+        AgentConfig config = AgentCommand.parse(RenderedManifests.withStandIns(temp.resolve("node"), nodeArgs(objects),
+                mountedFiles(objects)).toArray(String[]::new)).toConfig();
+        assertThat(config.tunnel()).isEmpty();
+        assertThat(config.devicePlugin()).isPresent();
+        assertThat(config.allocation().orElseThrow().mode()).isEqualTo(
+                io.tenantgateway.agent.locks.AllocationMode.DEVICE_PLUGIN);
+        assertThat(Parts.enabled(config)).extracting(part -> part.plan().name())
+                .containsExactly("devices", "device-plugin", "lock-controller", "monitor");
+
+        List<String> patch = (List<String>) kamajiAgentPatch(mode).get("extraArgs");
+        assertThat(patch).contains("--webhook-tls-secret=kube-system/tenant-gateway-webhook-tls",
+                "--enable-lock-controller=false").noneMatch(a -> a.startsWith("--device")
+                        || a.startsWith("--allocation-mode") || a.startsWith("--mock"));
+        assertThat(objects).filteredOn(ValidatingAdmissionPolicy.class::isInstance)
+                .filteredOn(p -> p.getMetadata().getName().equals("tenant-gateway-own-node")).singleElement()
+                .satisfies(p -> assertThat(((ValidatingAdmissionPolicy) p).getSpec().getMatchConditions().get(0)
+                        .getExpression()).contains("'" + NODE_ACCOUNT + "'"));
+        assertThat(notes(mode)).contains("kubectl -n kube-system rollout status daemonset/tenant-gateway-node");
+
+        // The two extraArgs: each to its own agent.
+        Map<String, Object> set = Map.of("extraArgs[0]", "--dial-timeout=3s", "nodeRole.extraArgs[0]",
+                "--handshake-interval=10s");
+        List<HasMetadata> extra = parse(template(mode, NAMESPACE, set));
+        assertThat(nodeArgs(extra)).endsWith("--handshake-interval=10s").doesNotContain("--dial-timeout=3s");
+        List<String> extraPatch = (List<String>) path(kamajiPatch(notes(mode, set)), "spec", "addons",
+                "konnectivity", "agent", "extraArgs");
+        assertThat(extraPatch).endsWith("--dial-timeout=3s").doesNotContain("--handshake-interval=10s");
+
+        // Simulated GPUs from an inventory file: the node role mounts it and registers capacity.
+        List<HasMetadata> inventory = parse(template(Mode.ci("kamaji-values.yaml"), NAMESPACE, Map.of(
+                "devices.source", "mock", "devices.mock.inventory.devices[0].preset", "L4-24GB",
+                "devices.mock.inventory.devices[0].count", 2)));
+        assertThat(nodeArgs(inventory)).contains("--device-source=mock",
+                "--mock-inventory=/etc/tenant-gateway/mock/inventory.yaml");
+        assertThat(mountedFiles(inventory).get("/etc/tenant-gateway/mock/inventory.yaml")).contains("L4-24GB");
+        assertThat(granted(inventory, NODE_ACCOUNT)).contains("core/nodes/status:patch")
+                .doesNotContain("core/pods:patch");
+        assertThat(granted(inventory, KAMAJI_ACCOUNT)).doesNotContain("core/nodes/status:patch");
     }
 
     /**
@@ -715,11 +876,12 @@ class HelmChartTest {
     }
 
     /**
-     * {@code devices.reportNodeCapacity} (off by default) under Kamaji too: the flag in the TenantControlPlane patch's
-     * extraArgs, the node-capacity role bound to Kamaji's service account, the own-node policy's switch on.
+     * {@code devices.reportNodeCapacity} (off by default) under Kamaji too: with devices on, the node role's, so the
+     * flag is in its DaemonSet's arguments (not the TenantControlPlane patch's), nodes/status patch in its ClusterRole,
+     * and the own-node policy, which matches the node role, has its switch on.
      */
     @Test
-    void reportNodeCapacityIsOffByDefaultAndUnderKamajiReachesTheExtraArgsTheRoleAndThePolicy() throws IOException {
+    void reportNodeCapacityIsOffByDefaultAndUnderKamajiReachesTheNodeRolesArgsRoleAndThePolicy() throws IOException {
         for (Mode mode : List.of(Mode.DEFAULTS, Mode.ci("real-gpus-values.yaml"), Mode.ci("kamaji-values.yaml"))) {
             List<HasMetadata> objects = parse(template(mode));
             assertThat(agentArgs(mode, objects)).as("%s", mode).noneMatch(a -> a.startsWith("--report-node-capacity"));
@@ -732,16 +894,15 @@ class HelmChartTest {
         @SuppressWarnings("unchecked")
         List<String> extraArgs = (List<String>) path(kamajiPatch(notes(kamaji, set)), "spec", "addons",
                 "konnectivity", "agent", "extraArgs");
-        assertThat(extraArgs).contains("--device-source=mock", "--report-node-capacity=true");
-        List<String> args = new ArrayList<>(RenderedManifests.KAMAJI_AGENT_ARGS);
-        args.addAll(extraArgs);
-        Set<Use> uses = RenderedManifests.uses(temp.resolve("kamaji-node-capacity"), args, true, Map.of());
+        assertThat(extraArgs).noneMatch(a -> a.startsWith("--device-source") || a.startsWith("--report-node-capacity"));
+        List<String> args = nodeArgs(objects);
+        assertThat(args).contains("--tunnel=false", "--device-source=mock", "--report-node-capacity=true");
+        Set<Use> uses = RenderedManifests.uses(temp.resolve("kamaji-node-capacity"), args, false, Map.of());
         assertThat(uses).contains(Use.NODE_CAPACITY, Use.GPU_CAPACITY);
-        assertThat(granted(objects, KAMAJI_ACCOUNT)).isEqualTo(declared(uses)).contains("core/nodes/status:patch");
-        assertThat(objects).filteredOn(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
-                .filteredOn(b -> b.getMetadata().getName().equals("tenant-gateway-node-capacity")).singleElement()
-                .satisfies(b -> assertThat(b.getSubjects().get(0).getName()).isEqualTo("konnectivity-agent"));
+        assertThat(granted(objects, NODE_ACCOUNT)).isEqualTo(declared(uses)).contains("core/nodes/status:patch");
+        assertThat(granted(objects, KAMAJI_ACCOUNT)).doesNotContain("core/nodes/status:patch");
         assertThat(variable(objects, "reportCapacity")).isEqualTo("true");
+        assertThat(variable(objects, "capacityWrites")).isEqualTo("true");
     }
 
     /** The expression of the own-node policy's variable {@code name}. */
@@ -916,8 +1077,9 @@ class HelmChartTest {
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.source", "mock")))
                 .hasMessageContaining("devices.source=mock: no GPUs (expected: devices.mock.gpus, e.g. A100-80GB, "
                         + "devices.mock.devices, e.g. Ascend910B4:2,DCU-K100:1, or devices.mock.inventory)");
+        // Under Kamaji the device plugin runs in the node role, which devices turn on.
         assertThatThrownBy(() -> template(Mode.ci("kamaji-values.yaml"), NAMESPACE, Map.of("devicePlugin.enabled",
-                true))).hasMessageContaining("devicePlugin.enabled: true with mode=kamaji");
+                true))).hasMessageContaining("devicePlugin.enabled: true with devices.source=none (expected:");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devicePlugin.enabled", true)))
                 .hasMessageContaining("devicePlugin.enabled: true with devices.source=none (expected:");
         assertThatThrownBy(() -> template(Mode.DEFAULTS, NAMESPACE, Map.of("devices.reportNodeCapacity", true)))

@@ -48,6 +48,7 @@ import picocli.CommandLine;
 class ManifestTest {
     private static final String BASE_ACCOUNT = "system:serviceaccount:kube-system:tenant-gateway";
     private static final String KAMAJI_ACCOUNT = "system:serviceaccount:kube-system:konnectivity-agent";
+    private static final String NODE_ACCOUNT = "system:serviceaccount:kube-system:tenant-gateway-node";
 
     @TempDir
     Path files;
@@ -272,6 +273,9 @@ class ManifestTest {
         shipped.addAll(granted(parse(kustomize("overlays/simulated-gpus")), BASE_ACCOUNT));
         shipped.addAll(granted(parse(kustomize("overlays/real-gpus")), BASE_ACCOUNT));
         shipped.addAll(granted(parse(kustomize("overlays/kamaji")), KAMAJI_ACCOUNT));
+        List<HasMetadata> kamajiNode = parse(kustomize("overlays/kamaji-node"));
+        shipped.addAll(granted(kamajiNode, KAMAJI_ACCOUNT));
+        shipped.addAll(granted(kamajiNode, NODE_ACCOUNT));
         Set<String> notShipped = new TreeSet<>(KubernetesPermissions.keys());
         notShipped.removeAll(shipped);
         // --count-server-leases is off in every manifest (README: add the leases rule with the flag).
@@ -339,6 +343,71 @@ class ManifestTest {
         assertThat(granted(kamaji, KAMAJI_ACCOUNT)).isEqualTo(declared(kamajiUses))
                 .contains("core/secrets:create", "core/secrets:update")
                 .doesNotContain("core/pods:patch", "core/nodes/status:patch");
+    }
+
+    /**
+     * {@code overlays/kamaji-node}: the Kamaji switch plus the node role. Per role, the account's ClusterRoles grant
+     * exactly what its flags use: Kamaji's agent (its own flags and this overlay's patch, no NODE_NAME) only the
+     * webhook's calls, no lock controller, no Node read or write by name; the node role's DaemonSet ({@code run
+     * --tunnel=false}, NODE_NAME, real GPUs and the device plugin with its mounts) nothing of the webhook's or the
+     * tunnel's. The own-node policy matches the node role, the only one writing Nodes; everything else is
+     * {@code overlays/kamaji}'s.
+     */
+    @Test
+    void theKamajiNodeOverlayRunsTheNodeRoleBesideKamajisAgentEachWithItsOwnLeastPrivilege() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
+        List<HasMetadata> objects = parse(kustomize("overlays/kamaji-node"));
+        DaemonSet node = only(objects, DaemonSet.class);
+        assertThat(node.getMetadata().getName()).isEqualTo("tenant-gateway-node");
+        assertThat(node.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("tenant-gateway-node");
+        Container container = node.getSpec().getTemplate().getSpec().getContainers().get(0);
+        List<String> nodeArgs = container.getArgs();
+        AgentCommand run = parseRun(nodeArgs);
+        assertThat(flag(run, "--tunnel")).isEqualTo(false);
+        assertThat(flag(run, "--device-source")).isEqualTo("nvidia-smi");
+        assertThat(flag(run, "--device-plugin")).isEqualTo("true");
+        assertThat(nodeArgs).noneMatch(a -> a.startsWith("--proxy-server") || a.startsWith("--ca-cert")
+                || a.startsWith("--service-account-token-path") || a.startsWith("--webhook"));
+        assertDevicePluginMounts(node, run);
+        assertThat(container.getEnv()).anySatisfy(env -> assertThat(env.getValueFrom().getFieldRef().getFieldPath())
+                .isEqualTo("spec.nodeName"));
+        Object healthPort = flag(run, "--health-server-port");
+        assertThat(container.getReadinessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(healthPort);
+        AgentConfig nodeConfig = AgentCommand.parse(RenderedManifests.withStandIns(files.resolve("node"), nodeArgs,
+                Map.of()).toArray(String[]::new)).toConfig();
+        assertThat(nodeConfig.tunnel()).isEmpty();
+        assertThat(Parts.enabled(nodeConfig)).extracting(part -> part.plan().name())
+                .containsExactly("devices", "device-plugin", "lock-controller", "monitor");
+
+        Set<Use> nodeUses = uses(nodeArgs, false);
+        assertThat(nodeUses).contains(Use.DEVICE_REGISTRATION, Use.DEVICE_PLUGIN, Use.LOCK_CONTROLLER)
+                .doesNotContain(Use.WEBHOOK_QUOTA, Use.NODE_NAME_DISCOVERY, Use.SERVER_LEASES, Use.GPU_CAPACITY);
+        assertThat(granted(objects, NODE_ACCOUNT)).isEqualTo(declared(nodeUses)).contains("core/pods:patch")
+                .noneMatch(key -> key.startsWith("admissionregistration.k8s.io/") || key.startsWith("core/secrets")
+                        || key.startsWith("core/configmaps") || key.startsWith("core/resourcequotas"));
+
+        List<String> kamajiArgs = kamajiArgs("overlays/kamaji-node");
+        assertThat(kamajiArgs).contains("--enable-lock-controller=false")
+                .noneMatch(a -> a.startsWith("--device") || a.startsWith("--allocation-mode"));
+        Set<Use> kamajiUses = uses(kamajiArgs, true);
+        assertThat(kamajiUses).contains(Use.WEBHOOK_TLS_SELF_MANAGED, Use.WEBHOOK_QUOTA)
+                .doesNotContain(Use.LOCK_CONTROLLER, Use.NODE_NAME_DISCOVERY, Use.DEVICE_REGISTRATION);
+        assertThat(granted(objects, KAMAJI_ACCOUNT)).isEqualTo(declared(kamajiUses))
+                .doesNotContain("core/nodes:get", "core/nodes:patch", "core/pods:get", "core/pods:patch");
+
+        assertThat(objects).filteredOn(ValidatingAdmissionPolicy.class::isInstance)
+                .extracting(p -> p.getMetadata().getName() + ": " + ((ValidatingAdmissionPolicy) p).getSpec()
+                        .getMatchConditions().get(0).getExpression())
+                .containsExactlyInAnyOrder("tenant-gateway-own-node: request.userInfo.username == '" + NODE_ACCOUNT
+                        + "'", "tenant-gateway-webhook-tls-secret: request.userInfo.username == '" + KAMAJI_ACCOUNT
+                        + "'");
+        // Besides the node role's objects and the two changes above, overlays/kamaji.
+        List<HasMetadata> kamaji = parse(kustomize("overlays/kamaji"));
+        assertThat(objects).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+                .containsExactlyInAnyOrderElementsOf(Stream.concat(kamaji.stream()
+                        .map(o -> o.getKind() + "/" + o.getMetadata().getName()), Stream.of(
+                                "DaemonSet/tenant-gateway-node", "ServiceAccount/tenant-gateway-node",
+                                "ClusterRole/tenant-gateway-node", "ClusterRoleBinding/tenant-gateway-node")).toList());
     }
 
     /**
@@ -451,8 +520,13 @@ class ManifestTest {
 
     /** Kamaji's own agent arguments followed by the TenantControlPlane patch's extraArgs. */
     private List<String> kamajiArgs() throws IOException {
+        return kamajiArgs("overlays/kamaji");
+    }
+
+    /** {@link #kamajiArgs()} with the patch of {@code overlay}. */
+    private List<String> kamajiArgs(String overlay) throws IOException {
         GenericKubernetesResource tcp = serialization.unmarshal(
-                Files.readString(MANIFESTS.resolve("overlays/kamaji/tenantcontrolplane-patch.yaml")),
+                Files.readString(MANIFESTS.resolve(overlay).resolve("tenantcontrolplane-patch.yaml")),
                 GenericKubernetesResource.class);
         @SuppressWarnings("unchecked")
         List<String> extraArgs = (List<String>) tcp.get("spec", "addons", "konnectivity", "agent", "extraArgs");
@@ -534,7 +608,8 @@ class ManifestTest {
     @Test
     void everyObjectAnOverlayRendersIsUsed() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(JarProcess.onPath("kubectl"), "kubectl renders kustomize");
-        for (String overlay : List.of("base", "overlays/real-gpus", "overlays/simulated-gpus", "overlays/kamaji")) {
+        for (String overlay : List.of("base", "overlays/real-gpus", "overlays/simulated-gpus", "overlays/kamaji",
+                "overlays/kamaji-node")) {
             assertThat(RenderedManifests.unused(parse(kustomize(overlay)))).as(overlay).isEmpty();
         }
         for (String component : List.of("components/servicemonitor", "components/enable-ascend",

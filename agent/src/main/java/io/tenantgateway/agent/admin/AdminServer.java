@@ -159,7 +159,7 @@ public final class AdminServer implements AutoCloseable {
             case "/debug/config" -> agent.config();
             case "/debug/readiness" -> readiness();
             case "/debug/tunnels" -> agent.tunnel().map(t -> (Object) DebugViews.tunnels(t,
-                    proxyServer(), agent.tunnelConfig().agentId())).orElse(off("tunnel"));
+                    proxyServer(), agent.agentId())).orElse(off("tunnel"));
             case "/debug/devices" -> devices();
             case "/debug/locks" -> agent.locks().map(a -> (Object) DebugViews.locks(a))
                     .orElse(off("lock controller"));
@@ -244,7 +244,7 @@ public final class AdminServer implements AutoCloseable {
         // Plain code, no method reference to RecentAdmissions: without the webhook the class is never loaded.
         Optional<RecentAdmissions> admissions = agent.admissions();
         RecentAdmissions recent = admissions.isPresent() ? admissions.get() : null;
-        StatusPage.Model model = new StatusPage.Model(clock.instant(), version, agent.tunnelConfig().agentId(),
+        StatusPage.Model model = new StatusPage.Model(clock.instant(), version, agent.agentId(),
                 agent.nodeName().orElse(""), proxyServer(), agent.readiness(),
                 agent.tunnel(),
                 agent.devices(),
@@ -261,10 +261,14 @@ public final class AdminServer implements AutoCloseable {
                 .end(StatusPage.render(model, refresh));
     }
 
+    /** {@code host:port} of konnectivity-server, or {@code ""} with the tunnel off. */
     private String proxyServer() {
-        TunnelConfig tunnel = agent.tunnelConfig();
-        String host = tunnel.proxyServerHost();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + tunnel.proxyServerPort();
+        Optional<TunnelConfig> tunnel = agent.tunnelConfig();
+        if (tunnel.isEmpty()) {
+            return "";
+        }
+        String host = tunnel.get().proxyServerHost();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + tunnel.get().proxyServerPort();
     }
 
     private static Map<String, Object> off(String part) {

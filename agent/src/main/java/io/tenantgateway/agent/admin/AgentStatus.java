@@ -20,8 +20,11 @@ public interface AgentStatus {
     /** The effective configuration as flag name → value, secrets redacted. */
     Map<String, String> config();
 
-    /** The tunnel configuration (agent ID, proxy server address). */
-    TunnelConfig tunnelConfig();
+    /** {@code --agent-id}. */
+    String agentId();
+
+    /** The tunnel configuration (proxy server address); empty with {@code --tunnel=false}. */
+    Optional<TunnelConfig> tunnelConfig();
 
     /** The node this agent runs on, when known. */
     Optional<String> nodeName();

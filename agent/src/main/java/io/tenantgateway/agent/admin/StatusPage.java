@@ -89,7 +89,7 @@ final class StatusPage {
      * @param version tenant-gateway's version
      * @param agentId {@code --agent-id}
      * @param nodeName the node, or {@code ""}
-     * @param proxyServer {@code --proxy-server-host:port}
+     * @param proxyServer {@code --proxy-server-host:port}; {@code ""}: the tunnel is off ({@code --tunnel=false})
      * @param readiness every readiness check, by name
      * @param tunnel the tunnel snapshot (empty before the tunnel started)
      * @param devices device registration, when enabled
@@ -143,7 +143,7 @@ final class StatusPage {
                 .append(ready ? "ok\">READY" : "bad\">NOT READY").append("</span></h1><p class=\"meta\">")
                 .append("agent <b id=\"agent-id\">").append(text(model.agentId())).append("</b>")
                 .append(model.nodeName().isEmpty() ? "" : " · node <b id=\"node\">" + text(model.nodeName()) + "</b>")
-                .append(" · server ").append(text(model.proxyServer()))
+                .append(model.proxyServer().isEmpty() ? " · tunnel off" : " · server " + text(model.proxyServer()))
                 .append(" · version ").append(text(model.version()))
                 .append(" · ").append(text(TIME.format(model.now()))).append(" UTC")
                 .append(refreshSeconds > 0 ? " · refreshes every " + refreshSeconds + " s" : "")
@@ -215,7 +215,8 @@ final class StatusPage {
     private static void servers(StringBuilder html, Model model) {
         html.append("<section id=\"servers\"><h2>Servers</h2>");
         if (model.tunnel().isEmpty()) {
-            html.append("<p class=\"off\">tunnel not started</p></section>");
+            html.append("<p class=\"off\">").append(model.proxyServer().isEmpty() ? "tunnel off (--tunnel=false)"
+                    : "tunnel not started").append("</p></section>");
             return;
         }
         AgentSnapshot snapshot = model.tunnel().get();

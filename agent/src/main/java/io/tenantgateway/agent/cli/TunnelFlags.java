@@ -12,8 +12,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code run}'s konnectivity-agent flags (upstream's names and defaults, like ANP's {@code options} struct) and
@@ -24,8 +29,42 @@ import picocli.CommandLine.Option;
  * <p>The agent's root package uses this one, so this one makes {@code AgentConfig}'s nested records through the
  * constructor it is given ({@code AgentConfig.Servers::new}) instead of importing them: the packages stay free of
  * cycles.
+ *
+ * <p>{@code --tunnel=false} turns the tunnel off (the node role): {@link #tunnel} is then empty, and a flag that only
+ * the tunnel reads ({@link #TUNNEL_ONLY}), given on the command line or in {@code --config}, is an error naming it;
+ * the servers, the API client, profiling and {@code --agent-id} ({@link #SHARED}) stay.
  */
 public final class TunnelFlags {
+    /**
+     * The flags only the tunnel reads: each is refused with {@code --tunnel=false}, where it would do nothing (a
+     * DaemonSet that keeps them most likely meant to keep its tunnel).
+     */
+    public static final List<String> TUNNEL_ONLY = List.of("--proxy-server-host", "--proxy-server-port", "--ca-cert",
+            "--agent-cert", "--agent-key", "--alpn-proto", "--service-account-token-path", "--agent-identifiers",
+            "--sync-interval", "--sync-interval-cap", "--probe-interval", "--sync-forever", "--keepalive-time",
+            "--xfr-channel-size", "--count-server-leases", "--lease-namespace", "--lease-label-selector",
+            "--warn-on-channel-limit", "--server-count-source", "--lease-label", "--dial-allow", "--dial-deny",
+            "--dial-timeout", "--max-dials-in-flight", "--stuck-target-timeout", "--flow-control");
+    /**
+     * This mixin's other flags, which mean the same with the tunnel off: the health and admin servers, the API
+     * client, profiling, the agent's id (its Events and status page) and {@code --tunnel} itself.
+     */
+    public static final List<String> SHARED = List.of("--tunnel", "--agent-id", "--health-server-host",
+            "--health-server-port", "--admin-bind-address", "--admin-server-port", "--kubeconfig", "--enable-profiling",
+            "--enable-contention-profiling", "--kube-api-content-type");
+
+    /** The command this is mixed into: what was given ({@link #given}). */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    // --- tenant-gateway: the tunnel on or off (order 2: tenant-gateway's section of run's --help) ---------------
+
+    @Option(names = "--tunnel", arity = "0..1", defaultValue = "true", fallbackValue = "true", order = 2,
+            paramLabel = "true|false",
+            description = "Run the tunnel to konnectivity-server. false: the node role, the HAMi parts turned on"
+                    + " (at least one) without a tunnel: no konnectivity-server flags (giving one exits 2),"
+                    + " readiness without server-connected. Default: ${DEFAULT-VALUE}.")
+    boolean tunnelOn;
     // --- konnectivity-agent flags (same names and defaults as upstream); order 1: their section of run's --help ---
 
     @Option(names = "--proxy-server-host", defaultValue = "127.0.0.1", order = 1, paramLabel = "HOST",
@@ -214,14 +253,32 @@ public final class TunnelFlags {
         return enableContentionProfiling;
     }
 
-    /** The tunnel, checked; a blank {@code --agent-id} becomes a random UUID. */
-    public TunnelConfig tunnel() {
+    /** This agent's id: {@code --agent-id} (or {@code PROXY_AGENT_ID}), else a new random UUID on each call. */
+    public String agentId() {
+        return agentId == null || agentId.isBlank() ? UUID.randomUUID().toString() : agentId.strip();
+    }
+
+    /**
+     * The tunnel, checked, with {@code id} as its agent id ({@link #agentId()}, taken once); empty with
+     * {@code --tunnel=false}, after checking that no flag only the tunnel reads was given.
+     *
+     * @throws ConfigException naming the first tunnel flag given with {@code --tunnel=false}, or a bad value
+     */
+    public Optional<TunnelConfig> tunnel(String id) {
+        if (!tunnelOn) {
+            for (String flag : TUNNEL_ONLY) {
+                given(flag).ifPresent(value -> {
+                    throw new ConfigException(flag, value, "not set with --tunnel=false: the tunnel is off; drop"
+                            + " the flag, or drop --tunnel=false to run the tunnel");
+                });
+            }
+            return Optional.empty();
+        }
         // Accepted, not implemented: still upstream's syntax check, so what upstream refuses is refused here too.
         if (!List.of("", "default", "max").contains(serverCountSource)) {
             throw new ConfigException("--server-count-source", serverCountSource, "default or max");
         }
-        String id = agentId == null || agentId.isBlank() ? UUID.randomUUID().toString() : agentId.strip();
-        return TunnelConfig.builder()
+        return Optional.of(TunnelConfig.builder()
                 .proxyServerHost(proxyServerHost)
                 .proxyServerPort(proxyServerPort)
                 .caCert(ConfigFiles.optional("--ca-cert", caCert))
@@ -246,7 +303,31 @@ public final class TunnelFlags {
                 .flowControl(flowControl)
                 .maxDialsInFlight(maxDialsInFlight)
                 .stuckTargetTimeout(GoDuration.parse("--stuck-target-timeout", stuckTargetTimeout))
-                .build();
+                .build());
+    }
+
+    /**
+     * The value of {@code flag} as given, on the command line (its last occurrence) or in {@code --config}; empty
+     * when neither sets it (its default, an environment variable's value included). Empty too when this was not
+     * parsed by picocli.
+     */
+    private Optional<String> given(String flag) {
+        if (command == null) {
+            return Optional.empty();
+        }
+        OptionSpec option = command.findOption(flag);
+        CommandLine.ParseResult parsed = command.commandLine() == null ? null
+                : command.commandLine().getParseResult();
+        if (parsed != null && parsed.hasMatchedOption(option)) {
+            List<String> values = parsed.matchedOption(flag).originalStringValues();
+            return Optional.of(values.isEmpty() ? "true" : values.get(values.size() - 1));
+        }
+        try {
+            return command.defaultValueProvider() instanceof ConfigFileDefaults file
+                    ? Optional.ofNullable(file.defaultValue(option)) : Optional.empty();
+        } catch (Exception e) {
+            throw new IllegalStateException(flag, e);
+        }
     }
 
     /** The health and admin servers and the API client's kubeconfig, checked, made by {@code servers}. */

@@ -90,14 +90,16 @@ final class Doctor implements AutoCloseable {
 
     List<DoctorCheck> run() throws InterruptedException {
         checks.add(DoctorCheck.pass("config", "flags valid; parts: " + parts()));
-        checks.add(caCert());
-        checks.add(agentCert());
-        checks.add(token());
+        // With --tunnel=false each of the tunnel's checks says it is off, so the list keeps its names.
+        boolean tunnel = config.tunnel().isPresent();
+        checks.add(tunnel ? caCert() : tunnelOff("ca-cert"));
+        checks.add(tunnel ? agentCert() : tunnelOff("agent-cert"));
+        checks.add(tunnel ? token() : tunnelOff("token"));
         stage(DoctorStage.FILES);
-        checks.add(dns());
-        checks.add(tcp());
-        checks.add(tls());
-        checks.add(connect());
+        checks.add(tunnel ? dns() : tunnelOff("dns"));
+        checks.add(tunnel ? tcp() : tunnelOff("tcp"));
+        checks.add(tunnel ? tls() : tunnelOff("tls"));
+        checks.add(tunnel ? connect() : tunnelOff("grpc-connect"));
         checks.add(kubernetes());
         stage(DoctorStage.API);
         stage(DoctorStage.DEVICES);
@@ -116,12 +118,17 @@ final class Doctor implements AutoCloseable {
     }
 
     private String parts() {
-        return Stream.concat(Stream.of("tunnel"), Parts.enabled(config).stream().map(part -> part.plan().name()))
-                .collect(Collectors.joining(", "));
+        return Stream.concat(config.tunnel().stream().map(tunnel -> "tunnel"), Parts.enabled(config).stream()
+                .map(part -> part.plan().name())).collect(Collectors.joining(", "));
     }
 
+    private static DoctorCheck tunnelOff(String name) {
+        return DoctorCheck.skip(name, "tunnel off (--tunnel=false)");
+    }
+
+    /** The tunnel's settings; its checks run only when it is on. */
     private TunnelConfig tunnel() {
-        return config.tunnel();
+        return config.tunnel().orElseThrow();
     }
 
     private String server() {

@@ -66,8 +66,9 @@ public final class DoctorCommand implements Callable<Integer> {
         String heading;
         try {
             AgentConfig config = flags.resolveConfig();
-            heading = "doctor: agent " + config.tunnel().agentId() + " on node " + config.nodeName().orElse("<unset>")
-                    + ", server " + new HostPort(config.tunnel().proxyServerHost(), config.tunnel().proxyServerPort());
+            heading = "doctor: agent " + config.agentId() + " on node " + config.nodeName().orElse("<unset>")
+                    + config.tunnel().map(tunnel -> ", server " + new HostPort(tunnel.proxyServerHost(),
+                            tunnel.proxyServerPort())).orElse(", tunnel off");
             try (Doctor doctor = new Doctor(config, Clock.systemUTC(), timeout)) {
                 checks = new ArrayList<>(doctor.run());
             }

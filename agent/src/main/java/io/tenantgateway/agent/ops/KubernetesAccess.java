@@ -76,7 +76,7 @@ final class KubernetesAccess {
                     .orElse("");
         }
         if (permission.resource().equals("leases")) {
-            return config.tunnel().leaseNamespace();
+            return config.tunnel().map(tunnel -> tunnel.leaseNamespace()).orElse("");
         }
         if (permission.resource().equals("configmaps")) {
             return config.webhook().flatMap(WebhookSettings::deviceConfigMap).map(s -> s.split("/", 2)[0])

@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.tenantgateway.agent.AgentCommand;
+import io.tenantgateway.agent.AgentConfig;
+import io.tenantgateway.agent.Parts;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import java.io.IOException;
@@ -124,11 +126,16 @@ public final class RenderedManifests {
     /**
      * What {@code run} with these arguments ({@code args.get(0)} is {@code run}) does with the API, through the real
      * parsing and mapping ({@link AgentCommand#parse}, {@code toConfig}), with the files of {@link #withStandIns}.
+     *
+     * @param noNodeNameEnv whether the pod has no {@code NODE_NAME} (Kamaji's DaemonSet): the agent then reads its
+     *     node from its own pod, as {@code run} does, when an enabled part needs the name
      */
-    public static Set<Use> uses(Path standIns, List<String> args, boolean nodeNameFromApi, Map<String, String> mounted)
+    public static Set<Use> uses(Path standIns, List<String> args, boolean noNodeNameEnv, Map<String, String> mounted)
             throws IOException {
-        return AgentCommand.parse(withStandIns(standIns, args, mounted).toArray(String[]::new)).toConfig()
-                .apiUses(nodeNameFromApi);
+        AgentConfig config = AgentCommand.parse(withStandIns(standIns, args, mounted).toArray(String[]::new))
+                .toConfig();
+        return config.apiUses(noNodeNameEnv && Parts.enabled(config).stream()
+                .anyMatch(part -> part.plan().needsNodeName()));
     }
 
     /**

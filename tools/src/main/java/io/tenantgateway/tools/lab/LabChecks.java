@@ -593,8 +593,8 @@ final class LabChecks {
         if (!reconnected) {
             throw new CheckFailed("agent " + agentId + " did not reconnect to the restarted " + a.spec.serverId()
                     + " within " + Lab.seconds(timeout) + ": the server listens on " + LabTenant.hostPort(listening)
-                    + ", the agent dials 127.0.0.1:" + a.agent().config().tunnel().proxyServerPort() + "; agent "
-                    + notReady(a.agent()));
+                    + ", the agent dials 127.0.0.1:" + a.agent().config().tunnel().orElseThrow().proxyServerPort()
+                    + "; agent " + notReady(a.agent()));
         }
         Admission admission = admit(a, "after-restart", Map.of(ResourceNames.NVIDIA_GPU, "1"));
         String schedulerName = admission.stored().getSpec().getSchedulerName();
