@@ -145,13 +145,22 @@ public final class HealthServer implements AutoCloseable {
      * threads and their queue take are answered 503 with {@code Retry-After} at once.
      */
     private void metrics(Response response) {
+        metrics(loop, registry, metricsWriter, response);
+    }
+
+    /**
+     * Answers a scrape of {@code registry} rendered on {@code loop}'s blocking threads (as {@link #metrics} says why);
+     * for every listener that serves Prometheus text (the vGPU monitor's too).
+     */
+    public static void metrics(HttpLoop loop, PrometheusRegistry registry, PrometheusTextFormatWriter writer,
+            Response response) {
         loop.blocking(() -> {
             ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
-            metricsWriter.write(out, registry.scrape());
+            writer.write(out, registry.scrape());
             return out.toByteArray();
         }).whenComplete((body, failure) -> {
             if (failure == null) {
-                response.header("content-type", metricsWriter.getContentType()).end(body);
+                response.header("content-type", writer.getContentType()).end(body);
             } else if (failure instanceof RejectedExecutionException) {
                 response.status(503).header("retry-after", "1").header("content-type", "text/plain; charset=utf-8")
                         .end("metrics: " + failure.getMessage() + "\n");

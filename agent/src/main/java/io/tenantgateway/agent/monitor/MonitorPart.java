@@ -10,6 +10,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.health.HealthServer;
 import io.tenantgateway.agent.http.HttpEndpoint;
 import io.tenantgateway.agent.http.HttpLoop;
 import io.tenantgateway.agent.http.Request;
@@ -24,7 +25,6 @@ import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.hami.Annotations;
-import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -32,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -178,19 +177,7 @@ public final class MonitorPart implements Part {
                                         + " (paths: /metrics)\n");
                         return;
                     }
-                    loop.blocking(() -> {
-                        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
-                        writer.write(out, hami.scrape());
-                        return out.toByteArray();
-                    }).whenComplete((body, failure) -> {
-                        if (failure == null) {
-                            response.header("content-type", writer.getContentType()).end(body);
-                        } else {
-                            int status = failure instanceof RejectedExecutionException ? 503 : 500;
-                            response.status(status).header("content-type", "text/plain; charset=utf-8")
-                                    .end("metrics: " + failure.getMessage() + "\n");
-                        }
-                    });
+                    HealthServer.metrics(loop, hami, writer, response);
                 });
         endpoint.start();
         listening = new InetSocketAddress(address.getHostString(), endpoint.boundPort());
