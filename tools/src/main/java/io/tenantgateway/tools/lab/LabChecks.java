@@ -520,25 +520,28 @@ final class LabChecks {
                     + ")");
         }
         KubeletStandIn.ContainerResult cuda = allocation.kubelet().containers().get(0);
-        // The lock: released by the node agent's lock controller (the tunnel agent runs none).
+        // The lock (already released: scheduleAndAdmit waited for it): only a device plugin (HAMi's release after
+        // a successful Allocate) or a lock controller (its reaper) releases one, and both are the node agent's.
+        // Whichever did recorded a NodeLockReleased Event naming the pod's lock; the lock controller remembers its
+        // release before it records the Event.
         String owner = "," + tenant.spec.namespace() + "," + pod + "\"";
         Optional<AllocationController> locks = PartViews.allocation(nodeAgent);
-        boolean released = locks.isPresent() && PartViews.allocation(tunnelAgent).isEmpty()
-                && waiter.until(timeout, () -> locks.get().snapshot().recentActions().stream().anyMatch(action ->
-                        "lock-released".equals(action.kind()) && action.detail().contains(owner)));
-        if (!released) {
-            throw new CheckFailed(pod + ": the node lock was not released by the " + nodeLabel + " lock controller"
-                    + " (its recent actions: " + locks.map(l -> l.snapshot().recentActions().stream()
-                    .map(action -> action.kind() + " " + action.subject()).toList().toString()).orElse("none")
-                    + "; " + tunnelLabel + "'s lock controller: " + PartViews.allocation(tunnelAgent).map(l -> "on")
-                    .orElse("off") + ")");
+        boolean recorded = waiter.until(timeout, () -> lockReleases(tenant, worker.node(), owner) >= 1);
+        if (locks.isEmpty() || PartViews.allocation(tunnelAgent).isPresent() || !recorded) {
+            throw new CheckFailed(pod + ": node lock released, " + (recorded ? ""
+                    : "no " + LockPolicy.REASON_LOCK_RELEASED + " Event for it, ") + "lock controller on " + nodeLabel + ": " + locks.map(l -> "on")
+                    .orElse("off") + ", on " + tunnelLabel + ": " + PartViews.allocation(tunnelAgent).map(l -> "on")
+                    .orElse("off") + " (expected: the node agent's only)");
         }
+        boolean byLockController = locks.get().snapshot().recentActions().stream().anyMatch(action ->
+                "lock-released".equals(action.kind()) && action.detail().contains(owner));
         return " (" + pod + ": admitted by " + tunnelLabel + " webhook 127.0.0.1:"
                 + PartViews.webhook(tunnelAgent).orElseThrow().port() + " through " + tenant.spec.serverId()
                 + ", Allocate(" + cuda.container() + ", " + cuda.deviceIds() + ") served by " + nodeLabel
                 + " device plugin " + plugin.get().config().socketName() + " → env " + env(cuda.response()
                 .getContainerResponses(0).getEnvsMap()) + ", bind-phase success, node lock released by "
-                + worker.node() + "'s node agent lock controller)";
+                + worker.node() + "'s node agent (" + (byLockController ? "its lock controller"
+                : "its device plugin after Allocate") + "; " + tunnelLabel + " runs neither))";
     }
 
     // --- 5 ----------------------------------------------------------------------------------------------------

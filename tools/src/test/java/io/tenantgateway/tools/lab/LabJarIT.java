@@ -65,11 +65,15 @@ class LabJarIT {
         assertThat(evidence(checks, 4)).contains("a-share-1…4 (20480 MiB / 25 % each) share worker-a #0 GPU-",
                 "a-share-5 refused by Filter: worker-a: no GPU fits container cuda (1 × 20480 MiB, 25 % cores)",
                 "memory: 0 of 81920 MiB free, 20480 requested", "b-share-1 → #0 GPU-", "b-share-2 → #1 GPU-",
-                " CUDA_DEVICE_MEMORY_LIMIT_0=20480m CUDA_DEVICE_SM_LIMIT=25 ", ", bind-phase success, node lock released"
-                        + " by worker-a's node agent lock controller)")
-                .containsPattern("\\(a-share-1: admitted by worker-a's tunnel agent webhook 127\\.0\\.0\\.1:\\d+ through"
-                        + " tenant-a-kas-0, Allocate\\(cuda, \\[GPU-[0-9a-f-]+\\]\\) served by worker-a's node agent"
-                        + " \\(--tunnel=false\\) device plugin nvidia-gpu\\.sock → env NVIDIA_VISIBLE_DEVICES=GPU-");
+                " CUDA_DEVICE_MEMORY_LIMIT_0=20480m CUDA_DEVICE_SM_LIMIT=25 ",
+                ", bind-phase success, node lock released by worker-a's node agent (its ",
+                "; worker-a's tunnel agent runs neither))")
+                .containsPattern("\\(a-share-1: admitted by worker-a's tunnel agent webhook 127\\.0\\.0\\.1:\\d+"
+                        + " through tenant-a-kas-0, Allocate\\(cuda, \\[GPU-[0-9a-f-]+\\]\\) served by worker-a's"
+                        + " node agent \\(--tunnel=false\\) device plugin nvidia-gpu\\.sock → env"
+                        + " NVIDIA_VISIBLE_DEVICES=GPU-")
+                .containsPattern("node lock released by worker-a's node agent \\(its (lock controller|device plugin"
+                        + " after Allocate);");
         assertThat(evidence(checks, 5)).contains("worker-b: bind b-lock-1 ok, node lock held", "until the agent's device"
                 + " plugin completed the allocation in kubelet's Allocate", "bind b-lock-2 ok");
         assertThat(evidence(checks, 6)).contains("tenant-a API: node worker-a (1 × NVIDIA A100-SXM4-80GB)",
@@ -132,7 +136,8 @@ class LabJarIT {
         assertThat(agentsA.valueStream().map(a -> a.path("node").asString() + " " + a.path("role").asString())
                 .toList()).containsExactly("worker-a tunnel + webhook", "worker-a node role, --tunnel=false");
         assertThat(agentsA.get(0).path("doctor").asString()).contains("--proxy-server-port=", "--webhook-listen=",
-                "--enable-lock-controller=false").doesNotContain("--device-source", "--device-plugin", "--tunnel=false");
+                "--enable-lock-controller=false")
+                .doesNotContain("--device-source", "--device-plugin", "--tunnel=false");
         assertThat(agentsA.get(1).path("doctor").asString()).contains("--tunnel=false", "--device-source=mock",
                 "--device-plugin=true", "--enable-lock-controller=true").doesNotContain("--proxy-server", "--webhook",
                 "--ca-cert", "--dial-allow");
