@@ -12,14 +12,15 @@ import java.util.stream.Collectors;
  * ({@code tenant-gateway lab --break=PART}, hidden; tests use {@link LabOptions}).
  */
 public enum Breakage {
-    /** Check 1: tenant-a's agent presents a token its server does not know. */
-    AGENT_TOKEN("agent-token", 1, Target.TENANT_A, "tenant-a's agent presents a wrong service-account token"),
-    /** Check 2: tenant-a's agent runs with {@code --device-source=none}. */
-    DEVICE_REGISTRATION("device-registration", 2, Target.TENANT_A, "tenant-a's agent registers no devices"),
+    /** Check 1: tenant-a's agent (worker-a's tunnel agent) presents a token its server does not know. */
+    AGENT_TOKEN("agent-token", 1, Target.TENANT_A, "tenant-a's tunnel agent presents a wrong service-account token"),
+    /** Check 2: tenant-a's node agent runs with {@code --device-source=none}. */
+    DEVICE_REGISTRATION("device-registration", 2, Target.TENANT_A, "tenant-a's node agent registers no devices"),
     /** Check 3: tenant-b's agent runs with {@code --enable-webhook=false}: its webhook Service has no endpoint. */
     WEBHOOK("webhook", 3, Target.TENANT_B, "tenant-b's agent serves no webhook"),
-    /** Check 4: tenant-a's agent registers its GPU with split count 1, so no two pods can share it. */
-    GPU_SHARING("gpu-sharing", 4, Target.TENANT_A, "tenant-a's agent registers its GPU with --device-split-count=1"),
+    /** Check 4: tenant-a's node agent registers its GPU with split count 1, so no two pods can share it. */
+    GPU_SHARING("gpu-sharing", 4, Target.TENANT_A, "tenant-a's node agent registers its GPU with"
+            + " --device-split-count=1"),
     /**
      * Check 5: tenant-b's agent runs with {@code --device-plugin=false}: kubelet has no plugin to call Allocate on, so
      * nobody completes an allocation (a mock device plugin's behaviour).

@@ -47,8 +47,13 @@ import org.slf4j.LoggerFactory;
 public final class Lab implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Lab.class);
 
+    /**
+     * worker-a: one A100, Kamaji-style: Kamaji's konnectivity-agent (our image: tunnel and webhook,
+     * {@code --enable-lock-controller=false}) and the chart's node role ({@code --tunnel=false}: devices, device
+     * plugin, lock controller, vGPU monitor) side by side.
+     */
     static final LabTenant.Spec TENANT_A = new LabTenant.Spec("tenant-a", "team-a", LabTenant.AgentAuth.TOKEN,
-            List.of(new LabTenant.WorkerSpec("worker-a", "A100-80GB", 1, "", true)), false);
+            List.of(new LabTenant.WorkerSpec("worker-a", "A100-80GB", 1, "", true, true)), false);
     /**
      * worker-b: two L4s, serving the webhook (with HAMi's Ascend backends on); worker-b2: one L4 and simulated Hygon
      * and Ascend devices, no webhook.
@@ -131,30 +136,46 @@ public final class Lab implements AutoCloseable {
         for (LabTenant.Worker worker : workers()) {
             Agent agent = worker.agent();
             LabTenant.WorkerSpec spec = worker.spec;
-            progress.accept(worker.tenant().spec.name() + ": agent " + worker.node() + " started with"
+            progress.accept(worker.tenant().spec.name() + ": " + worker.tunnelAgentLabel() + " started with"
                     + " tenant-gateway run's wiring: tunnel"
                     + (worker.tenant().workers().size() > 1 && worker == worker.tenant().workers().get(0)
                             ? " (default route)" : "")
                     + PartViews.webhook(agent).map(w -> ", webhook 127.0.0.1:" + w.port()
                             + (worker.tenant().ascendWebhook() ? " (--enable-ascend)" : "")).orElse("")
-                    + PartViews.devices(agent).map(d -> (spec.mockGpus().isEmpty() ? "" : ", mock GPUs " + spec.mockGpus())
-                            + (spec.mockDevices().isEmpty() ? "" : ", mock devices " + spec.mockDevices())).orElse("")
-                    + PartViews.devicePlugin(agent).map(p -> ", device plugin " + p.config().socket()
-                            + spec.vendorDevices().keySet().stream().map(v -> v.vendor().socketName()).distinct()
-                                    .map(socket -> " + " + socket).collect(Collectors.joining())
-                            + " (kubelet stand-in " + worker.kubelet().socket() + ")").orElse("")
-                    + PartViews.allocation(agent).map(l -> ", lock controller").orElse(""));
+                    + (worker.split() ? " (Kamaji's konnectivity-agent, --enable-lock-controller=false)"
+                            : parts(worker, agent)));
+            if (worker.split()) {
+                progress.accept(worker.tenant().spec.name() + ": " + worker.nodeAgentLabel() + " started with"
+                        + " tenant-gateway run --tunnel=false (the node role, --agent-id=" + worker.nodeAgentId()
+                        + "): no tunnel" + parts(worker, worker.nodeAgent()));
+            }
         }
         long waitStart = System.nanoTime();
         progress.accept("waiting for every agent's /readyz (at most " + seconds(options.timeout()) + ") …");
         for (LabTenant.Worker worker : workers()) {
-            // One deadline for all: a broken agent costs one timeout, and the checks report why it is not ready.
-            Duration left = options.timeout().minusNanos(System.nanoTime() - waitStart);
-            boolean ready = waiter.until(left.isNegative() ? Duration.ZERO : left, () -> ready(worker.agent()));
-            progress.accept(worker.tenant().spec.name() + ": agent " + worker.node() + " "
-                    + (ready ? "ready" : LabChecks.notReady(worker.agent())) + " after "
-                    + seconds(Duration.ofNanos(System.nanoTime() - waitStart)));
+            for (Agent agent : worker.agents()) {
+                // One deadline for all: a broken agent costs one timeout, and the checks report why it is not ready.
+                Duration left = options.timeout().minusNanos(System.nanoTime() - waitStart);
+                boolean ready = waiter.until(left.isNegative() ? Duration.ZERO : left, () -> ready(agent));
+                progress.accept(worker.tenant().spec.name() + ": " + (agent == worker.agent()
+                        ? worker.tunnelAgentLabel() : worker.nodeAgentLabel()) + " "
+                        + (ready ? "ready" : LabChecks.notReady(agent)) + " after "
+                        + seconds(Duration.ofNanos(System.nanoTime() - waitStart)));
+            }
         }
+    }
+
+    /** The device parts {@code agent} of {@code worker} runs, as the start lines list them. */
+    private static String parts(LabTenant.Worker worker, Agent agent) {
+        LabTenant.WorkerSpec spec = worker.spec;
+        return PartViews.devices(agent).map(d -> (spec.mockGpus().isEmpty() ? "" : ", mock GPUs " + spec.mockGpus())
+                        + (spec.mockDevices().isEmpty() ? "" : ", mock devices " + spec.mockDevices())).orElse("")
+                + PartViews.devicePlugin(agent).map(p -> ", device plugin " + p.config().socket()
+                        + spec.vendorDevices().keySet().stream().map(v -> v.vendor().socketName()).distinct()
+                                .map(socket -> " + " + socket).collect(Collectors.joining())
+                        + " (kubelet stand-in " + worker.kubelet().socket() + ")").orElse("")
+                + PartViews.allocation(agent).map(l -> ", lock controller").orElse("")
+                + PartViews.monitor(agent).map(m -> ", vGPU monitor").orElse("");
     }
 
     private List<LabTenant.Worker> workers() {
@@ -164,13 +185,14 @@ public final class Lab implements AutoCloseable {
     /** Every worker starts at once, as DaemonSet pods would; each start blocks on its own informers. */
     private void startAgents() throws InterruptedException {
         List<LabTenant.Worker> workers = workers();
-        ExecutorService starter = Executors.newFixedThreadPool(workers.size(), runnable -> {
+        ExecutorService starter = Executors.newFixedThreadPool(2 * workers.size(), runnable -> {
             Thread thread = new Thread(runnable, "lab-agent-start");
             thread.setDaemon(true);
             return thread;
         });
         try {
-            List<Future<?>> starts = workers.stream().<Future<?>>map(w -> starter.submit(w::startAgent)).toList();
+            List<Future<?>> starts = workers.stream().<Future<?>>flatMap(w -> Stream.of(starter.submit(w::startAgent),
+                    starter.submit(w::startNodeAgent))).toList();
             RuntimeException failure = null;
             for (Future<?> start : starts) { // wait for both, so close() never races a start
                 try {
@@ -232,17 +254,26 @@ public final class Lab implements AutoCloseable {
     private static LabReport.Endpoints endpoints(LabTenant tenant) {
         List<LabReport.AgentEndpoints> agents = new ArrayList<>();
         for (LabTenant.Worker worker : tenant.workers()) {
-            Agent agent = worker.agent();
-            String admin = agent.admin().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
-            String health = agent.health().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
-            agents.add(new LabReport.AgentEndpoints(worker.node(), admin.isEmpty() ? "" : admin + "/ui",
-                    health.isEmpty() ? "" : health + "/metrics", health.isEmpty() ? "" : health + "/readyz?verbose",
-                    "bin/tenant-gateway doctor " + String.join(" ", worker.agentArgs())));
+            agents.add(agentEndpoints(worker, worker.agent(), worker.split() ? "tunnel + webhook" : "",
+                    worker.agentArgs()));
+            if (worker.split()) {
+                agents.add(agentEndpoints(worker, worker.nodeAgent(), "node role, --tunnel=false",
+                        worker.nodeAgentArgs()));
+            }
         }
         return new LabReport.Endpoints(tenant.spec.name(), tenant.apiUrl(), tenant.kubeconfig().toString(),
                 LabTenant.hostPort(tenant.server().agentAddress()), tenant.spec.auth().label, tenant.frontend(),
                 AdmissionCaller.WEBHOOK_DNS_NAME + " = " + LabTenant.hostPort(tenant.webhookService().address()),
                 agents);
+    }
+
+    private static LabReport.AgentEndpoints agentEndpoints(LabTenant.Worker worker, Agent agent, String role,
+            List<String> args) {
+        String admin = agent.admin().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
+        String health = agent.health().map(s -> "http://127.0.0.1:" + s.boundPort()).orElse("");
+        return new LabReport.AgentEndpoints(worker.node(), admin.isEmpty() ? "" : admin + "/ui",
+                health.isEmpty() ? "" : health + "/metrics", health.isEmpty() ? "" : health + "/readyz?verbose",
+                "bin/tenant-gateway doctor " + String.join(" ", args), role);
     }
 
     /** Drops what the mock API servers recorded, for a lab that keeps running. */

@@ -32,6 +32,8 @@ import io.tenantgateway.tools.lab.AdmissionCaller.Admission;
 import io.tenantgateway.tools.lab.AdmissionCaller.AdmissionFailure;
 import io.tenantgateway.tools.lab.LabScheduler.FilterResult;
 import io.tenantgateway.agent.locks.AllocationConfig;
+import io.tenantgateway.agent.locks.AllocationController;
+import io.tenantgateway.deviceplugin.DevicePlugin;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.GpuDevice;
@@ -171,25 +173,68 @@ final class LabChecks {
             List<String> expected = tenant.spec.nodes().stream().sorted().toList();
             if (!agents.equals(expected)) {
                 throw new CheckFailed(tenant.spec.name() + ": " + serverId + " has agents " + agents + " (expected: "
-                        + expected + "); " + (tenant.workers().size() == 1 ? "agent " + notReady(tenant.agent())
-                        : tenant.workers().stream().map(w -> "agent " + w.node() + " " + notReady(w.agent()))
-                                .collect(Collectors.joining(", "))));
+                        + expected + "); " + (tenant.workers().size() == 1 && !tenant.workers().get(0).split()
+                        ? "agent " + notReady(tenant.agent()) : tenant.workers().stream().map(w ->
+                                w.tunnelAgentLabel() + " " + notReady(w.agent())).collect(Collectors.joining(", "))));
             }
             List<String> ready = new ArrayList<>();
             for (LabTenant.Worker worker : tenant.workers()) {
                 Optional<ServerConnectionSnapshot> connection = worker.agent().tunnel().orElseThrow().snapshot()
                         .servers().stream().filter(s -> s.serverId().equals(serverId)).findFirst();
                 if (connection.isEmpty() || !"READY".equals(connection.get().state())) {
-                    throw new CheckFailed(tenant.spec.name() + ": agent " + worker.node() + " has no READY"
+                    throw new CheckFailed(tenant.spec.name() + ": " + worker.tunnelAgentLabel() + " has no READY"
                             + " connection to " + serverId + " ("
                             + connection.map(ServerConnectionSnapshot::state).orElse("none") + ")");
                 }
-                ready.add("agent " + worker.node() + " READY");
+                ready.add(worker.tunnelAgentLabel() + " READY" + (worker.split() ? " (Kamaji's konnectivity-agent:"
+                        + " tunnel + webhook, --enable-lock-controller=false; parts " + parts(worker.agent()) + ")"
+                        : ""));
+                if (worker.split()) {
+                    ready.add(nodeRoleReady(tenant, worker));
+                }
             }
             evidence.add(tenant.spec.name() + ": API " + tenant.apiUrl() + " nodes " + nodes + ", " + serverId
                     + " (" + tenant.spec.auth().label + ") ← " + String.join(", ", ready));
         }
         return String.join("; ", evidence);
+    }
+
+    /**
+     * A Kamaji-style worker's node agent: no tunnel (no connection to the tenant's server), ready, with the node's
+     * parts and without the webhook; its tunnel agent has none of the node's parts.
+     */
+    private static String nodeRoleReady(LabTenant tenant, LabTenant.Worker worker) throws CheckFailed {
+        Agent node = worker.nodeAgent();
+        String label = worker.nodeAgentLabel() + " (--tunnel=false, --agent-id=" + worker.nodeAgentId() + ")";
+        if (node.tunnel().isPresent() || tenant.server().snapshot().agents().stream()
+                .anyMatch(a -> a.agentId().equals(worker.nodeAgentId()))) {
+            throw new CheckFailed(tenant.spec.name() + ": " + label + " runs a tunnel (expected: none, the node"
+                    + " role)");
+        }
+        Agent tunnelAgent = worker.agent();
+        if (PartViews.devices(tunnelAgent).isPresent() || PartViews.devicePlugin(tunnelAgent).isPresent()
+                || PartViews.allocation(tunnelAgent).isPresent() || PartViews.monitor(tunnelAgent).isPresent()
+                || PartViews.webhook(node).isPresent()) {
+            throw new CheckFailed(tenant.spec.name() + ": " + worker.tunnelAgentLabel() + " runs "
+                    + parts(tunnelAgent) + ", " + label + " runs " + parts(node) + " (expected: the tunnel agent"
+                    + " the webhook only, the node agent the devices, device plugin, lock controller and monitor)");
+        }
+        String notReady = notReady(node);
+        if (!"ready".equals(notReady)) {
+            throw new CheckFailed(tenant.spec.name() + ": " + label + " " + notReady);
+        }
+        return label + " ready " + node.readiness().keySet() + ", no server connection; parts " + parts(node);
+    }
+
+    /** The parts {@code agent} runs besides its tunnel, in the words of the start lines. */
+    private static String parts(Agent agent) {
+        List<String> parts = new ArrayList<>();
+        PartViews.webhook(agent).ifPresent(w -> parts.add("webhook"));
+        PartViews.devices(agent).ifPresent(d -> parts.add("device registration"));
+        PartViews.devicePlugin(agent).ifPresent(p -> parts.add("device plugin"));
+        PartViews.allocation(agent).ifPresent(l -> parts.add("lock controller"));
+        PartViews.monitor(agent).ifPresent(m -> parts.add("vGPU monitor"));
+        return parts.isEmpty() ? "none" : String.join(", ", parts);
     }
 
     // --- 2 ----------------------------------------------------------------------------------------------------
@@ -225,8 +270,9 @@ final class LabChecks {
         String register = Annotations.get(annotations, Annotations.NODE_NVIDIA_REGISTER);
         if (register == null) {
             throw new CheckFailed(nodeName + ": no " + Annotations.NODE_NVIDIA_REGISTER + " annotation ("
-                    + (PartViews.devices(worker.agent()).isEmpty() ? "agent " + nodeName + " runs without device"
-                    + " registration: --device-source=none" : "agent " + notReady(worker.agent())) + ")");
+                    + (PartViews.devices(worker.nodeAgent()).isEmpty() ? worker.nodeAgentLabel() + " runs without"
+                    + " device registration: --device-source=none" : worker.nodeAgentLabel() + " "
+                    + notReady(worker.nodeAgent())) + ")");
         }
         List<GpuDevice> devices;
         try {
@@ -282,8 +328,8 @@ final class LabChecks {
         String key = vendor.registerKey();
         String register = Annotations.get(annotations, key);
         if (register == null) {
-            throw new CheckFailed(nodeName + ": no " + key + " annotation (agent " + nodeName + " runs with"
-                    + " --mock-devices=" + worker.spec.mockDevices() + "; " + notReady(worker.agent()) + ")");
+            throw new CheckFailed(nodeName + ": no " + key + " annotation (" + worker.nodeAgentLabel() + " runs with"
+                    + " --mock-devices=" + worker.spec.mockDevices() + "; " + notReady(worker.nodeAgent()) + ")");
         }
         RegisterCodec.Result decoded = RegisterCodec.decode(key, register, HamiRelease.V2_10, nodeName);
         if (!decoded.isOk()) {
@@ -380,7 +426,8 @@ final class LabChecks {
         }
         return tenant.spec.name() + " " + name + ": " + AdmissionCaller.WEBHOOK_DNS_NAME + " → "
                 + LabTenant.hostPort(tenant.webhookService().address()) + " via " + tenant.spec.serverId()
-                + " → webhook on " + tenant.spec.node() + ": allowed, " + admission.patchOperations().size()
+                + " → webhook on " + tenant.spec.node() + (tenant.workers().get(0).split() ? "'s tunnel agent" : "")
+                + ": allowed, " + admission.patchOperations().size()
                 + " patch ops → schedulerName=" + schedulerName + " gpu=" + gpu + " gpucores=" + cores + " ("
                 + admission.timings() + ")";
     }
@@ -390,10 +437,15 @@ final class LabChecks {
     private String fractionalSharing() throws CheckFailed, InterruptedException {
         // tenant-a: four 20 GiB / 25 % pods fill the A100; the fifth does not fit.
         String deviceA = null;
+        String split = "";
         for (int i = 1; i <= 4; i++) {
             String pod = "a-share-" + i;
-            admit(a, pod, shareLimits(SHARE_MEMORY_MIB, SHARE_CORES));
-            List<ContainerDevice> devices = scheduleAndAllocate(a, pod);
+            Admission admission = admit(a, pod, shareLimits(SHARE_MEMORY_MIB, SHARE_CORES));
+            Allocation allocation = scheduleAndAdmit(a, pod);
+            if (i == 1) {
+                split = splitPath(a, pod, admission, allocation);
+            }
+            List<ContainerDevice> devices = allocation.devices();
             String uuid = devices.get(0).uuid();
             if (deviceA != null && !deviceA.equals(uuid)) {
                 throw new CheckFailed(pod + " placed on " + uuid + ", the others on " + deviceA
@@ -424,9 +476,72 @@ final class LabChecks {
             throw new CheckFailed("b-share-1 and b-share-2 both on " + uuidsB.get(0) + " (expected: one per L4)");
         }
         return "a-share-1…4 (" + SHARE_MEMORY_MIB + " MiB / " + SHARE_CORES + " % each) share " + a.spec.node()
-                + " " + deviceLabel(a, deviceA) + "; a-share-5 refused by Filter: " + fifth.refusal() + "; "
+                + " " + deviceLabel(a, deviceA) + split + "; a-share-5 refused by Filter: " + fifth.refusal() + "; "
                 + String.join(", ", placedB) + " on " + b.spec.node() + " (" + L4_SHARE_MEMORY_MIB + " MiB / "
                 + L4_SHARE_CORES + " % each)";
+    }
+
+    /**
+     * On a Kamaji-style worker (two agents), which agent did what for {@code pod}: its admission was answered by the
+     * tunnel agent's webhook (reached through the tenant's tunnel), kubelet's Allocate by the node agent's device
+     * plugin ({@code --tunnel=false}; the tunnel agent has none), and the node lock was released by the node agent's
+     * lock controller. {@code ""} on a worker with one agent.
+     */
+    private String splitPath(LabTenant tenant, String pod, Admission admission, Allocation allocation)
+            throws CheckFailed, InterruptedException {
+        LabTenant.Worker worker = tenant.worker(allocation.node()).orElseThrow();
+        if (!worker.split()) {
+            return "";
+        }
+        Agent tunnelAgent = worker.agent();
+        Agent nodeAgent = worker.nodeAgent();
+        String tunnelLabel = worker.node() + "'s tunnel agent";
+        String nodeLabel = worker.node() + "'s node agent (--tunnel=false)";
+        // Admission: the tunnel agent's webhook answered it; the node agent serves none.
+        boolean admittedByTunnelAgent = PartViews.webhook(tunnelAgent).map(w -> w.recentAdmissions().snapshot()
+                .stream().anyMatch(r -> r.uid().equals(admission.uid()))).orElse(false);
+        if (!admittedByTunnelAgent || PartViews.webhook(nodeAgent).isPresent()) {
+            throw new CheckFailed(pod + ": admission " + admission.uid() + " not answered by " + tunnelLabel
+                    + " webhook (its webhook: " + PartViews.webhook(tunnelAgent).map(w -> "127.0.0.1:" + w.port())
+                    .orElse("off") + ", " + nodeLabel + "'s: " + PartViews.webhook(nodeAgent).map(w -> "127.0.0.1:"
+                    + w.port()).orElse("off") + ")");
+        }
+        // Allocate: kubelet called the plugin registered on its socket, the node agent's; the tunnel agent has none.
+        Optional<DevicePlugin> plugin = PartViews.devicePlugin(nodeAgent);
+        Optional<KubeletStandIn.Plugin> registered = worker.kubelet().plugin(ResourceNames.NVIDIA_GPU);
+        if (plugin.isEmpty() || PartViews.devicePlugin(tunnelAgent).isPresent() || registered.isEmpty()
+                || !plugin.get().config().directory().equals(worker.kubelet().directory())
+                || !plugin.get().config().socketName().equals(registered.get().registration().getEndpoint())) {
+            throw new CheckFailed(pod + ": kubelet's " + ResourceNames.NVIDIA_GPU + " plugin "
+                    + registered.map(r -> r.registration().getEndpoint()).orElse("none") + " in "
+                    + worker.kubelet().directory() + " is not the " + nodeLabel + " device plugin (" + plugin.map(p ->
+                    p.config().socket().toString()).orElse("no device plugin") + "; " + tunnelLabel + "'s: "
+                    + PartViews.devicePlugin(tunnelAgent).map(p -> p.config().socket().toString()).orElse("none")
+                    + ")");
+        }
+        KubeletStandIn.ContainerResult cuda = allocation.kubelet().containers().get(0);
+        // The lock (already released: scheduleAndAdmit waited for it): only a device plugin (HAMi's release after
+        // a successful Allocate) or a lock controller (its reaper) releases one, and both are the node agent's.
+        // Whichever did recorded a NodeLockReleased Event naming the pod's lock; the lock controller remembers its
+        // release before it records the Event.
+        String owner = "," + tenant.spec.namespace() + "," + pod + "\"";
+        Optional<AllocationController> locks = PartViews.allocation(nodeAgent);
+        boolean recorded = waiter.until(timeout, () -> lockReleases(tenant, worker.node(), owner) >= 1);
+        if (locks.isEmpty() || PartViews.allocation(tunnelAgent).isPresent() || !recorded) {
+            throw new CheckFailed(pod + ": node lock released, " + (recorded ? ""
+                    : "no " + LockPolicy.REASON_LOCK_RELEASED + " Event for it, ") + "lock controller on " + nodeLabel + ": " + locks.map(l -> "on")
+                    .orElse("off") + ", on " + tunnelLabel + ": " + PartViews.allocation(tunnelAgent).map(l -> "on")
+                    .orElse("off") + " (expected: the node agent's only)");
+        }
+        boolean byLockController = locks.get().snapshot().recentActions().stream().anyMatch(action ->
+                "lock-released".equals(action.kind()) && action.detail().contains(owner));
+        return " (" + pod + ": admitted by " + tunnelLabel + " webhook 127.0.0.1:"
+                + PartViews.webhook(tunnelAgent).orElseThrow().port() + " through " + tenant.spec.serverId()
+                + ", Allocate(" + cuda.container() + ", " + cuda.deviceIds() + ") served by " + nodeLabel
+                + " device plugin " + plugin.get().config().socketName() + " → env " + env(cuda.response()
+                .getContainerResponses(0).getEnvsMap()) + ", bind-phase success, node lock released by "
+                + worker.node() + "'s node agent (" + (byLockController ? "its lock controller"
+                : "its device plugin after Allocate") + "; " + tunnelLabel + " runs neither))";
     }
 
     // --- 5 ----------------------------------------------------------------------------------------------------
@@ -601,10 +716,21 @@ final class LabChecks {
         if (!LabScheduler.SCHEDULER_NAME.equals(schedulerName)) {
             throw new CheckFailed("after-restart admitted but not mutated: schedulerName " + schedulerName);
         }
+        // A Kamaji-style worker's node agent has no server connection: the restart leaves it ready.
+        LabTenant.Worker worker = a.workers().get(0);
+        String nodeRole = "";
+        if (worker.split()) {
+            String nodeReady = notReady(worker.nodeAgent());
+            if (!"ready".equals(nodeReady)) {
+                throw new CheckFailed(worker.nodeAgentLabel() + " (--tunnel=false) " + nodeReady + " after "
+                        + a.spec.serverId() + "'s restart (expected: ready, it has no server connection)");
+            }
+            nodeRole = "; " + worker.nodeAgentLabel() + " (--tunnel=false) stayed ready";
+        }
         return a.spec.serverId() + " stopped and started again on " + LabTenant.hostPort(listening) + " in "
                 + Lab.millis(restarted) + "; agent " + agentId + " reconnected " + Lab.millis(reconnect)
                 + " after the stop; pod after-restart admitted through the new server: schedulerName="
-                + schedulerName + " (" + admission.timings() + ")";
+                + schedulerName + " (" + admission.timings() + ")" + nodeRole;
     }
 
     // --- 9 ----------------------------------------------------------------------------------------------------
@@ -626,7 +752,8 @@ final class LabChecks {
         if (registered.isEmpty()) {
             throw new CheckFailed(node + ": kubelet has no device plugin registered for " + ResourceNames.NVIDIA_GPU
                     + " (kubelet.sock in " + tenant.kubelet().directory() + "; agent's device plugin: "
-                    + PartViews.devicePlugin(tenant.agent()).map(p -> p.snapshot().phase() + " at " + p.config().socket()
+                    + PartViews.devicePlugin(tenant.workers().get(0).nodeAgent()).map(p -> p.snapshot().phase() + " at "
+                    + p.config().socket()
                     + ": " + p.snapshot().detail()).orElse("off") + ")");
         }
         KubeletStandIn.Plugin plugin = registered.get();
@@ -1075,7 +1202,7 @@ final class LabChecks {
         }
         String node = gone.node();
         LabTenant.Worker worker = tenant.worker(node).orElseThrow();
-        Agent agent = worker.agent();
+        Agent agent = worker.nodeAgent();
         HttpClient http = HttpClient.newBuilder().connectTimeout(Lab.CALL_TIMEOUT).build();
         int health = agent.health().orElseThrow(() -> new CheckFailed(node + ": the agent has no health port"))
                 .boundPort();
@@ -1498,7 +1625,7 @@ final class LabChecks {
         } catch (KubernetesClientException e) {
             throw new CheckFailed(pod + ": bind-phase still " + Annotations.BIND_PHASE_ALLOCATING + " after "
                     + Lab.seconds(timeout) + ", node lock " + lockValue(tenant, node) + " (nobody completed the"
-                    + " allocation; agent " + node + " " + tenant.worker(node).map(w -> notReady(w.agent()))
+                    + " allocation; " + tenant.worker(node).map(w -> w.nodeAgentLabel() + " " + notReady(w.nodeAgent()))
                     .orElse("unknown") + ")");
         }
         Pod allocated = tenant.client().pods().inNamespace(namespace).withName(pod).get();

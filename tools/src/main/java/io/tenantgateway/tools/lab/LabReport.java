@@ -65,16 +65,25 @@ public record LabReport(List<CheckResult> checks, Duration wall, List<Endpoints>
     }
 
     /**
-     * Where one worker's agent listens.
+     * Where one of a worker's agents listens (a Kamaji-style worker has two, one entry each).
      *
      * @param statusPage the agent's admin server {@code /ui}
      * @param metrics the agent's health server {@code /metrics}
-     */
-    /**
      * @param doctor {@code tenant-gateway doctor} with the agent's own {@code run} flags: what checks this agent's
      *     setup from outside the process, as an operator would on the node
+     * @param role {@code ""} for a worker's only agent; on a Kamaji-style worker {@code tunnel + webhook} or
+     *     {@code node role, --tunnel=false}
      */
-    public record AgentEndpoints(String node, String statusPage, String metrics, String readyz, String doctor) {
+    public record AgentEndpoints(String node, String statusPage, String metrics, String readyz, String doctor,
+            String role) {
+        public AgentEndpoints {
+            requireNonNull(role, "role");
+        }
+
+        /** A worker's only agent. */
+        public AgentEndpoints(String node, String statusPage, String metrics, String readyz, String doctor) {
+            this(node, statusPage, metrics, readyz, doctor, "");
+        }
     }
 
     /**

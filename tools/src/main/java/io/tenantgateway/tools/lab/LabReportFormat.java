@@ -79,7 +79,8 @@ final class LabReportFormat {
                     + "); ProxyService " + tenant.proxyService());
             line(out, "webhook Service", tenant.webhookService());
             for (LabReport.AgentEndpoints agent : tenant.agents()) {
-                line(out, "status page", agent.statusPage() + "  (agent " + agent.node() + ")");
+                line(out, "status page", agent.statusPage() + "  (agent " + agent.node()
+                        + (agent.role().isEmpty() ? "" : ", " + agent.role()) + ")");
                 line(out, "metrics", agent.metrics());
                 line(out, "readiness", agent.readyz());
                 line(out, "doctor", agent.doctor());
@@ -127,6 +128,9 @@ final class LabReportFormat {
             for (LabReport.AgentEndpoints agent : tenant.agents()) {
                 ObjectNode entry = agents.addObject();
                 entry.put("node", agent.node());
+                if (!agent.role().isEmpty()) {
+                    entry.put("role", agent.role());
+                }
                 putPages(entry, agent);
             }
         }

@@ -69,9 +69,12 @@ import picocli.CommandLine;
  * address (kube-proxy stand-in) and its workers, each with a Node, a kubelet stand-in and an agent started with
  * {@code tenant-gateway run}'s real flags and wiring. The first worker's agent serves the tenant's webhook; with more
  * than one worker it announces {@code default-route=true} and the server routes by {@code defaultRoute,default}, so
- * every dial of the tenant's tunnel goes through that agent, whose dial policy the checks read.
+ * every dial of the tenant's tunnel goes through that agent, whose dial policy the checks read. A Kamaji-style
+ * worker ({@link WorkerSpec#nodeRole}) runs two agents, as under Kamaji with the chart's node role: the tunnel agent
+ * (tunnel, webhook) and the node agent ({@code --tunnel=false}: devices, device plugin, lock controller, monitor).
  *
- * <p>Lifecycle: {@link #startControlPlane}, then {@link #startAgents} (or {@link Worker#startAgent} per worker);
+ * <p>Lifecycle: {@link #startControlPlane}, then {@link #startAgents} (or {@link Worker#startAgent} and {@link
+ * Worker#startNodeAgent} per worker);
  * {@link #close()} stops everything in reverse. Methods are called from the lab's thread.
  */
 final class LabTenant implements AutoCloseable {
@@ -112,12 +115,21 @@ final class LabTenant implements AutoCloseable {
      * @param mockDevices the worker's {@code --mock-devices}, Hygon and Ascend parts ({@code ""}: none), e.g.
      *     {@code Ascend910B4:2,DCU-K100:1}
      * @param webhook whether its agent serves the tenant's webhook (the Service's endpoint)
+     * @param nodeRole Kamaji-style: two agents on the worker, as the chart's {@code mode=kamaji} with devices renders
+     *     them: Kamaji's konnectivity-agent (tunnel and webhook, {@code --enable-lock-controller=false}, no devices)
+     *     and the node role ({@code --tunnel=false}: device registration, device plugin, lock controller, vGPU
+     *     monitor); otherwise one agent with everything on
      */
-    record WorkerSpec(String node, String mockGpus, int gpus, String mockDevices, boolean webhook) {
+    record WorkerSpec(String node, String mockGpus, int gpus, String mockDevices, boolean webhook, boolean nodeRole) {
         WorkerSpec {
             requireNonNull(node, "node");
             requireNonNull(mockGpus, "mockGpus");
             requireNonNull(mockDevices, "mockDevices");
+        }
+
+        /** One agent with every part on. */
+        WorkerSpec(String node, String mockGpus, int gpus, String mockDevices, boolean webhook) {
+            this(node, mockGpus, gpus, mockDevices, webhook, false);
         }
 
         /**
@@ -279,15 +291,31 @@ final class LabTenant implements AutoCloseable {
 
     /**
      * One worker of the tenant: its kubelet stand-in (under its directory: the tenant's for the first worker,
-     * {@code <tenant>/<node>} for the others) and its agent.
+     * {@code <tenant>/<node>} for the others) and its agent, or with {@link WorkerSpec#nodeRole} its two agents:
+     * the tunnel agent (Kamaji's konnectivity-agent: tunnel and webhook) and the node agent ({@code --tunnel=false}:
+     * devices, device plugin, lock controller, vGPU monitor).
      */
     final class Worker {
+        /**
+         * The flags only the node role takes (devices, device plugin, lock controller, monitor); with {@link
+         * WorkerSpec#nodeRole} the tunnel agent runs without them and with {@code --enable-lock-controller=false}.
+         */
+        private static final List<String> NODE_FLAGS = List.of("--node-name=", "--device-source=",
+                "--handshake-interval=", "--monitor", "--device-plugin", "--enable-lock-controller=",
+                "--pod-field-selector=", "--mock-gpus=", "--mock-devices=", "--device-split-count=");
+        /** The flags of the tunnel and the webhook: the node role ({@code --tunnel=false}) takes none of them. */
+        private static final List<String> TUNNEL_FLAGS = List.of("--proxy-server-host=", "--proxy-server-port=",
+                "--ca-cert=", "--sync-interval-cap=", "--service-account-token-path=", "--agent-cert=",
+                "--agent-key=", "--agent-identifiers=", "--dial-allow=", "--webhook-", "--enable-webhook=",
+                "--enable-ascend");
+
         final WorkerSpec spec;
         private final Path home;
         private KubeletStandIn kubelet;
         private Path kubeletDir;
         private Path ownedKubeletDir;
         private Agent agent;
+        private Agent nodeAgent;
 
         private Worker(WorkerSpec spec, Path home) {
             this.spec = spec;
@@ -298,9 +326,52 @@ final class LabTenant implements AutoCloseable {
             return spec.node();
         }
 
-        /** The worker's agent, {@code null} before {@link #startAgent}. */
+        /**
+         * The worker's agent with the tunnel (and the webhook where the worker serves it), {@code null} before
+         * {@link #startAgent}; without {@link WorkerSpec#nodeRole} also the one with the devices.
+         */
         Agent agent() {
             return agent;
+        }
+
+        /**
+         * The agent with the devices, the device plugin, the lock controller and the monitor: the node agent
+         * ({@code --tunnel=false}) with {@link WorkerSpec#nodeRole}, else {@link #agent()}.
+         */
+        Agent nodeAgent() {
+            return spec.nodeRole() ? nodeAgent : agent;
+        }
+
+        /** Whether the worker runs two agents, Kamaji-style ({@link WorkerSpec#nodeRole}). */
+        boolean split() {
+            return spec.nodeRole();
+        }
+
+        /** The worker's agents: the tunnel agent, then the node agent where there is one. */
+        List<Agent> agents() {
+            List<Agent> out = new ArrayList<>();
+            if (agent != null) {
+                out.add(agent);
+            }
+            if (split() && nodeAgent != null) {
+                out.add(nodeAgent);
+            }
+            return out;
+        }
+
+        /** How the output names the agent with the tunnel: {@code agent worker-a} or {@code tunnel agent worker-a}. */
+        String tunnelAgentLabel() {
+            return (split() ? "tunnel agent " : "agent ") + spec.node();
+        }
+
+        /** How the output names the agent with the devices: {@code agent worker-a} or {@code node agent worker-a}. */
+        String nodeAgentLabel() {
+            return (split() ? "node agent " : "agent ") + spec.node();
+        }
+
+        /** The node agent's {@code --agent-id} (its name on its status page and in its logs). */
+        String nodeAgentId() {
+            return spec.node() + "-node";
         }
 
         /** The worker's kubelet stand-in, {@code null} where Unix sockets are not available. */
@@ -360,22 +431,70 @@ final class LabTenant implements AutoCloseable {
             }
         }
 
-        /** The agent of the worker, from {@code tenant-gateway run}'s flags (see {@link #agentArgs()}). */
+        /**
+         * The agent of the worker with the tunnel, from {@code tenant-gateway run}'s flags (see {@link
+         * #agentArgs()}).
+         */
         void startAgent() {
-            AgentCommand command = new AgentCommand();
-            new CommandLine(command).parseArgs(agentArgs().toArray(String[]::new));
-            Agent created = new Agent(command.toConfig(), clock);
-            synchronized (started) { // the workers' agents start at once
-                started.add(created);
-            }
+            Agent created = newAgent(agentArgs());
             agent = created;
             created.start();
             PartViews.webhook(created).map(WebhookServer::port)
                     .ifPresent(port -> webhookService.endpoint(new InetSocketAddress("127.0.0.1", port)));
         }
 
-        /** The worker agent's {@code tenant-gateway run} arguments: short intervals, everything on loopback. */
+        /** The node agent ({@code --tunnel=false}, see {@link #nodeAgentArgs()}); nothing without one. */
+        void startNodeAgent() {
+            if (!split()) {
+                return;
+            }
+            Agent created = newAgent(nodeAgentArgs());
+            nodeAgent = created;
+            created.start();
+        }
+
+        private Agent newAgent(List<String> args) {
+            AgentCommand command = new AgentCommand();
+            new CommandLine(command).parseArgs(args.toArray(String[]::new));
+            Agent created = new Agent(command.toConfig(), clock);
+            synchronized (started) { // the workers' agents start at once
+                started.add(created);
+            }
+            return created;
+        }
+
+        /**
+         * The {@code tenant-gateway run} arguments of the agent with the tunnel: {@link #allArgs()}, or with {@link
+         * WorkerSpec#nodeRole} those of Kamaji's konnectivity-agent as the chart renders them: no device, device
+         * plugin, lock controller or monitor flag, {@code --enable-lock-controller=false}.
+         */
         List<String> agentArgs() {
+            if (!split()) {
+                return allArgs();
+            }
+            List<String> args = allArgs().stream().filter(arg -> NODE_FLAGS.stream().noneMatch(arg::startsWith))
+                    .collect(Collectors.toCollection(ArrayList::new));
+            args.add("--enable-lock-controller=false");
+            return args;
+        }
+
+        /**
+         * The node agent's arguments (with {@link WorkerSpec#nodeRole}), as the chart's node DaemonSet renders them:
+         * {@code --tunnel=false}, its own {@code --agent-id} and health and admin ports, and the same device, device
+         * plugin, lock controller and monitor flags {@link #allArgs()} has; none of the tunnel's or the webhook's.
+         */
+        List<String> nodeAgentArgs() {
+            List<String> args = new ArrayList<>(List.of("--tunnel=false", "--agent-id=" + nodeAgentId()));
+            allArgs().stream().filter(arg -> !arg.startsWith("--agent-id="))
+                    .filter(arg -> TUNNEL_FLAGS.stream().noneMatch(arg::startsWith)).forEach(args::add);
+            return args;
+        }
+
+        /**
+         * One agent's {@code tenant-gateway run} arguments with every part: short intervals, everything on
+         * loopback.
+         */
+        private List<String> allArgs() {
             List<String> args = new ArrayList<>(List.of(
                     "--proxy-server-host=127.0.0.1",
                     "--proxy-server-port=" + server.agentAddress().getPort(),
@@ -447,6 +566,9 @@ final class LabTenant implements AutoCloseable {
         }
 
         private void close() {
+            if (nodeAgent != null) {
+                LabTenant.this.close(nodeAgent);
+            }
             if (agent != null) {
                 LabTenant.this.close(agent);
             }
@@ -577,10 +699,11 @@ final class LabTenant implements AutoCloseable {
         return workers.stream().filter(w -> w.node().equals(node)).findFirst();
     }
 
-    /** Starts every worker's agent at once, as DaemonSet pods would (each blocks on its own informers). */
+    /** Starts every worker's agents, one after another (the lab starts them at once). */
     void startAgents() {
         for (Worker worker : workers) {
             worker.startAgent();
+            worker.startNodeAgent();
         }
     }
 
@@ -655,7 +778,7 @@ final class LabTenant implements AutoCloseable {
         Collections.reverse(reverse);
         for (Worker worker : workers) {
             worker.close();
-            reverse.remove(worker.agent());
+            reverse.removeAll(worker.agents());
         }
         if (server != null) {
             server.close();

@@ -45,9 +45,9 @@ class LabBreakagesIT {
         assertThat(report.checks()).allSatisfy(check -> assertThat(check.passed()).as("check %d", check.number())
                 .isFalse());
         assertThat(report.check(1).evidence()).isEqualTo("tenant-a: tenant-a-kas-0 has agents [] (expected:"
-                + " [worker-a]); agent not ready: server-connected failed: no servers connected");
-        assertThat(report.check(2).evidence()).isEqualTo("worker-a: no hami.io/node-nvidia-register annotation (agent"
-                + " worker-a runs without device registration: --device-source=none)");
+                + " [worker-a]); tunnel agent worker-a not ready: server-connected failed: no servers connected");
+        assertThat(report.check(2).evidence()).isEqualTo("worker-a: no hami.io/node-nvidia-register annotation (node"
+                + " agent worker-a runs without device registration: --device-source=none)");
         assertThat(report.check(5).evidence()).startsWith("second bind refused: node worker-b has been locked within"
                 + " 5m0s: node lock contention (lock of team-b/b-lock-1 still held after ")
                 .endsWith(": nobody completed the allocation)");

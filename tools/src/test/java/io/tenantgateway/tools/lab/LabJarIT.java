@@ -44,7 +44,11 @@ class LabJarIT {
             assertThat(checks.get(i).path("result").asString()).as("check %d: %s", i + 1,
                     checks.get(i).path("evidence").asString()).isEqualTo("PASS");
         }
-        assertThat(evidence(checks, 1)).contains("tenant-a-kas-0 (token auth) ← agent worker-a READY",
+        assertThat(evidence(checks, 1)).contains("tenant-a-kas-0 (token auth) ← tunnel agent worker-a READY (Kamaji's"
+                + " konnectivity-agent: tunnel + webhook, --enable-lock-controller=false; parts webhook), node agent"
+                + " worker-a (--tunnel=false, --agent-id=worker-a-node) ready [shutdown, devices-registered,"
+                + " device-plugin-registered, lock-controller-synced, monitor], no server connection; parts device"
+                + " registration, device plugin, lock controller, vGPU monitor",
                 "tenant-b-kas-0 (mTLS) ← agent worker-b READY, agent worker-b2 READY", "nodes [worker-a]",
                 "nodes [worker-b, worker-b2]");
         assertThat(evidence(checks, 2)).contains("worker-a: 1 × NVIDIA A100-SXM4-80GB 81920 MiB split 10",
@@ -56,11 +60,20 @@ class LabJarIT {
                 "capacity hygon.com/dcunum=4")
                 .containsPattern("handshake \"Reported_\\d{4}\\.\\d{2}\\.\\d{2} \\d{2}:\\d{2}:\\d{2}\"")
                 .containsPattern("handshake \"Reported \\d{4}-\\d{2}-\\d{2} [0-9:.]+ \\+0000 UTC m=\\+[0-9.]+\"");
-        assertThat(evidence(checks, 3)).contains("via tenant-a-kas-0 → webhook on worker-a: allowed",
+        assertThat(evidence(checks, 3)).contains("via tenant-a-kas-0 → webhook on worker-a's tunnel agent: allowed",
                 "via tenant-b-kas-0 → webhook on worker-b: allowed", "schedulerName=hami-scheduler gpu=1 gpucores=100");
         assertThat(evidence(checks, 4)).contains("a-share-1…4 (20480 MiB / 25 % each) share worker-a #0 GPU-",
                 "a-share-5 refused by Filter: worker-a: no GPU fits container cuda (1 × 20480 MiB, 25 % cores)",
-                "memory: 0 of 81920 MiB free, 20480 requested", "b-share-1 → #0 GPU-", "b-share-2 → #1 GPU-");
+                "memory: 0 of 81920 MiB free, 20480 requested", "b-share-1 → #0 GPU-", "b-share-2 → #1 GPU-",
+                " CUDA_DEVICE_MEMORY_LIMIT_0=20480m CUDA_DEVICE_SM_LIMIT=25 ",
+                ", bind-phase success, node lock released by worker-a's node agent (its ",
+                "; worker-a's tunnel agent runs neither))")
+                .containsPattern("\\(a-share-1: admitted by worker-a's tunnel agent webhook 127\\.0\\.0\\.1:\\d+"
+                        + " through tenant-a-kas-0, Allocate\\(cuda, \\[GPU-[0-9a-f-]+\\]\\) served by worker-a's"
+                        + " node agent \\(--tunnel=false\\) device plugin nvidia-gpu\\.sock → env"
+                        + " NVIDIA_VISIBLE_DEVICES=GPU-")
+                .containsPattern("node lock released by worker-a's node agent \\(its (lock controller|device plugin"
+                        + " after Allocate);");
         assertThat(evidence(checks, 5)).contains("worker-b: bind b-lock-1 ok, node lock held", "until the agent's device"
                 + " plugin completed the allocation in kubelet's Allocate", "bind b-lock-2 ok");
         assertThat(evidence(checks, 6)).contains("tenant-a API: node worker-a (1 × NVIDIA A100-SXM4-80GB)",
@@ -77,7 +90,8 @@ class LabJarIT {
                 .containsPattern("tenant-b tunnel → worker-b admin port 127\\.0\\.0\\.1:\\d+: dial to"
                         + " 127\\.0\\.0\\.1:\\d+ denied by policy \\(agent admin port\\)");
         assertThat(evidence(checks, 8)).contains("tenant-a-kas-0 stopped and started again", "agent worker-a"
-                + " reconnected", "pod after-restart admitted through the new server: schedulerName=hami-scheduler");
+                + " reconnected", "pod after-restart admitted through the new server: schedulerName=hami-scheduler",
+                "; node agent worker-a (--tunnel=false) stayed ready");
         assertThat(evidence(checks, 9)).contains("worker-b: device plugin registered with kubelet (v1beta1, endpoint"
                 + " nvidia-gpu.sock, nvidia.com/gpu, preferred allocation on), ListAndWatch 20 × Healthy",
                 "kubelet Allocate(cuda, [GPU-", "CUDA_DEVICE_MEMORY_LIMIT_0=2048m CUDA_DEVICE_SM_LIMIT=20",
@@ -117,6 +131,18 @@ class LabJarIT {
             assertThat(tenant.path("statusPage").asString()).startsWith("http://127.0.0.1:").endsWith("/ui");
             assertThat(tenant.path("apiServer").asString()).startsWith("http://127.0.0.1:");
         }
+        // worker-a, Kamaji-style: two agents, each with its own pages and its own doctor line.
+        JsonNode agentsA = report.path("tenants").get(0).path("agents");
+        assertThat(agentsA.valueStream().map(a -> a.path("node").asString() + " " + a.path("role").asString())
+                .toList()).containsExactly("worker-a tunnel + webhook", "worker-a node role, --tunnel=false");
+        assertThat(agentsA.get(0).path("doctor").asString()).contains("--proxy-server-port=", "--webhook-listen=",
+                "--enable-lock-controller=false")
+                .doesNotContain("--device-source", "--device-plugin", "--tunnel=false");
+        assertThat(agentsA.get(1).path("doctor").asString()).contains("--tunnel=false", "--device-source=mock",
+                "--device-plugin=true", "--enable-lock-controller=true").doesNotContain("--proxy-server", "--webhook",
+                "--ca-cert", "--dial-allow");
+        assertThat(agentsA.get(0).path("statusPage").asString()).isNotEqualTo(agentsA.get(1).path("statusPage")
+                .asString());
 
         assertThat(result.err()).contains("lab: [1/11] control planes up, agents connected …", "lab: [11/11] PASS");
         Path log = dir.resolve("lab.log");

@@ -114,4 +114,31 @@ class LabReportFormatTest {
                         "readiness        http://127.0.0.1:7/readyz?verbose",
                         "doctor           bin/tenant-gateway doctor --node-name=worker-a2");
     }
+
+    @Test
+    void aKamajiStyleWorkersTwoAgentsAreListedWithTheirRoles() {
+        LabReport.Endpoints tenant = new LabReport.Endpoints("tenant-a", "http://127.0.0.1:1/",
+                "/tmp/lab/tenant-a/kubeconfig", "127.0.0.1:2", "token auth", "uds /tmp/lab/tenant-a/k.socket",
+                "tenant-gateway-webhook.kube-system.svc = 127.0.0.1:3", List.of(
+                        new LabReport.AgentEndpoints("worker-a", "http://127.0.0.1:4/ui", "http://127.0.0.1:5/metrics",
+                                "http://127.0.0.1:5/readyz?verbose", "bin/tenant-gateway doctor --agent-id=worker-a",
+                                "tunnel + webhook"),
+                        new LabReport.AgentEndpoints("worker-a", "http://127.0.0.1:6/ui", "http://127.0.0.1:7/metrics",
+                                "http://127.0.0.1:7/readyz?verbose", "bin/tenant-gateway doctor --tunnel=false",
+                                "node role, --tunnel=false")));
+        LabReport report = new LabReport(report(true, Set.of()).checks(), Duration.ZERO, List.of(tenant), Set.of());
+
+        assertThat(LabReportFormat.endpoints(report)).contains(
+                "status page      http://127.0.0.1:4/ui  (agent worker-a, tunnel + webhook)",
+                "status page      http://127.0.0.1:6/ui  (agent worker-a, node role, --tunnel=false)",
+                "doctor           bin/tenant-gateway doctor --tunnel=false");
+        JsonNode agents = JsonMapper.builder().build().readTree(LabReportFormat.json(report)).path("tenants").get(0)
+                .path("agents");
+        assertThat(agents.get(0).path("role").asString()).isEqualTo("tunnel + webhook");
+        assertThat(agents.get(1).path("role").asString()).isEqualTo("node role, --tunnel=false");
+        assertThat(agents.get(1).path("statusPage").asString()).isEqualTo("http://127.0.0.1:6/ui");
+        JsonNode single = JsonMapper.builder().build().readTree(LabReportFormat.json(report(true, Set.of())));
+        assertThat(single.path("tenants").get(0).path("agents").get(0).has("role")).as("one agent per worker: no role")
+                .isFalse();
+    }
 }
