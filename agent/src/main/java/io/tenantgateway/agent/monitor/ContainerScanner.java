@@ -3,6 +3,7 @@ package io.tenantgateway.agent.monitor;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.monitor.policy.CleanupPolicy;
+import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.hami.ContainerDevice;
 import io.tenantgateway.hami.DeviceAllocationCodec;
@@ -19,6 +20,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -29,6 +31,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -41,11 +49,22 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: {@link #scan} runs on the monitor's one thread; the counters are read from any thread.
  */
-final class ContainerScanner {
+final class ContainerScanner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ContainerScanner.class);
     /** HAMi-core leaves its {@code .cache} and at most a library in a directory: more entries are not looked at. */
     private static final int MAX_ENTRIES_PER_DIRECTORY = 8;
     private static final String CACHE_SUFFIX = ".cache";
+    /**
+     * The longest a region read may take. A read of a regular file takes microseconds; one that takes longer met a
+     * file the container swapped for a FIFO after the regular-file check, whose open blocks until a writer comes.
+     */
+    static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Reads one region file ({@link SharedRegion#read(Path)}; tests give a slower one). */
+    @FunctionalInterface
+    interface RegionSource {
+        RegionRead read(Path file) throws IOException;
+    }
 
     private final Path root;
     private final CleanupPolicy cleanup;
@@ -55,9 +74,21 @@ final class ContainerScanner {
     private final AtomicLong removed = new AtomicLong();
     private final AtomicLong overLimit = new AtomicLong();
     private final AtomicLong scans = new AtomicLong();
+    private final AtomicLong blockedReads = new AtomicLong();
+    private final RegionSource source;
+    private final Duration readTimeout;
+    /** Directories whose read blocked once: never read again (their pod is hostile or broken). */
+    private final Set<String> blocked = new HashSet<>();
+    private volatile ExecutorService reader;
     private Map<String, Instant> orphanSince = Map.of();
 
     ContainerScanner(Path root, CleanupPolicy cleanup, int maxContainers) {
+        this(root, cleanup, maxContainers, SharedRegion::read, READ_TIMEOUT);
+    }
+
+    ContainerScanner(Path root, CleanupPolicy cleanup, int maxContainers, RegionSource source, Duration readTimeout) {
+        this.source = requireNonNull(source, "source");
+        this.readTimeout = requireNonNull(readTimeout, "readTimeout");
         this.root = requireNonNull(root, "root");
         this.cleanup = requireNonNull(cleanup, "cleanup");
         this.maxContainers = maxContainers;
@@ -78,12 +109,16 @@ final class ContainerScanner {
             byUid.put(pod.uid(), pod);
         }
         Set<String> directories = directories();
+        blocked.retainAll(directories);
         List<ContainerUsage> containers = new ArrayList<>();
         Set<String> withRegion = new HashSet<>();
         for (String directory : directories) {
             Optional<String> uid = CleanupPolicy.podUid(directory);
             PodInfo pod = uid.map(byUid::get).orElse(null);
             if (pod == null || pod.terminal()) {
+                continue;
+            }
+            if (blocked.contains(directory)) {
                 continue;
             }
             String container = CleanupPolicy.containerName(directory).orElseThrow();
@@ -122,13 +157,15 @@ final class ContainerScanner {
 
     /**
      * Regions skipped since start, by reason ({@code unreadable}: the file could not be opened or read;
-     * {@code over_limit}: a directory past the scan's limit, not read).
+     * {@code over_limit}: a directory past the scan's limit, not read; {@code blocked}: a read that did not end within
+     * {@link #READ_TIMEOUT}, its directory never read again).
      */
     Map<String, Long> skipped() {
         Map<String, Long> out = new HashMap<>();
         skipped.forEach((reason, count) -> out.put(reason.name().toLowerCase(java.util.Locale.ROOT), count.get()));
         out.put("unreadable", unreadable.get());
         out.put("over_limit", overLimit.get());
+        out.put("blocked", blockedReads.get());
         return out;
     }
 
@@ -183,7 +220,11 @@ final class ContainerScanner {
         caches.sort(null);
         for (Path cache : caches) {
             try {
-                RegionRead read = SharedRegion.read(cache);
+                RegionRead read = read(cache);
+                if (read == null) {
+                    blocked.add(directory.getFileName().toString());
+                    return Optional.empty();
+                }
                 if (read.isOk()) {
                     return Optional.of(read);
                 }
@@ -195,6 +236,46 @@ final class ContainerScanner {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Reads {@code file} on the reader thread, waiting at most the read timeout; null when the read did not end
+     * then. The blocked thread is left to its open (a daemon; it ends when a writer opens the FIFO) and a new one
+     * reads next: at most one such thread per directory, which is never read again.
+     */
+    private RegionRead read(Path file) throws IOException {
+        if (reader == null) {
+            reader = Executors.newSingleThreadExecutor(DaemonThreads.named("tg-monitor-read"));
+        }
+        Future<RegionRead> read = reader.submit(() -> source.read(file));
+        try {
+            return read.get(readTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            read.cancel(true);
+            reader.shutdownNow();
+            reader = null;
+            blockedReads.incrementAndGet();
+            log.atWarn().addKeyValue("file", PeerText.quote(file.toString())).addKeyValue("timeout",
+                    io.tenantgateway.common.time.GoDuration.format(readTimeout))
+                    .log("HAMi-core region read blocked (not a regular file any more?): its directory is not read"
+                            + " again");
+            return null;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (reader != null) {
+            reader.shutdownNow();
+        }
     }
 
     /**

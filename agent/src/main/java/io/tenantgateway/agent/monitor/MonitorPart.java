@@ -215,6 +215,9 @@ public final class MonitorPart implements Part {
         if (executor != null) {
             executor.shutdownNow();
         }
+        if (scanner != null) {
+            scanner.close();
+        }
         if (endpoint != null) {
             endpoint.close();
         }

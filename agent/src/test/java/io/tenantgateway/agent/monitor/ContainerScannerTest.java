@@ -101,6 +101,40 @@ class ContainerScannerTest {
     }
 
     @Test
+    void aReadThatBlocksIsGivenUpItsDirectoryNotReadAgainAndTheScanGoesOn() throws Exception {
+        // A container can swap its .cache for a FIFO after the regular-file check: the open then blocks.
+        Path dir = root.resolve(UID_A + "_cuda");
+        SimulatedRegion.write(dir.resolve("r.cache"), 1, List.of(new SimulatedRegion.Device("GPU-1", 100, 0, 10, 1)),
+                0);
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        try (ContainerScanner scanner = new ContainerScanner(root, new CleanupPolicy(Duration.ofMinutes(5)), 1024,
+                file -> {
+                    reads.incrementAndGet();
+                    try {
+                        never.await(); // a FIFO's open, which no interrupt ends; the test's stand-in ends on one
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new java.io.IOException("released");
+                }, Duration.ofMillis(200))) {
+            List<PodInfo> pods = List.of(pod(UID_A, "a", false, ";GPU-1,NVIDIA,2048,50:;", "cuda"));
+
+            MonitorSnapshot first = scanner.scan(pods, Optional.empty(), NOW);
+            assertThat(first.containers()).as("the annotation stands in").singleElement()
+                    .satisfies(c -> assertThat(c.source()).isEqualTo(ContainerUsage.Source.ANNOTATION));
+            assertThat(scanner.skipped()).containsEntry("blocked", 1L);
+
+            MonitorSnapshot second = scanner.scan(pods, Optional.empty(), NOW.plusSeconds(5));
+            assertThat(reads).as("the directory is not read again").hasValue(1);
+            assertThat(second.containers()).hasSize(1);
+            assertThat(scanner.skipped()).containsEntry("blocked", 1L);
+        } finally {
+            never.countDown();
+        }
+    }
+
+    @Test
     void noDirectoryYetIsAnEmptyScan() {
         ContainerScanner scanner = new ContainerScanner(root.resolve("absent"), new CleanupPolicy(Duration.ZERO), 8);
         MonitorSnapshot snapshot = scanner.scan(List.of(), Optional.empty(), NOW);
