@@ -106,16 +106,17 @@ public final class MonitorPart implements Part {
         }
         KubernetesClient client = context.kubernetes();
         executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("tg-monitor"));
-        List<PodInfo>[] pods = new List[] {List.of()};
+        // The last pods the API listed: a scan whose list fails still reads the regions of the pods known.
+        AtomicReference<List<PodInfo>> pods = new AtomicReference<>(List.of());
         executor.scheduleWithFixedDelay(() -> {
             Optional<String> error = Optional.empty();
             try {
-                pods[0] = pods(client, node);
+                pods.set(pods(client, node));
             } catch (RuntimeException e) {
                 error = Optional.of(KubernetesClients.describeFailure(client, e));
             }
             try {
-                latest.set(scan.scan(pods[0], error, clock.instant()));
+                latest.set(scan.scan(pods.get(), error, clock.instant()));
             } catch (RuntimeException e) {
                 log.atError().setCause(e).log("vGPU monitor scan failed");
             }
