@@ -710,14 +710,9 @@ public final class HamiAllocator implements Allocator, AutoCloseable {
             }
             return new Found(pod, true);
         }
-        var onNode = config.podFieldSelector() ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
-                : client.pods().inAnyNamespace();
-        List<Pod> pods = Pages.all(Pages.PODS, onNode::list);
         Map<PodView, Pod> candidates = new LinkedHashMap<>();
-        for (Pod pod : pods) {
-            if (pod.getSpec() != null && node.equals(pod.getSpec().getNodeName())) {
-                candidates.put(view(pod), pod);
-            }
+        for (Pod pod : Pages.podsOn(client, node, config.podFieldSelector())) {
+            candidates.put(view(pod), pod);
         }
         Optional<PodView> picked = pending.pick(new ArrayList<>(candidates.keySet()));
         if (picked.isEmpty()) {

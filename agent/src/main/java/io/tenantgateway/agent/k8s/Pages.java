@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -34,5 +36,22 @@ public final class Pages {
             token = page.getMetadata() == null ? null : page.getMetadata().getContinue();
         } while (token != null && !token.isEmpty());
         return items;
+    }
+
+    /**
+     * This node's pods, page after page of {@link #PODS}: listed with the field selector {@code spec.nodeName=node}
+     * ({@code fieldSelector} false only against fabric8's CRUD mock, which matches nothing with it) and kept only when
+     * bound to {@code node} either way.
+     */
+    public static List<Pod> podsOn(KubernetesClient client, String node, boolean fieldSelector) {
+        var pods = fieldSelector ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
+                : client.pods().inAnyNamespace();
+        List<Pod> onNode = new ArrayList<>();
+        for (Pod pod : all(PODS, pods::list)) {
+            if (pod.getSpec() != null && node.equals(pod.getSpec().getNodeName())) {
+                onNode.add(pod);
+            }
+        }
+        return onNode;
     }
 }

@@ -188,12 +188,9 @@ public final class MonitorPart implements Part {
 
     /** This node's pods, as the monitor needs them. */
     private List<PodInfo> pods(KubernetesClient client, String node) {
-        var onNode = config.podFieldSelector() ? client.pods().inAnyNamespace().withField("spec.nodeName", node)
-                : client.pods().inAnyNamespace();
         List<PodInfo> out = new ArrayList<>();
-        for (Pod pod : Pages.all(Pages.PODS, onNode::list)) {
-            if (pod.getSpec() == null || !node.equals(pod.getSpec().getNodeName()) || pod.getMetadata() == null
-                    || pod.getMetadata().getUid() == null) {
+        for (Pod pod : Pages.podsOn(client, node, config.podFieldSelector())) {
+            if (pod.getMetadata() == null || pod.getMetadata().getUid() == null) {
                 continue;
             }
             String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
