@@ -118,14 +118,11 @@ final class ContainerScanner implements AutoCloseable {
             if (pod == null || pod.terminal()) {
                 continue;
             }
-            if (blocked.contains(directory)) {
-                continue;
-            }
             String container = CleanupPolicy.containerName(directory).orElseThrow();
             if (pod.entryIndex(container) < 0) {
                 continue; // HAMi reads spec.containers only
             }
-            region(root.resolve(directory)).ifPresent(read -> {
+            region(directory).read().ifPresent(read -> {
                 containers.add(new ContainerUsage(pod.namespace(), pod.name(), container,
                         ContainerUsage.Source.REGION, read.snapshot().devices().stream()
                                 .filter(device -> !device.uuid().isEmpty()).toList(),
@@ -175,6 +172,22 @@ final class ContainerScanner implements AutoCloseable {
     }
 
     private Set<String> directories() {
+        try {
+            return listDirectories();
+        } catch (IOException e) {
+            log.atWarn().addKeyValue("dir", root).addKeyValue("err", e.toString())
+                    .log("cannot list HAMi-core's container directories");
+            return new TreeSet<>();
+        }
+    }
+
+    /**
+     * The container directories under the root, sorted, at most the scan's limit (the rest counted as
+     * {@code over_limit}); none when the root does not exist yet (the first Allocate makes it).
+     *
+     * @throws IOException when the root exists and cannot be listed
+     */
+    Set<String> listDirectories() throws IOException {
         Set<String> out = new TreeSet<>();
         if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
             return out;
@@ -190,15 +203,30 @@ final class ContainerScanner implements AutoCloseable {
                 }
                 out.add(entry.getFileName().toString());
             }
-        } catch (IOException e) {
-            log.atWarn().addKeyValue("dir", root).addKeyValue("err", e.toString())
-                    .log("cannot list HAMi-core's container directories");
         }
         return out;
     }
 
-    /** The region of a container directory: its first regular {@code .cache} file that reads as one. */
-    private Optional<RegionRead> region(Path directory) {
+    /**
+     * What a container directory holds: its region, read (the first regular {@code .cache} file that reads as one) or
+     * the last one rejected; or why none could be read; both empty when there is no region file yet (no CUDA call).
+     */
+    record Found(Optional<RegionRead> region, Optional<String> problem) {
+        static final Found NONE = new Found(Optional.empty(), Optional.empty());
+
+        /** The region, when one read. */
+        Optional<RegionRead> read() {
+            return region.filter(RegionRead::isOk);
+        }
+    }
+
+    /** What the container directory {@code name} holds ({@link Found}); a directory whose read blocked: not read. */
+    Found region(String name) {
+        if (blocked.contains(name)) {
+            return new Found(Optional.empty(), Optional.of("blocked: a read did not end within "
+                    + io.tenantgateway.common.time.GoDuration.format(readTimeout) + "; not read again"));
+        }
+        Path directory = root.resolve(name);
         List<Path> caches = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
             int seen = 0;
@@ -212,30 +240,33 @@ final class ContainerScanner implements AutoCloseable {
                 }
             }
         } catch (NoSuchFileException gone) {
-            return Optional.empty();
+            return Found.NONE;
         } catch (IOException e) {
             unreadable.incrementAndGet();
-            return Optional.empty();
+            return new Found(Optional.empty(), Optional.of("unreadable: " + e.getMessage()));
         }
         caches.sort(null);
+        Found found = Found.NONE;
         for (Path cache : caches) {
             try {
                 RegionRead read = read(cache);
                 if (read == null) {
-                    blocked.add(directory.getFileName().toString());
-                    return Optional.empty();
+                    blocked.add(name);
+                    return region(name);
                 }
                 if (read.isOk()) {
-                    return Optional.of(read);
+                    return new Found(Optional.of(read), Optional.empty());
                 }
                 skipped.get(read.rejection()).incrementAndGet();
                 log.atDebug().addKeyValue("file", PeerText.quote(cache.toString()))
                         .addKeyValue("reason", read.detail()).log("HAMi-core region skipped");
+                found = new Found(Optional.of(read), Optional.empty());
             } catch (IOException e) {
                 unreadable.incrementAndGet();
+                found = new Found(Optional.empty(), Optional.of("unreadable: " + e.getMessage()));
             }
         }
-        return Optional.empty();
+        return found;
     }
 
     /**
@@ -302,7 +333,10 @@ final class ContainerScanner implements AutoCloseable {
             List<ContainerDevice> allocated = entries.get(index);
             for (int i = 0; i < allocated.size() && i < 16; i++) {
                 ContainerDevice device = allocated.get(i);
-                devices.add(new DeviceUsage(i, device.uuid(), Math.max(0, device.memoryMiB()) * 1024 * 1024,
+                // A pod's annotations are its author's to write: a memory figure past what bytes can hold saturates.
+                long memoryMiB = Math.max(0, device.memoryMiB());
+                long limitBytes = memoryMiB > Long.MAX_VALUE >> 20 ? Long.MAX_VALUE : memoryMiB << 20;
+                devices.add(new DeviceUsage(i, device.uuid(), limitBytes,
                         Math.max(0, device.cores()), 0, 0, 0, 0, 0));
             }
             out.add(new ContainerUsage(pod.namespace(), pod.name(), container, ContainerUsage.Source.ANNOTATION,

@@ -13,17 +13,16 @@ import io.tenantgateway.common.text.PeerText;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.hami.region.DeviceUsage;
 import io.tenantgateway.hami.region.RegionRead;
-import io.tenantgateway.hami.region.SharedRegion;
+import io.tenantgateway.agent.monitor.policy.CleanupPolicy;
+import io.tenantgateway.hami.region.RegionSnapshot;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The vGPU monitor's entry in the list of parts: {@code monitor=} in the effective configuration, and {@code doctor}'s
@@ -67,70 +66,68 @@ public final class MonitorKind implements PartKind, PartDoctor {
         if (config.isEmpty()) {
             return DoctorCheck.skip("monitor", "--monitor=false or no devices registered");
         }
-        Path root = config.get().containersDir();
-        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-            // Allocate makes it for the first GPU container: a node that has run none has none yet.
-            return DoctorCheck.pass("monitor", root + ": no GPU container directory yet (the first Allocate makes"
-                    + " it)");
-        }
-        List<String> lines = new ArrayList<>();
-        int directories = 0;
-        int read = 0;
-        int skipped = 0;
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
-            for (Path entry : entries) {
-                if (!Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS) || ++directories > DOCTOR_CONTAINERS) {
-                    continue;
-                }
-                Optional<String> line = region(entry);
-                if (line.isEmpty()) {
-                    lines.add(PeerText.quote(entry.getFileName().toString()) + ": no region yet (no CUDA call)");
-                } else if (line.get().startsWith("skipped")) {
-                    skipped++;
-                    lines.add(PeerText.quote(entry.getFileName().toString()) + ": " + line.get());
-                } else {
-                    read++;
-                    lines.add(PeerText.quote(entry.getFileName().toString()) + ": " + line.get());
-                }
+        MonitorConfig monitor = config.get();
+        Path root = monitor.containersDir();
+        // The scan's own reader: the same limits, the same care with what a container put in its directory.
+        try (ContainerScanner scanner = new ContainerScanner(root, new CleanupPolicy(monitor.cacheGrace()),
+                monitor.maxContainers())) {
+            Set<String> directories;
+            try {
+                directories = scanner.listDirectories();
+            } catch (IOException e) {
+                return DoctorCheck.fail("monitor", "cannot list " + root + ": " + e.getMessage(), "give the agent"
+                        + " read access to the host's /usr/local/vgpu/containers");
             }
-        } catch (IOException e) {
-            return DoctorCheck.fail("monitor", "cannot list " + root + ": " + e.getMessage(), "give the agent read"
-                    + " access to the host's /usr/local/vgpu/containers");
+            if (directories.isEmpty()) {
+                // Allocate makes them for the first GPU container: a node that has run none has none yet.
+                return DoctorCheck.pass("monitor", root + ": no GPU container directory yet (the first Allocate"
+                        + " makes it)");
+            }
+            List<String> lines = new ArrayList<>();
+            int read = 0;
+            int skipped = 0;
+            for (String name : directories) {
+                if (lines.size() == DOCTOR_CONTAINERS) {
+                    lines.add("… and " + (directories.size() - DOCTOR_CONTAINERS) + " more");
+                    break;
+                }
+                ContainerScanner.Found found = scanner.region(name);
+                String line;
+                if (found.read().isPresent()) {
+                    read++;
+                    line = usage(found.read().get().snapshot());
+                } else if (found.region().isPresent()) {
+                    skipped++;
+                    RegionRead rejected = found.region().get();
+                    line = "skipped (" + rejected.rejection().name().toLowerCase(Locale.ROOT) + "): "
+                            + rejected.detail();
+                } else if (found.problem().isPresent()) {
+                    skipped++;
+                    line = "skipped (" + found.problem().get() + ")";
+                } else {
+                    line = "no region yet (no CUDA call)";
+                }
+                lines.add(PeerText.quote(name) + ": " + line);
+            }
+            String summary = root + ": " + directories.size() + " container director"
+                    + (directories.size() == 1 ? "y" : "ies") + ", " + read + " region(s) read"
+                    + (skipped == 0 ? "" : ", " + skipped + " skipped");
+            return skipped == 0 ? new DoctorCheck("monitor", Outcome.PASS, summary, "", lines)
+                    : new DoctorCheck("monitor", Outcome.WARN, summary, "a skipped region was torn, truncated, not"
+                            + " HAMi-core's or not readable: its container's metrics are missing until it reads"
+                            + " again", lines);
         }
-        if (directories > DOCTOR_CONTAINERS) {
-            lines.add("… and " + (directories - DOCTOR_CONTAINERS) + " more");
-        }
-        String summary = root + ": " + directories + " container director" + (directories == 1 ? "y" : "ies") + ", "
-                + read + " region(s) read" + (skipped == 0 ? "" : ", " + skipped + " skipped");
-        return skipped == 0 ? new DoctorCheck("monitor", Outcome.PASS, summary, "", lines)
-                : new DoctorCheck("monitor", Outcome.WARN, summary, "a skipped region was torn, truncated or not"
-                        + " HAMi-core's: its container's metrics are missing until it reads again", lines);
     }
 
-    /** A directory's region, each device's usage against its limits; empty when it has none. */
-    private static Optional<String> region(Path directory) {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*.cache")) {
-            for (Path file : files) {
-                if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-                    continue;
-                }
-                RegionRead read = SharedRegion.read(file);
-                if (!read.isOk()) {
-                    return Optional.of("skipped (" + read.rejection().name().toLowerCase(Locale.ROOT) + "): "
-                            + read.detail());
-                }
-                List<String> devices = new ArrayList<>();
-                for (DeviceUsage device : read.snapshot().devices()) {
-                    devices.add(device.uuidLabel() + " " + mib(device.usedBytes()) + " of " + mib(device.limitBytes())
-                            + " MiB, " + device.smUtilSum() + "% SM" + (device.smLimitPercent() > 0 ? " of "
-                            + device.smLimitPercent() + "%" : ""));
-                }
-                return Optional.of(read.snapshot().liveProcesses() + " process(es); " + String.join("; ", devices));
-            }
-        } catch (IOException e) {
-            return Optional.of("skipped (unreadable): " + e.getMessage());
+    /** A region's processes and each device's usage against its limits. */
+    private static String usage(RegionSnapshot snapshot) {
+        List<String> devices = new ArrayList<>();
+        for (DeviceUsage device : snapshot.devices()) {
+            devices.add(device.uuidLabel() + " " + mib(device.usedBytes()) + " of " + mib(device.limitBytes())
+                    + " MiB, " + device.smUtilSum() + "% SM" + (device.smLimitPercent() > 0 ? " of "
+                    + device.smLimitPercent() + "%" : ""));
         }
-        return Optional.empty();
+        return snapshot.liveProcesses() + " process(es); " + String.join("; ", devices);
     }
 
     private static long mib(long bytes) {

@@ -135,6 +135,17 @@ class ContainerScannerTest {
     }
 
     @Test
+    void anAnnotationMemoryPastWhatBytesHoldSaturatesInsteadOfFailingTheScan() {
+        ContainerScanner scanner = new ContainerScanner(root, new CleanupPolicy(Duration.ofMinutes(5)), 1024);
+
+        MonitorSnapshot snapshot = scanner.scan(List.of(pod(UID_A, "a", false,
+                ";GPU-1,NVIDIA,9223372036854775807,0:;", "cuda")), Optional.empty(), NOW);
+
+        assertThat(snapshot.containers()).singleElement().satisfies(container -> assertThat(container.devices())
+                .singleElement().satisfies(device -> assertThat(device.limitBytes()).isEqualTo(Long.MAX_VALUE)));
+    }
+
+    @Test
     void noDirectoryYetIsAnEmptyScan() {
         ContainerScanner scanner = new ContainerScanner(root.resolve("absent"), new CleanupPolicy(Duration.ZERO), 8);
         MonitorSnapshot snapshot = scanner.scan(List.of(), Optional.empty(), NOW);
