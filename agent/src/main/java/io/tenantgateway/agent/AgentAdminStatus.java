@@ -14,6 +14,11 @@ import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.tunnel.client.TunnelClientSet;
 import io.tenantgateway.webhook.RecentAdmissions;
 import io.tenantgateway.webhook.WebhookServer;
+import io.tenantgateway.agent.part.Part;
+import io.tenantgateway.agent.part.PartKind;
+import io.tenantgateway.agent.part.PartView;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -24,9 +29,12 @@ import java.util.Optional;
  */
 final class AgentAdminStatus implements AgentStatus {
     private final Agent agent;
+    /** The list of parts, for their sections (built once: entries hold settings only). */
+    private final List<PartKind> kinds;
 
     AgentAdminStatus(Agent agent) {
         this.agent = requireNonNull(agent, "agent");
+        this.kinds = Parts.all(agent.config());
     }
 
     @Override
@@ -81,8 +89,16 @@ final class AgentAdminStatus implements AgentStatus {
     }
 
     @Override
-    public Optional<io.tenantgateway.agent.monitor.MonitorSnapshot> monitor() {
-        return PartViews.monitor(agent).map(monitor -> monitor.snapshot());
+    public List<PartView.Section> partSections() {
+        List<PartView.Section> sections = new ArrayList<>();
+        for (PartKind kind : kinds) {
+            Optional<String> title = kind.section();
+            if (title.isPresent()) {
+                sections.add(new PartView.Section(kind.name(), title.get(),
+                        agent.part(kind.name()).flatMap(Part::view)));
+            }
+        }
+        return sections;
     }
 
     @Override

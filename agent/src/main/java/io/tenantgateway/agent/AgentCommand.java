@@ -15,10 +15,11 @@ import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.locks.AllocationConfig;
 import io.tenantgateway.agent.locks.AllocationMode;
 import io.tenantgateway.agent.locks.LockControllerFlags;
-import io.tenantgateway.agent.monitor.MonitorConfig;
-import io.tenantgateway.agent.monitor.MonitorFlags;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.agent.logging.LoggingFlags;
+import io.tenantgateway.agent.part.PartFlags;
+import io.tenantgateway.agent.part.PartKind;
+import io.tenantgateway.agent.part.SharedSettings;
 import io.tenantgateway.agent.webhook.WebhookFlags;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -41,14 +43,15 @@ import picocli.CommandLine.Spec;
  * {@code tenant-gateway run}: the agent. Accepts every {@code konnectivity-agent} flag with the upstream default
  * (so Kamaji's fixed argument list works unchanged) plus tenant-gateway's own flags. Each part's flags are a mixin
  * that maps them onto its part of {@link AgentConfig} and checks them ({@link TunnelFlags}, {@link LoggingFlags},
- * {@link WebhookFlags}, {@link DeviceFlags}, {@link DevicePluginFlags}, {@link LockControllerFlags});
- * {@link #toConfig()} composes the parts and checks the rules between them, once; nothing else reads the flags.
+ * {@link WebhookFlags}, {@link DeviceFlags}, {@link DevicePluginFlags}, {@link LockControllerFlags}, and the flags each
+ * part of {@link Parts#FLAGS} brings, added by {@link PartFlagsMixins}); {@link #toConfig()} composes the parts and
+ * checks the rules between them, once; nothing else reads the flags.
  *
  * <p>Every flag can also come from {@code --config FILE} (YAML, keys are the flag names without dashes); a flag on
  * the command line wins over the file.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        sortOptions = false, abbreviateSynopsis = true,
+        sortOptions = false, abbreviateSynopsis = true, modelTransformer = AgentCommand.PartFlagsMixins.class,
         description = {"Run the agent: a drop-in konnectivity-agent, plus the HAMi parts that are turned on.",
             "With only konnectivity-agent flags it is a pure konnectivity-agent; the HAMi webhook, GPU device"
                 + " registration, the device plugin and the node-lock controller each turn on with their own flags."
@@ -67,7 +70,8 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
     /**
      * {@code --help}'s sections, as agent/REFERENCE.md groups the flags: each option's picocli {@code order} names its
      * section (1 konnectivity-agent, 6 upstream flags accepted but not implemented, 2 tenant-gateway, 3 webhook,
-     * 4 device registration, 7 device plugin, 5 lock controller, 8 vGPU monitor), listed in this order.
+     * 4 device registration, 7 device plugin, 5 lock controller), listed in this order, then the sections of the parts
+     * that bring their own flags ({@link PartFlags#helpOrder()}).
      */
     static final List<UsageHelp.Section> SECTIONS = List.of(
             new UsageHelp.Section(1, "konnectivity-agent flags (upstream names and defaults)"),
@@ -78,8 +82,7 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
             new UsageHelp.Section(4, "Device registration (on with --device-source=mock or"
                     + " --device-source=nvidia-smi)"),
             new UsageHelp.Section(7, "Device plugin (on with --device-plugin=true; needs device registration)"),
-            new UsageHelp.Section(5, "Node lock and allocation completion (on when devices are registered)"),
-            new UsageHelp.Section(8, "vGPU monitor (on when devices are registered)"));
+            new UsageHelp.Section(5, "Node lock and allocation completion (on when devices are registered)"));
 
     // --- tenant-gateway's own flags; each part's flags are in its mixin, next to their mapping and checks. Their
     // order attribute is their section of --help (SECTIONS). ------------------------------------------------------
@@ -117,12 +120,38 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
     @Mixin
     LockControllerFlags locks;
 
-    @Mixin
-    MonitorFlags monitor;
+    /** The flags of the parts that bring their own ({@link Parts#FLAGS}), as {@link PartFlagsMixins} added them. */
+    private List<PartFlags> partFlags = List.of();
+
+    /**
+     * Adds the flags of each part in {@link Parts#FLAGS} to {@code run}'s command line, as picocli mixins, when the
+     * command line is built, and hands them to the command for {@link #toConfig()}: a new part's flags need no field
+     * here.
+     */
+    public static final class PartFlagsMixins implements CommandLine.IModelTransformer {
+        @Override
+        public CommandSpec transform(CommandSpec spec) {
+            if (spec.userObject() instanceof AgentCommand command) {
+                List<PartFlags> flags = new ArrayList<>();
+                for (Supplier<PartFlags> part : Parts.FLAGS) {
+                    PartFlags mixin = part.get();
+                    spec.addMixin("part-" + flags.size(), CommandSpec.forAnnotatedObject(mixin));
+                    flags.add(mixin);
+                }
+                command.partFlags = List.copyOf(flags);
+            }
+            return spec;
+        }
+    }
 
     @Override
     public List<UsageHelp.Section> optionSections() {
-        return SECTIONS;
+        List<UsageHelp.Section> sections = new ArrayList<>(SECTIONS);
+        for (Supplier<PartFlags> part : Parts.FLAGS) {
+            PartFlags flags = part.get();
+            sections.add(new UsageHelp.Section(flags.helpOrder(), flags.helpTitle()));
+        }
+        return sections;
     }
 
     private boolean needsNodeName() {
@@ -164,9 +193,12 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
             }
             allocation = Optional.of(locks.config(node, mode));
         }
-        Optional<MonitorConfig> monitorPart = registration.isPresent() && monitor.enabled()
-                ? Optional.of(monitor.config(node.orElseThrow(), devicePlugin.hostRoot(), locks.podFieldSelector()))
-                : Optional.empty();
+        SharedSettings shared = new SharedSettings(node, registration.isPresent(), devicePlugin.hostRoot(),
+                locks.podFieldSelector());
+        List<PartKind> flaggedParts = new ArrayList<>();
+        for (PartFlags flags : partFlags) {
+            flaggedParts.add(flags.kind(shared));
+        }
         Optional<ManagedWebhookConfiguration> managed = webhook.managedConfiguration();
         AgentConfig.Servers servers = tunnel.servers(AgentConfig.Servers::new);
         // The placeholder checks the parts' flags before the name is discovered; the agent itself has none yet.
@@ -174,7 +206,7 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
         AgentConfig config = new AgentConfig(tunnelConfig, agentId, servers, logOptions.format(),
                 logOptions.verbosity(), agentNode, webhookPart, registration, allocation, managed,
                 GoDuration.parse("--shutdown-grace", shutdownGrace), tunnel.profiling(), tunnel.contentionProfiling(),
-                plugin, monitorPart);
+                plugin, flaggedParts);
         // The node role: an agent without its tunnel is there for its parts.
         if (tunnelConfig.isEmpty() && Parts.enabled(config).isEmpty()) {
             throw new ConfigException("--tunnel", "false with no part on", "at least one part without the tunnel:"
@@ -219,6 +251,9 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
         List<String> out = new ArrayList<>(tunnel.warnings());
         out.addAll(logging.warnings());
         out.addAll(webhook.warnings());
+        for (PartFlags flags : partFlags) {
+            out.addAll(flags.warnings());
+        }
         return out;
     }
 

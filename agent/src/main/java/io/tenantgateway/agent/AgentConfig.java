@@ -8,7 +8,7 @@ import static java.util.Objects.requireNonNull;
 import io.tenantgateway.agent.devices.DeviceRegistrationConfig;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.locks.AllocationConfig;
-import io.tenantgateway.agent.monitor.MonitorConfig;
+import io.tenantgateway.agent.part.PartKind;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
@@ -17,6 +17,7 @@ import io.tenantgateway.webhook.WebhookConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -41,6 +42,8 @@ import java.util.Set;
  * @param profiling {@code --enable-profiling}: thread dump, heap histogram and JFR on the admin port
  * @param contentionProfiling {@code --enable-contention-profiling}: lock events in those JFR recordings
  * @param devicePlugin kubelet's device plugin API and HAMi's Allocate ({@code --device-plugin=true}), when enabled
+ * @param flaggedParts the entries of the parts that bring their own flags ({@link Parts#FLAGS}), in that list's
+ *     order, each built from its flags (on or off)
  */
 public record AgentConfig(
         Optional<TunnelConfig> tunnel,
@@ -57,7 +60,7 @@ public record AgentConfig(
         boolean profiling,
         boolean contentionProfiling,
         Optional<DevicePluginSettings> devicePlugin,
-        Optional<MonitorConfig> monitor) {
+        List<PartKind> flaggedParts) {
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
@@ -78,7 +81,7 @@ public record AgentConfig(
         requireNonNull(webhookConfiguration, "webhookConfiguration");
         requireNonNull(shutdownGrace, "shutdownGrace");
         requireNonNull(devicePlugin, "devicePlugin");
-        requireNonNull(monitor, "monitor");
+        flaggedParts = List.copyOf(flaggedParts);
         // That the device plugin needs devices is AgentCommand's rule: it builds the plugin from the devices' node.
         if (shutdownGrace.isNegative() || shutdownGrace.isZero()) {
             throw new ConfigException("--shutdown-grace", shutdownGrace, "> 0");

@@ -5,7 +5,6 @@ import io.tenantgateway.agent.devices.DeviceRegistrar;
 import io.tenantgateway.agent.devices.DevicesPart;
 import io.tenantgateway.agent.locks.AllocationController;
 import io.tenantgateway.agent.locks.LockControllerPart;
-import io.tenantgateway.agent.monitor.MonitorPart;
 import io.tenantgateway.agent.webhook.WebhookCertificateController;
 import io.tenantgateway.agent.webhook.WebhookPart;
 import io.tenantgateway.deviceplugin.DevicePlugin;
@@ -39,10 +38,5 @@ public final class PartViews {
 
     public static Optional<DevicePlugin> devicePlugin(Agent agent) {
         return agent.part(DevicePluginPart.NAME).flatMap(part -> ((DevicePluginPart) part).plugin());
-    }
-
-    /** The vGPU monitor: its latest scan, its settings and its HAMi-compatible listener. */
-    public static Optional<MonitorPart> monitor(Agent agent) {
-        return agent.part(MonitorPart.NAME).map(part -> (MonitorPart) part);
     }
 }

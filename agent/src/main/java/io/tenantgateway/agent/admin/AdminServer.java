@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import io.tenantgateway.agent.part.PartView;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,7 +36,7 @@ public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
     static final int DEFAULT_REFRESH_SECONDS = 5;
     static final List<String> DEBUG_PATHS = List.of("/debug/config", "/debug/readiness", "/debug/tunnels",
-            "/debug/devices", "/debug/locks", "/debug/monitor", "/debug/admissions");
+            "/debug/devices", "/debug/locks", "/debug/admissions");
     /** The page has inline styles and nothing else: no scripts, no external assets, no framing. */
     private static final String PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none';"
             + " form-action 'none'; frame-ancestors 'none'";
@@ -143,11 +144,13 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private List<String> debugPaths() {
-        if (profiling == null) {
-            return DEBUG_PATHS;
-        }
         List<String> paths = new java.util.ArrayList<>(DEBUG_PATHS);
-        paths.addAll(Profiling.PATHS);
+        for (PartView.Section section : agent.partSections()) {
+            paths.add("/debug/" + section.name());
+        }
+        if (profiling != null) {
+            paths.addAll(Profiling.PATHS);
+        }
         return paths;
     }
 
@@ -163,16 +166,24 @@ public final class AdminServer implements AutoCloseable {
             case "/debug/devices" -> devices();
             case "/debug/locks" -> agent.locks().map(a -> (Object) DebugViews.locks(a))
                     .orElse(off("lock controller"));
-            case "/debug/monitor" -> agent.monitor().map(m -> (Object) DebugViews.monitor(m))
-                    .orElse(off("vGPU monitor"));
             case "/debug/admissions" -> admissions(request);
-            default -> null;
+            default -> partDebug(path);
         };
         if (body == null) {
             notFound(response, path);
             return;
         }
         json(response, body);
+    }
+
+    /** {@code /debug/<part>}: the JSON of a part that shows a section of its own, or {@code null} for no such part. */
+    private Object partDebug(String path) {
+        for (PartView.Section section : agent.partSections()) {
+            if (path.equals("/debug/" + section.name())) {
+                return section.view().map(PartView::debug).orElseGet(() -> off(section.name()));
+            }
+        }
+        return null;
     }
 
     /**
@@ -252,7 +263,7 @@ public final class AdminServer implements AutoCloseable {
                 agent.registrations(),
                 recent == null ? Optional.empty() : Optional.of(recent.snapshot()),
                 recent == null ? 0L : recent.total(),
-                agent.monitor());
+                agent.partSections());
         response.header("content-type", "text/html; charset=utf-8")
                 .header("cache-control", "no-store")
                 .header("content-security-policy", PAGE_POLICY)

@@ -7,6 +7,8 @@ import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
 import io.tenantgateway.webhook.RecentAdmissions;
+import io.tenantgateway.agent.part.PartView;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -41,9 +43,13 @@ public interface AgentStatus {
     /** The node-lock controller now. */
     Optional<LockSnapshot> locks();
 
-    /** The vGPU monitor's last scan, when the monitor runs. */
-    default Optional<io.tenantgateway.agent.monitor.MonitorSnapshot> monitor() {
-        return Optional.empty();
+    /**
+     * The sections of the parts that show one ({@link io.tenantgateway.agent.part.PartKind#section()}), in the order
+     * of the list of parts, each with its view now: the status page renders them and {@code /debug/<name>} serves
+     * their JSON, naming no part.
+     */
+    default List<PartView.Section> partSections() {
+        return List.of();
     }
 
     /** The device plugin now ({@code --device-plugin=true}); shown with {@code /debug/devices}. */

@@ -153,39 +153,6 @@ final class DebugViews {
         return item;
     }
 
-    /** The vGPU monitor's last scan: each container's devices with usage and limits. */
-    static Map<String, Object> monitor(io.tenantgateway.agent.monitor.MonitorSnapshot snapshot) {
-        Map<String, Object> out = new java.util.LinkedHashMap<>();
-        out.put("scannedAt", snapshot.at().map(Object::toString).orElse(null));
-        out.put("directories", snapshot.directories());
-        out.put("waitingForCleanup", snapshot.waitingForCleanup());
-        out.put("podsError", snapshot.podsError().orElse(null));
-        List<Map<String, Object>> containers = new java.util.ArrayList<>();
-        for (io.tenantgateway.agent.monitor.ContainerUsage container : snapshot.containers()) {
-            Map<String, Object> entry = new java.util.LinkedHashMap<>();
-            entry.put("namespace", container.namespace());
-            entry.put("pod", container.pod());
-            entry.put("container", container.container());
-            entry.put("source", container.source().label());
-            entry.put("lastKernelTime", container.lastKernelTime());
-            List<Map<String, Object>> devices = new java.util.ArrayList<>();
-            for (io.tenantgateway.hami.region.DeviceUsage device : container.devices()) {
-                Map<String, Object> d = new java.util.LinkedHashMap<>();
-                d.put("index", device.index());
-                d.put("uuid", device.uuid());
-                d.put("memoryUsedBytes", device.usedBytes());
-                d.put("memoryLimitBytes", device.limitBytes());
-                d.put("smUtilization", device.smUtilSum());
-                d.put("smLimitPercent", device.smLimitPercent());
-                devices.add(d);
-            }
-            entry.put("devices", devices);
-            containers.add(entry);
-        }
-        out.put("containers", containers);
-        return out;
-    }
-
     static Map<String, Object> locks(LockSnapshot snapshot) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("node", snapshot.node());

@@ -5,11 +5,9 @@ import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.agent.devices.DeviceRegistrationSnapshot;
 import io.tenantgateway.agent.health.HealthCheck;
+import io.tenantgateway.agent.part.PartView;
 import io.tenantgateway.agent.locks.LockAction;
 import io.tenantgateway.agent.locks.LockSnapshot;
-import io.tenantgateway.agent.monitor.ContainerUsage;
-import io.tenantgateway.agent.monitor.MonitorSnapshot;
-import io.tenantgateway.hami.region.DeviceUsage;
 import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.RegisteredDevice;
@@ -97,23 +95,24 @@ final class StatusPage {
      * @param registrations this node's HAMi registrations, every vendor
      * @param admissions recent admissions, newest first, when the webhook is enabled
      * @param admissionsTotal admissions since start
+     * @param parts the sections of the parts that show one, in the order of the list of parts
      */
     record Model(Instant now, String version, String agentId, String nodeName, String proxyServer,
             Map<String, HealthCheck.Result> readiness, Optional<AgentSnapshot> tunnel,
             Optional<DeviceRegistrationSnapshot> devices, Optional<LockSnapshot> locks,
             NodeRegistrations registrations, Optional<List<AdmissionRecord>> admissions, long admissionsTotal,
-            Optional<MonitorSnapshot> monitor) {
-        /** Without the monitor. */
+            List<PartView.Section> parts) {
+        /** Without sections of parts. */
         Model(Instant now, String version, String agentId, String nodeName, String proxyServer,
                 Map<String, HealthCheck.Result> readiness, Optional<AgentSnapshot> tunnel,
                 Optional<DeviceRegistrationSnapshot> devices, Optional<LockSnapshot> locks,
                 NodeRegistrations registrations, Optional<List<AdmissionRecord>> admissions, long admissionsTotal) {
             this(now, version, agentId, nodeName, proxyServer, readiness, tunnel, devices, locks, registrations,
-                    admissions, admissionsTotal, Optional.empty());
+                    admissions, admissionsTotal, List.of());
         }
 
         Model {
-            requireNonNull(monitor, "monitor");
+            parts = List.copyOf(parts);
             requireNonNull(now, "now");
             requireNonNull(readiness, "readiness");
             requireNonNull(tunnel, "tunnel");
@@ -156,11 +155,18 @@ final class StatusPage {
         devices(html, model);
         registrations(html, model.registrations());
         locks(html, model);
-        monitor(html, model);
+        for (PartView.Section section : model.parts()) {
+            part(html, section);
+        }
         admissions(html, model);
 
         html.append("</main><footer>JSON: <a href=\"/debug/tunnels\">tunnels</a> · <a href=\"/debug/devices\">devices")
-                .append("</a> · <a href=\"/debug/locks\">locks</a> · <a href=\"/debug/monitor\">monitor</a> · <a href=\"/debug/admissions\">admissions</a> · ")
+                .append("</a> · <a href=\"/debug/locks\">locks</a> · ");
+        for (PartView.Section section : model.parts()) {
+            html.append("<a href=\"/debug/").append(text(section.name())).append("\">").append(text(section.name()))
+                    .append("</a> · ");
+        }
+        html.append("<a href=\"/debug/admissions\">admissions</a> · ")
                 .append("<a href=\"/debug/readiness\">readiness</a> · <a href=\"/debug/config\">config</a></footer>")
                 .append("</body></html>\n");
         return html.toString();
@@ -379,37 +385,30 @@ final class StatusPage {
         html.append("</tbody></table></section>");
     }
 
-    /** Each GPU container's usage against its limits, from the vGPU monitor's last scan. */
-    private static void monitor(StringBuilder html, Model model) {
-        html.append("<section id=\"monitor\"><h2>GPU containers</h2>");
-        if (model.monitor().isEmpty()) {
-            html.append("<p class=\"off\">vGPU monitor off</p></section>");
+    /** A part's own section: its notes and its table, as the part's view gives them. */
+    private static void part(StringBuilder html, PartView.Section section) {
+        html.append("<section id=\"").append(text(section.name())).append("\"><h2>").append(text(section.title()))
+                .append("</h2>");
+        if (section.view().isEmpty()) {
+            html.append("<p class=\"off\">").append(text(section.name())).append(" off</p></section>");
             return;
         }
-        MonitorSnapshot monitor = model.monitor().get();
-        if (monitor.podsError().isPresent()) {
-            html.append("<p class=\"meta\">pods not listed: ").append(text(monitor.podsError().get()))
-                    .append(" (no cache directory is removed meanwhile)</p>");
+        PartView view = section.view().get();
+        for (String note : view.notes()) {
+            html.append("<p class=\"meta\">").append(text(note)).append("</p>");
         }
-        if (monitor.containers().isEmpty()) {
-            html.append("<p class=\"off\">").append(monitor.at().isEmpty() ? "first scan not done yet"
-                    : "no GPU container on this node").append("</p></section>");
+        PartView.Table table = view.table();
+        if (table.rows().isEmpty()) {
+            html.append("<p class=\"off\">").append(text(table.empty())).append("</p></section>");
             return;
         }
-        head(html, "pod", "container", "device", "memory used", "memory limit", "SM use", "SM limit", "from");
-        for (ContainerUsage container : monitor.containers()) {
-            boolean region = container.source() == ContainerUsage.Source.REGION;
-            for (DeviceUsage device : container.devices()) {
-                html.append("<tr>").append(cell("pod", container.namespace() + "/" + container.pod()))
-                        .append(cell("container", container.container()))
-                        .append(cell("device", device.index() + " " + device.uuidLabel()))
-                        .append(cell("used", region ? (device.usedBytes() >> 20) + " MiB" : "-"))
-                        .append(cell("limit", (device.limitBytes() >> 20) + " MiB"))
-                        .append(cell("sm", region ? device.smUtilSum() + " %" : "-"))
-                        .append(cell("sm-limit", device.smLimitPercent() == 0 ? "-" : device.smLimitPercent() + " %"))
-                        .append(cell("source", region ? "HAMi-core" : "annotation (no CUDA call yet)"))
-                        .append("</tr>");
+        head(html, table.columns().stream().map(PartView.Column::heading).toArray(String[]::new));
+        for (List<String> row : table.rows()) {
+            html.append("<tr>");
+            for (int i = 0; i < row.size(); i++) {
+                html.append(cell(table.columns().get(i).label(), row.get(i)));
             }
+            html.append("</tr>");
         }
         html.append("</tbody></table></section>");
     }

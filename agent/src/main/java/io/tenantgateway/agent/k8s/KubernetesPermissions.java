@@ -53,8 +53,11 @@ public final class KubernetesPermissions {
         WEBHOOK_TLS_SELF_MANAGED("webhook TLS self-managed"),
         /** {@code --manage-webhook-config}: keep the webhook configuration's {@code caBundle} current. */
         MANAGED_WEBHOOK_CONFIG("webhook config"),
-        /** {@code --monitor} (on with devices): list this node's pods to match containers and clean up. */
-        MONITOR("monitor"),
+        /**
+         * List this node's pods, to tell which containers on this node are live: the vGPU monitor ({@code --monitor},
+         * on with devices) matches HAMi-core's directories to them and removes the directories of pods that are gone.
+         */
+        NODE_PODS("node pods"),
         /** {@code --count-server-leases}: count konnectivity-server Leases. */
         SERVER_LEASES("tunnel"),
         /** {@code tenant-gateway doctor}: ask the API server about the other permissions. */
@@ -124,7 +127,7 @@ public final class KubernetesPermissions {
                     Use.DEVICE_PLUGIN), "re-read a pod before a compare-and-swap write, look up a lock holder (the"
                             + " pod Allocate is for); find spec.nodeName without NODE_NAME"),
             permission("", "pods", "list", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA, Use.DEVICE_PLUGIN,
-                    Use.MONITOR), "informer on this node's pods; Allocate's search for the pending pod without a lock;"
+                    Use.NODE_PODS), "informer on this node's pods; Allocate's search for the pending pod without a lock;"
                             + " the monitor's containers and cache cleanup"),
             permission("", "pods", "watch", EnumSet.of(Use.LOCK_CONTROLLER, Use.WEBHOOK_QUOTA),
                     "informer on this node's pods"),

@@ -50,6 +50,11 @@ public final class MonitorKind implements PartKind, PartDoctor {
     }
 
     @Override
+    public Optional<String> section() {
+        return Optional.of(MonitorView.TITLE);
+    }
+
+    @Override
     public void describe(Map<String, String> out) {
         out.put("monitor", config.map(m -> m.containersDir() + " listen=" + m.listen()
                 .map(a -> a.getHostString() + ":" + a.getPort()).orElse("off") + " scan-interval="

@@ -21,6 +21,7 @@ import io.tenantgateway.agent.k8s.Pages;
 import io.tenantgateway.agent.monitor.policy.CleanupPolicy;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartContext;
+import io.tenantgateway.agent.part.PartView;
 import io.tenantgateway.agent.part.Plan;
 import io.tenantgateway.common.concurrent.DaemonThreads;
 import io.tenantgateway.common.text.PeerText;
@@ -72,12 +73,18 @@ public final class MonitorPart implements Part {
 
     @Override
     public Plan plan() {
-        return Plan.of(NAME).withNodeName().check(CHECK).uses(Use.MONITOR);
+        return Plan.of(NAME).withNodeName().check(CHECK).uses(Use.NODE_PODS);
     }
 
     /** The latest scan (for the status page and {@code /debug/monitor}). */
     public MonitorSnapshot snapshot() {
         return latest.get();
+    }
+
+    /** The status page's "GPU containers" and {@code /debug/monitor}, from the latest scan. */
+    @Override
+    public Optional<PartView> view() {
+        return Optional.of(MonitorView.of(latest.get()));
     }
 
     /** The settings this part runs with. */

@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.part;
 
+import java.util.Optional;
 
 /**
  * One feature of the agent beside the tunnel: the webhook, device registration, the device plugin, the lock
@@ -34,5 +35,14 @@ public interface Part extends AutoCloseable {
      */
     @Override
     default void close() {
+    }
+
+    /**
+     * What the part shows of itself now (its status page section and {@code /debug/<name>}), for a part whose entry
+     * names a {@linkplain PartKind#section() section}; empty before it started. Called on the admin server's event
+     * loop: a snapshot, never blocking. None by default.
+     */
+    default Optional<PartView> view() {
+        return Optional.empty();
     }
 }

@@ -30,6 +30,14 @@ public interface PartKind {
     default void describe(Map<String, String> out) {
     }
 
+    /**
+     * The heading of the part's section on the status page ({@code /ui}), whose content and {@code /debug/<name>}
+     * JSON the running part gives ({@link Part#view()}); empty (the default) for a part with no section of its own.
+     */
+    default Optional<String> section() {
+        return Optional.empty();
+    }
+
     /** An entry with no lines of its own: {@code part} builds the part, or is empty when it is off. */
     static PartKind of(String name, Supplier<Optional<Part>> part) {
         requireNonNull(name, "name");

@@ -73,4 +73,16 @@ final class PartRules {
                         .because("the configuration holds the parts' settings; each part describes its own"
                                 + " (issue 33)").allowEmptyShould(true));
     }
+
+    /**
+     * The package of a part that brings its own flags ({@link PartFlags}) is named, outside itself, only by the list
+     * of parts (classes named like {@code list}): the part is its package plus one line in the list.
+     */
+    static ArchRule onlyTheListNames(String partPackage, String list) {
+        return noClasses().that().resideOutsideOfPackage(partPackage + "..").and(
+                com.tngtech.archunit.base.DescribedPredicate.not(nameMatching(list)))
+                .should().dependOnClassesThat().resideInAPackage(partPackage + "..")
+                .because("a part with its own flags is its package and one line in Parts.FLAGS (issue 33): its"
+                        + " flags, settings, views and doctor lines live in it");
+    }
 }

@@ -39,6 +39,24 @@ class PartRulesTest {
     }
 
     @Test
+    void aPartWithItsOwnFlagsIsNamedOnlyByTheList() {
+        assertThat(io.tenantgateway.agent.Parts.FLAGS).as("the parts that bring their own flags").isNotEmpty();
+        for (var flags : io.tenantgateway.agent.Parts.FLAGS) {
+            String partPackage = flags.get().getClass().getPackageName();
+            PartRules.onlyTheListNames(partPackage, "io\\.tenantgateway\\.agent\\.Parts(\\$.*)?").check(AGENT);
+        }
+    }
+
+    @Test
+    void theListRuleFailsWhenAnotherClassNamesThePart() {
+        JavaClasses fixtures = new ClassFileImporter().importPackages("io.tenantgateway.agentfixtures.parts");
+        // Spine builds AlphaPart itself: only Settings is allowed to name it here.
+        assertThatThrownBy(() -> PartRules.onlyTheListNames("io.tenantgateway.agentfixtures.parts.alpha",
+                "io\\.tenantgateway\\.agentfixtures\\.parts\\.Settings").check(fixtures))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("Spine").hasMessageContaining("AlphaPart");
+    }
+
+    @Test
     void theRuleFailsWhenOnePartImportsAnother() {
         JavaClasses fixtures = new ClassFileImporter().importPackages("io.tenantgateway.agentfixtures.parts");
         assertThat(PartRules.partPackages(fixtures)).hasSize(2);

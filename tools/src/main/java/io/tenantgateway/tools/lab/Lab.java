@@ -175,7 +175,7 @@ public final class Lab implements AutoCloseable {
                                 .map(socket -> " + " + socket).collect(Collectors.joining())
                         + " (kubelet stand-in " + worker.kubelet().socket() + ")").orElse("")
                 + PartViews.allocation(agent).map(l -> ", lock controller").orElse("")
-                + PartViews.monitor(agent).map(m -> ", vGPU monitor").orElse("");
+                + agent.part(io.tenantgateway.agent.monitor.MonitorPart.NAME).map(m -> ", vGPU monitor").orElse("");
     }
 
     private List<LabTenant.Worker> workers() {

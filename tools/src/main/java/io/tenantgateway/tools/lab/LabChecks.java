@@ -213,7 +213,7 @@ final class LabChecks {
         }
         Agent tunnelAgent = worker.agent();
         if (PartViews.devices(tunnelAgent).isPresent() || PartViews.devicePlugin(tunnelAgent).isPresent()
-                || PartViews.allocation(tunnelAgent).isPresent() || PartViews.monitor(tunnelAgent).isPresent()
+                || PartViews.allocation(tunnelAgent).isPresent() || tunnelAgent.part(MonitorPart.NAME).isPresent()
                 || PartViews.webhook(node).isPresent()) {
             throw new CheckFailed(tenant.spec.name() + ": " + worker.tunnelAgentLabel() + " runs "
                     + parts(tunnelAgent) + ", " + label + " runs " + parts(node) + " (expected: the tunnel agent"
@@ -233,7 +233,7 @@ final class LabChecks {
         PartViews.devices(agent).ifPresent(d -> parts.add("device registration"));
         PartViews.devicePlugin(agent).ifPresent(p -> parts.add("device plugin"));
         PartViews.allocation(agent).ifPresent(l -> parts.add("lock controller"));
-        PartViews.monitor(agent).ifPresent(m -> parts.add("vGPU monitor"));
+        agent.part(MonitorPart.NAME).ifPresent(m -> parts.add("vGPU monitor"));
         return parts.isEmpty() ? "none" : String.join(", ", parts);
     }
 
@@ -1207,7 +1207,7 @@ final class LabChecks {
         int health = agent.health().orElseThrow(() -> new CheckFailed(node + ": the agent has no health port"))
                 .boundPort();
         Map<String, String> goneLabels = Map.of("namespace", namespace, "pod", gonePod, "container", "cuda");
-        Optional<MonitorPart> part = PartViews.monitor(agent);
+        Optional<MonitorPart> part = agent.part(MonitorPart.NAME).map(p -> (MonitorPart) p);
         if (part.isEmpty()) {
             MetricsScrape metrics = scrape(http, health);
             throw new CheckFailed(node + ": /metrics has " + metrics.find(LIMIT, goneLabels).size() + " "
