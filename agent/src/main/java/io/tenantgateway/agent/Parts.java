@@ -5,7 +5,6 @@ import io.tenantgateway.agent.devices.DevicesKind;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.leases.LeasesPart;
 import io.tenantgateway.agent.locks.LockControllerKind;
-import io.tenantgateway.agent.monitor.MonitorFlags;
 import io.tenantgateway.agent.part.Part;
 import io.tenantgateway.agent.part.PartFlags;
 import io.tenantgateway.agent.part.PartKind;
@@ -34,11 +33,12 @@ public final class Parts {
 
     /**
      * The parts that bring their own flags ({@link PartFlags}: a picocli mixin {@code run} adds, and the entry those
-     * flags build): a new part is its package and one line here. They are listed after the parts above, in this
+     * flags build): a new part is its package and one line here
+     * (its flags' class by its full name: no import line). They are listed after the parts above, in this
      * order. The flags are made for every parse, the part's classes only when its entry builds it.
      */
     public static final List<Supplier<PartFlags>> FLAGS = List.of(
-            MonitorFlags::new);
+            io.tenantgateway.agent.monitor.MonitorFlags::new);
 
     /**
      * Every part, enabled or not, in the order the health port, logs and {@code doctor} list them; they start in
