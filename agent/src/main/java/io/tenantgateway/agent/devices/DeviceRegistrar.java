@@ -3,24 +3,16 @@ package io.tenantgateway.agent.devices;
 import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeStatus;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.HealthCheck;
-import io.tenantgateway.agent.k8s.MergePatch;
-import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.GpuDevice;
-import io.tenantgateway.hami.HamiDeviceCodec;
 import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.hami.RegisteredDevice;
-import io.tenantgateway.hami.ResourceNames;
 import io.tenantgateway.agent.controller.WorkQueue;
 import io.tenantgateway.common.lifecycle.Lifecycle;
 import io.tenantgateway.common.retry.Backoff;
@@ -29,13 +21,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -76,18 +66,22 @@ import org.slf4j.LoggerFactory;
  * scheduler's {@code Requesting_…} writes in between are not overwritten early or fought over, the
  * next handshake simply comes on cadence. A 409 is answered by re-reading the node and patching
  * again (up to {@value #CONFLICT_ATTEMPTS} times a round).
+ *
+ * <p>The parts: {@link DeviceDiscovery} (the source's devices, kept for the rescan interval), {@link RegisterEncoding}
+ * (the annotations, capacity and removal as values, no API) and {@link NodePatcher} (the node read and the merge
+ * patches). This class runs the rounds, decides who is registered (standing aside), and keeps the state, metrics and
+ * readiness.
  */
 public final class DeviceRegistrar extends Lifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(DeviceRegistrar.class);
 
     static final int CONFLICT_ATTEMPTS = 3;
-    private static final DateTimeFormatter HANDSHAKE_TIME =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
 
     private final DeviceRegistrationConfig config;
     private final DeviceSource source;
-    private final KubernetesClient client;
+    private final DeviceDiscovery discovery;
+    private final NodePatcher node;
     private final Clock clock;
     private final PrometheusRegistry registry;
 
@@ -110,8 +104,6 @@ public final class DeviceRegistrar extends Lifecycle {
     private volatile Map<NodeVendor, String> standingAside = Map.of();
 
     // Owned by the registrar thread.
-    private List<GpuDevice> discovered;
-    private Instant discoveredAt;
     private int consecutiveFailures;
     /** The last failed {@code --report-node-capacity} patch's message; {@code null} after a success. */
     private String capacityReportError;
@@ -159,8 +151,9 @@ public final class DeviceRegistrar extends Lifecycle {
         this.vendors = List.copyOf(requireNonNull(vendors, "vendors"));
         this.nvidia = config.source() != DeviceRegistrationConfig.Source.MOCK
                 || !config.mockInventory().entries().isEmpty();
-        this.client = requireNonNull(client, "client");
+        this.node = new NodePatcher(requireNonNull(client, "client"), config.nodeName());
         this.clock = requireNonNull(clock, "clock");
+        this.discovery = new DeviceDiscovery(source, config.rescanInterval(), clock);
         this.registry = requireNonNull(registry, "registry");
         this.state = State.INITIAL;
         this.devicesRegistered = Gauge.builder()
@@ -433,27 +426,29 @@ public final class DeviceRegistrar extends Lifecycle {
         List<GpuDevice> devices = List.of();
         if (withNvidia) {
             try {
-                devices = discoverIfDue();
+                devices = discovery.devices();
             } catch (DeviceDiscoveryException e) {
                 fail(e.reason(), e.getMessage(), true);
                 return false;
             }
         }
-        String encoded = withNvidia ? HamiDeviceCodec.encode(devices) : "";
+        String encoded = withNvidia ? RegisterEncoding.register(devices) : "";
         for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
             try {
-                Node node = client.nodes().withName(config.nodeName()).get();
-                if (node == null) {
+                Node current = node.get();
+                if (current == null) {
                     fail(FailureReason.NODE_MISSING, "node " + config.nodeName()
                             + " not found (expected: the Node this agent runs on; check --node-name)", false);
                     return false;
                 }
-                Changed changed = patchAnnotations(node, withNvidia, encoded, active);
-                Node current = node;
+                RegisterEncoding.AnnotationPatch patch = RegisterEncoding.annotations(
+                        current.getMetadata().getAnnotations(), withNvidia ? encoded : null, active, clock.instant(),
+                        startedAt, clock.getZone());
+                node.patchAnnotations(patch.values());
                 if (config.advertiseCapacity()) {
-                    current = patchCapacity(node, withNvidia ? devices : null, active);
+                    current = advertiseCapacity(current, withNvidia ? devices : null, active);
                 }
-                succeed(devices, encoded, changed, active);
+                succeed(devices, encoded, patch, active);
                 return !withNvidia || config.nodeCapacity() == null || reportNodeCapacity(current, devices);
             } catch (KubernetesClientException e) {
                 FailureReason reason = classify(e);
@@ -467,79 +462,23 @@ public final class DeviceRegistrar extends Lifecycle {
         return false;
     }
 
-    private List<GpuDevice> discoverIfDue() throws DeviceDiscoveryException {
-        Instant now = clock.instant();
-        if (discovered == null || Duration.between(discoveredAt, now).compareTo(config.rescanInterval()) >= 0) {
-            discovered = null; // a failed rescan must not leave stale devices registered as fresh
-            List<GpuDevice> devices = source.discover();
-            if (devices.isEmpty()) {
-                throw new DeviceDiscoveryException(FailureReason.NO_DEVICES,
-                        source.kind() + " source returned no devices (expected: at least one GPU)");
-            }
-            discovered = devices;
-            discoveredAt = now;
-        }
-        return discovered;
-    }
-
-    /** Whose register annotation a round changed: NVIDIA's, and which simulated vendors'. */
-    private record Changed(boolean nvidia, List<SimulatedVendor> vendors) {
-    }
-
-    /**
-     * One merge patch: NVIDIA's handshake and the register annotation when it differs (with {@code withNvidia}),
-     * then each active vendor's register annotation and other annotations when they differ, and its handshake.
-     */
-    private Changed patchAnnotations(Node node, boolean withNvidia, String encoded, List<SimulatedVendor> active) {
-        Map<String, String> current = node.getMetadata().getAnnotations();
-        Map<String, String> patch = new LinkedHashMap<>();
-        boolean registerChanged = false;
-        Instant now = clock.instant();
-        if (withNvidia) {
-            registerChanged = !encoded.equals(Annotations.get(current, Annotations.NODE_NVIDIA_REGISTER));
-            if (registerChanged) {
-                patch.put(Annotations.NODE_NVIDIA_REGISTER, encoded);
-            }
-            patch.put(Annotations.NODE_HANDSHAKE, handshakeValue(now, clock.getZone()));
-        }
-        List<SimulatedVendor> changed = new ArrayList<>();
-        for (SimulatedVendor v : active) {
-            NodeVendor vendor = v.vendor();
-            if (!v.register().equals(Annotations.get(current, vendor.registerKey()))) {
-                patch.put(vendor.registerKey(), v.register());
-                changed.add(v);
-            }
-            v.annotations().forEach((key, value) -> {
-                if (!value.equals(Annotations.get(current, key))) {
-                    patch.put(key, value);
-                }
-            });
-            patch.put(vendor.handshakeKey(), vendor.handshake(now, startedAt, clock.getZone()));
-        }
-        client.nodes().withName(config.nodeName())
-                .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, patch, Map.of()));
-        return new Changed(registerChanged, changed);
-    }
-
-    /** {@code Reported <YYYY-MM-DD hh:mm:ss>}, local time in {@code zone} (the scheduler stamps its local time too). */
+    /** {@link RegisterEncoding#handshakeValue}. */
     static String handshakeValue(Instant at, ZoneId zone) {
-        return Annotations.HANDSHAKE_REPORTED_PREFIX + HANDSHAKE_TIME.format(at.atZone(zone));
+        return RegisterEncoding.handshakeValue(at, zone);
     }
 
     /**
      * @param devices NVIDIA's GPUs, {@code null} when NVIDIA's are not ours to advertise
      * @return the node as the API server answered the patch, or {@code node} when nothing was patched
      */
-    private Node patchCapacity(Node node, List<GpuDevice> devices, List<SimulatedVendor> active) {
-        Map<String, String> desired = devices == null ? new LinkedHashMap<>() : capacity(devices);
-        active.forEach(v -> desired.putAll(v.capacity()));
-        if (desired.isEmpty() || carries(node, desired)) {
-            return node;
+    private Node advertiseCapacity(Node current, List<GpuDevice> devices, List<SimulatedVendor> active) {
+        Map<String, String> desired = RegisterEncoding.advertised(devices, active);
+        if (desired.isEmpty() || RegisterEncoding.carries(current, desired)) {
+            return current;
         }
-        Node patched = client.nodes().withName(config.nodeName()).subresource("status")
-                .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(desired));
+        Node patched = node.patchCapacity(desired);
         log.info("Advertised GPU capacity node={} {}", config.nodeName(), desired);
-        return patched != null ? patched : node;
+        return patched != null ? patched : current;
     }
 
     /**
@@ -550,15 +489,14 @@ public final class DeviceRegistrar extends Lifecycle {
      *
      * @return false when the patch failed (the round is retried with the backoff)
      */
-    private boolean reportNodeCapacity(Node node, List<GpuDevice> devices) {
+    private boolean reportNodeCapacity(Node current, List<GpuDevice> devices) {
         Map<String, String> totals = config.nodeCapacity().totals(devices);
-        if (carries(node, totals)) {
+        if (RegisterEncoding.carries(current, totals)) {
             capacityReportError = null;
             return true;
         }
         try {
-            client.nodes().withName(config.nodeName()).subresource("status")
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(totals));
+            node.patchCapacity(totals);
         } catch (KubernetesClientException e) {
             FailureReason reason = classify(e);
             failures.labelValues(reason.label()).inc();
@@ -577,70 +515,24 @@ public final class DeviceRegistrar extends Lifecycle {
         return true;
     }
 
-    /** Whether {@code node}'s status capacity and allocatable both carry {@code quantities}. */
-    private static boolean carries(Node node, Map<String, String> quantities) {
-        NodeStatus status = node.getStatus();
-        return status != null && hasQuantities(status.getCapacity(), quantities)
-                && hasQuantities(status.getAllocatable(), quantities);
-    }
-
-    /**
-     * What the node advertises for healthy devices: {@code nvidia.com/gpu} = the sum of split counts
-     * (GPUs × split count), memory and cores as the mock device plugin sums them, 100 % per GPU.
-     */
+    /** {@link RegisterEncoding#capacity}. */
     static Map<String, String> capacity(List<GpuDevice> devices) {
-        long gpus = 0;
-        long memory = 0;
-        long cores = 0;
-        long percentage = 0;
-        for (GpuDevice d : devices) {
-            if (d.healthy()) {
-                gpus += d.count();
-                memory += d.devmemMiB();
-                cores += d.devcore();
-                percentage += 100;
-            }
-        }
-        Map<String, String> quantities = new LinkedHashMap<>();
-        quantities.put(ResourceNames.NVIDIA_GPU, Long.toString(gpus));
-        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY, Long.toString(memory));
-        quantities.put(ResourceNames.NVIDIA_GPU_CORES, Long.toString(cores));
-        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE, Long.toString(percentage));
-        return quantities;
+        return RegisterEncoding.capacity(devices);
     }
 
-    /**
-     * {@code {"status":{"capacity":{…},"allocatable":{…}}}} with the same quantities in both (a
-     * {@code null} quantity deletes the resource), for the {@code status} subresource.
-     */
+    /** {@link RegisterEncoding#capacityPatch}. */
     static String capacityPatch(Map<String, String> quantities) {
-        Map<String, Object> status = new LinkedHashMap<>();
-        status.put("capacity", quantities);
-        status.put("allocatable", quantities);
-        return MergePatch.json(Map.of("status", status));
+        return RegisterEncoding.capacityPatch(quantities);
     }
 
-    private static boolean hasQuantities(Map<String, Quantity> actual, Map<String, String> desired) {
-        if (actual == null) {
-            return false;
-        }
-        for (Map.Entry<String, String> e : desired.entrySet()) {
-            Quantity q = actual.get(e.getKey());
-            if (q == null || q.getAmount() == null
-                    || q.getNumericalAmount().compareTo(new Quantity(e.getValue()).getNumericalAmount()) != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void succeed(List<GpuDevice> devices, String encoded, Changed changed, List<SimulatedVendor> written) {
+    private void succeed(List<GpuDevice> devices, String encoded, RegisterEncoding.AnnotationPatch changed,
+            List<SimulatedVendor> written) {
         State previous = state;
         state = previous.succeeded(devices, encoded, written, clock.instant());
         devicesRegistered.set(devices.size());
         consecutiveFailures = 0;
         boolean nvidiaLogged = !devices.isEmpty()
-                && (changed.nvidia() || !encoded.equals(previous.registerAnnotation()));
+                && (changed.nvidiaChanged() || !encoded.equals(previous.registerAnnotation()));
         if (nvidiaLogged) {
             log.info("Registered GPUs node={} source={} devices={} ids={}", config.nodeName(), source.kind(),
                     devices.size(), devices.stream().map(GpuDevice::id).toList());
@@ -648,7 +540,7 @@ public final class DeviceRegistrar extends Lifecycle {
         Set<NodeVendor> before = new LinkedHashSet<>();
         previous.vendors().forEach(v -> before.add(v.vendor()));
         List<SimulatedVendor> newlyWritten = written.stream()
-                .filter(v -> changed.vendors().contains(v) || !before.contains(v.vendor())).toList();
+                .filter(v -> changed.vendorsChanged().contains(v) || !before.contains(v.vendor())).toList();
         for (SimulatedVendor v : newlyWritten) {
             log.info("Registered devices node={} vendor={} source={} key={} devices={} ids={}", config.nodeName(),
                     v.vendor().displayName(), source.kind(), v.vendor().registerKey(), v.devices().size(),
@@ -710,35 +602,12 @@ public final class DeviceRegistrar extends Lifecycle {
         if (!withNvidia && active.isEmpty()) {
             return;
         }
-        // Keys a vendor standing aside writes too (Ascend's hami-vnpu-core) are its plugin's now.
-        Set<String> kept = new LinkedHashSet<>();
-        vendors.stream().filter(v -> !active.contains(v)).forEach(v -> kept.addAll(v.annotations().keySet()));
         try {
-            Map<String, String> remove = new LinkedHashMap<>();
-            Map<String, String> zero = new LinkedHashMap<>();
-            if (withNvidia) {
-                remove.put(Annotations.NODE_NVIDIA_REGISTER, null);
-                remove.put(Annotations.NODE_HANDSHAKE, null);
-                if (config.advertiseCapacity()) {
-                    capacity(List.of()).keySet().forEach(k -> zero.put(k, null));
-                }
-                if (config.nodeCapacity() != null) {
-                    config.nodeCapacity().resources().forEach(k -> zero.put(k, null));
-                }
-            }
-            for (SimulatedVendor v : active) {
-                remove.put(v.vendor().registerKey(), null);
-                v.annotations().keySet().stream().filter(k -> !kept.contains(k)).forEach(k -> remove.put(k, null));
-                remove.put(v.vendor().handshakeKey(), null);
-                if (config.advertiseCapacity()) {
-                    v.capacity().keySet().forEach(k -> zero.put(k, null));
-                }
-            }
-            client.nodes().withName(config.nodeName())
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, remove, Map.of()));
-            if (!zero.isEmpty()) {
-                client.nodes().withName(config.nodeName()).subresource("status")
-                        .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(zero));
+            RegisterEncoding.Removal removal = RegisterEncoding.removal(withNvidia, active, vendors,
+                    config.advertiseCapacity(), config.nodeCapacity());
+            node.patchAnnotations(removal.annotations());
+            if (!removal.capacity().isEmpty()) {
+                node.patchCapacity(removal.capacity());
             }
             state = State.INITIAL;
             devicesRegistered.set(0);
