@@ -21,8 +21,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -68,9 +66,9 @@ import org.slf4j.LoggerFactory;
  * again (up to {@value #CONFLICT_ATTEMPTS} times a round).
  *
  * <p>The parts: {@link DeviceDiscovery} (the source's devices, kept for the rescan interval), {@link RegisterEncoding}
- * (the annotations, capacity and removal as values, no API) and {@link NodePatcher} (the node read and the merge
- * patches). This class runs the rounds, decides who is registered (standing aside), and keeps the state, metrics and
- * readiness.
+ * (the annotations, capacity and removal as values, no API), {@link NodePatcher} (the node read and the merge
+ * patches) and {@link VendorRoster} (whose devices are ours to write). This class runs the rounds and keeps the
+ * state, metrics and readiness.
  */
 public final class DeviceRegistrar extends Lifecycle {
 
@@ -97,11 +95,8 @@ public final class DeviceRegistrar extends Lifecycle {
     private volatile State state;
     private volatile Instant startedAt;
     /** The node has NVIDIA GPUs to register: any source but a mock inventory without NVIDIA entries. */
-    private final boolean nvidia;
-    /** The simulated Hygon and Ascend vendors (mock mode only); empty on a pure-NVIDIA node. */
-    private final List<SimulatedVendor> vendors;
-    /** The vendors another device plugin registers, with why; copy on write under {@code this}. */
-    private volatile Map<NodeVendor, String> standingAside = Map.of();
+    /** Whose devices are written: NVIDIA's and the simulated vendors', less those standing aside. */
+    private final VendorRoster roster;
 
     // Owned by the registrar thread.
     private int consecutiveFailures;
@@ -148,9 +143,8 @@ public final class DeviceRegistrar extends Lifecycle {
         super("device registrar for node " + requireNonNull(config, "config").nodeName());
         this.config = config;
         this.source = requireNonNull(source, "source");
-        this.vendors = List.copyOf(requireNonNull(vendors, "vendors"));
-        this.nvidia = config.source() != DeviceRegistrationConfig.Source.MOCK
-                || !config.mockInventory().entries().isEmpty();
+        this.roster = new VendorRoster(config.source() != DeviceRegistrationConfig.Source.MOCK
+                || !config.mockInventory().entries().isEmpty(), requireNonNull(vendors, "vendors"));
         this.node = new NodePatcher(requireNonNull(client, "client"), config.nodeName());
         this.clock = requireNonNull(clock, "clock");
         this.discovery = new DeviceDiscovery(source, config.rescanInterval(), clock);
@@ -222,9 +216,9 @@ public final class DeviceRegistrar extends Lifecycle {
                 config.nodeName(), source.kind(), config.handshakeInterval(), config.rescanInterval(),
                 config.splitCount(), config.advertiseCapacity(),
                 config.nodeCapacity() == null ? "off" : config.nodeCapacity().resources(), config.deregisterOnExit());
-        if (!vendors.isEmpty()) {
-            log.info("Simulated devices node={} nvidia={} vendors={}", config.nodeName(), nvidia, vendors.stream()
-                    .map(v -> v.vendor().displayName() + ":" + v.devices().size()).toList());
+        if (!roster.vendors().isEmpty()) {
+            log.info("Simulated devices node={} nvidia={} vendors={}", config.nodeName(), roster.nvidia(),
+                    roster.vendors().stream().map(v -> v.vendor().displayName() + ":" + v.devices().size()).toList());
         }
         rounds.enqueue(ROUND);
     }
@@ -262,23 +256,15 @@ public final class DeviceRegistrar extends Lifecycle {
      * state, not a fault. Any thread; a vendor told twice keeps the first reason.
      */
     public void standAside(NodeVendor vendor, String reason) {
-        requireNonNull(vendor, "vendor");
-        requireNonNull(reason, "reason");
-        synchronized (this) {
-            if (standingAside.containsKey(vendor)) {
-                return;
-            }
-            Map<NodeVendor, String> more = new LinkedHashMap<>(standingAside);
-            more.put(vendor, reason);
-            standingAside = Collections.unmodifiableMap(more);
+        if (!roster.standAside(vendor, reason)) {
+            return;
         }
-        if (!present(vendor)) {
+        if (!roster.present(vendor)) {
             log.info("Another device plugin registers a vendor this node's inventory does not have node={} vendor={}"
                     + " reason={}", config.nodeName(), vendor.displayName(), reason);
             return;
         }
-        List<String> still = presentVendors().stream().filter(v -> !standingAside.containsKey(v))
-                .map(NodeVendor::displayName).toList();
+        List<String> still = roster.stillRegistering();
         log.warn("Device registration stopped node={} vendor={}: another device plugin registers this node's {}"
                         + " devices ({}); {} and {} are left to it{}", config.nodeName(), vendor.displayName(),
                 vendor.displayName(), reason, vendor.registerKey(), vendor.handshakeKey(),
@@ -287,12 +273,12 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** Why NVIDIA's registration was {@link #suspend suspended}, or {@code null}. */
     public String suspendedReason() {
-        return standingAside.get(NodeVendor.NVIDIA);
+        return roster.standingAside().get(NodeVendor.NVIDIA);
     }
 
     /** The vendors another device plugin registers, with why, in the order told (empty when none). */
     public Map<NodeVendor, String> standingAside() {
-        return standingAside;
+        return roster.standingAside();
     }
 
     /** True when the scheduler currently sees our devices; see {@link DeviceRegistrationSnapshot#ready()}. */
@@ -303,44 +289,6 @@ public final class DeviceRegistrar extends Lifecycle {
                 .compareTo(DeviceRegistrationConfig.SCHEDULER_STALE_AFTER) < 0;
     }
 
-    /** The vendors this node's devices belong to: NVIDIA (unless a mock inventory has none), then the simulated. */
-    private List<NodeVendor> presentVendors() {
-        List<NodeVendor> present = new ArrayList<>(vendors.size() + 1);
-        if (nvidia) {
-            present.add(NodeVendor.NVIDIA);
-        }
-        vendors.forEach(v -> present.add(v.vendor()));
-        return present;
-    }
-
-    private boolean present(NodeVendor vendor) {
-        return vendor.equals(NodeVendor.NVIDIA) ? nvidia : vendors.stream().anyMatch(v -> v.vendor().equals(vendor));
-    }
-
-    /** Whether NVIDIA's GPUs are ours to register now. */
-    private boolean nvidiaActive() {
-        return nvidia && !standingAside.containsKey(NodeVendor.NVIDIA);
-    }
-
-    /** The simulated vendors ours to register now. */
-    private List<SimulatedVendor> activeVendors() {
-        Map<NodeVendor, String> aside = standingAside;
-        return aside.isEmpty() ? vendors : vendors.stream().filter(v -> !aside.containsKey(v.vendor())).toList();
-    }
-
-    /** {@code NVIDIA: <reason>; Hygon: <reason>} for the present vendors standing aside; empty when none. */
-    private String asideDetail() {
-        Map<NodeVendor, String> aside = standingAside;
-        List<String> parts = new ArrayList<>();
-        for (NodeVendor vendor : presentVendors()) {
-            String reason = aside.get(vendor);
-            if (reason != null) {
-                parts.add(vendor.displayName() + " registered by another device plugin: " + reason);
-            }
-        }
-        return String.join("; ", parts);
-    }
-
     /**
      * A {@code devices-registered} readiness check for the health server: ok while
      * {@link #devicesRegistered()}, otherwise failed with the last error. Reads state only, so it is
@@ -348,8 +296,8 @@ public final class DeviceRegistrar extends Lifecycle {
      */
     public HealthCheck readinessCheck() {
         return new HealthCheck("devices-registered", () -> {
-            String aside = asideDetail();
-            if (activeVendors().isEmpty() && !nvidiaActive()) {
+            String aside = roster.asideDetail();
+            if (!roster.anyActive()) {
                 // Another plugin registers every vendor's devices here (see standAside).
                 return aside.isEmpty() ? HealthCheck.Result.OK : new HealthCheck.Result(true, aside);
             }
@@ -377,7 +325,7 @@ public final class DeviceRegistrar extends Lifecycle {
                 .map(v -> new DeviceRegistrationSnapshot.VendorRegistration(v.vendor(), v.devices(), v.register()))
                 .toList();
         Map<String, String> aside = new LinkedHashMap<>();
-        standingAside.forEach((vendor, reason) -> aside.put(vendor.displayName(), reason));
+        roster.standingAside().forEach((vendor, reason) -> aside.put(vendor.displayName(), reason));
         return new DeviceRegistrationSnapshot(config.nodeName(), source.kind(), devicesRegistered(), s.devices(),
                 s.registerAnnotation(), s.lastHandshake(), s.lastFailure(), s.lastError(), s.lastErrorAt(), written,
                 aside);
@@ -395,7 +343,7 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** One round on the queue's worker: the next one after the handshake interval, or a retry after the backoff. */
     private WorkQueue.Result round() {
-        if (!nvidiaActive() && activeVendors().isEmpty()) {
+        if (!roster.anyActive()) {
             return WorkQueue.Result.done(); // every vendor stands aside: nothing more is written
         }
         Instant began = clock.instant();
@@ -421,8 +369,8 @@ public final class DeviceRegistrar extends Lifecycle {
      * succeeded (readiness is about the scheduler seeing the devices) and asks for a retry with the backoff.
      */
     boolean registerOnce() {
-        boolean withNvidia = nvidiaActive();
-        List<SimulatedVendor> active = activeVendors();
+        boolean withNvidia = roster.nvidiaActive();
+        List<SimulatedVendor> active = roster.activeVendors();
         List<GpuDevice> devices = List.of();
         if (withNvidia) {
             try {
@@ -597,13 +545,13 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** Removes what this agent writes, for the vendors not standing aside (what another plugin owns stays). */
     private void deregister() {
-        boolean withNvidia = nvidiaActive();
-        List<SimulatedVendor> active = activeVendors();
+        boolean withNvidia = roster.nvidiaActive();
+        List<SimulatedVendor> active = roster.activeVendors();
         if (!withNvidia && active.isEmpty()) {
             return;
         }
         try {
-            RegisterEncoding.Removal removal = RegisterEncoding.removal(withNvidia, active, vendors,
+            RegisterEncoding.Removal removal = RegisterEncoding.removal(withNvidia, active, roster.vendors(),
                     config.advertiseCapacity(), config.nodeCapacity());
             node.patchAnnotations(removal.annotations());
             if (!removal.capacity().isEmpty()) {
