@@ -14,9 +14,11 @@ import java.time.temporal.ChronoUnit;
  * {@code <RFC3339 time>,<namespace>,<pod>}, or the legacy bare RFC3339 time (no owner).
  *
  * <p>Parsing follows the scheduler: a value without a comma is a bare time; a value with commas must
- * have exactly three parts ({@code "malformed lock annotation: expected 3 parts, got N"}).
+ * have exactly three parts ({@code "malformed lock annotation: expected 3 parts, got N"}). The time is read with
+ * or without fractional seconds: HAMi v2.10 and earlier write Go's {@code time.RFC3339} (seconds), later releases
+ * {@code time.RFC3339Nano} (hami/README.md, "Node lock").
  *
- * @param lockedAt when the lock was taken (second precision on the wire)
+ * @param lockedAt when the lock was taken (as precise as the writer wrote it)
  * @param namespace the holder's namespace; empty for a legacy value
  * @param podName the holder's name; empty for a legacy value
  */
@@ -85,7 +87,10 @@ public record NodeLock(Instant lockedAt, String namespace, String podName) {
         }
     }
 
-    /** The wire form: {@code <RFC3339 UTC>,<ns>,<pod>}, or the bare time for a legacy lock. */
+    /**
+     * The wire form: {@code <RFC3339 UTC>,<ns>,<pod>}, or the bare time for a legacy lock; seconds, as every
+     * release {@code --hami-compat} names (v2.9, v2.10) writes it.
+     */
     public String encode() {
         String time = RFC3339.format(lockedAt.truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC));
         return hasHolder() ? time + SEPARATOR + namespace + SEPARATOR + podName : time;

@@ -30,6 +30,18 @@ class NodeLockTest {
                 .isEqualTo(Instant.parse("2025-03-04T05:06:07Z"));
     }
 
+    @ParameterizedTest
+    @CsvSource({
+        "2026-12-07T20:45:34Z,                2026-12-07T20:45:34Z",
+        "2026-12-07T20:45:34.123456789Z,      2026-12-07T20:45:34.123456789Z",
+        "2026-12-07T20:45:34.5+01:00,         2026-12-07T19:45:34.5Z",
+    })
+    void parsesSecondsAndTheNanosecondsHamiWritesAfterV210(String time, Instant expected) throws Exception {
+        // v2.10 and earlier write time.RFC3339 (seconds); later releases write time.RFC3339Nano.
+        assertThat(NodeLock.parse(time + ",team-a,train-0")).isEqualTo(new NodeLock(expected, "team-a", "train-0"));
+        assertThat(NodeLock.parse(time).lockedAt()).isEqualTo(expected);
+    }
+
     @Test
     void parsesLegacyBareTime() throws Exception {
         NodeLock lock = NodeLock.parse("2025-03-04T05:06:07Z");

@@ -3,24 +3,16 @@ package io.tenantgateway.agent.devices;
 import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeStatus;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.HealthCheck;
-import io.tenantgateway.agent.k8s.MergePatch;
-import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.GpuDevice;
-import io.tenantgateway.hami.HamiDeviceCodec;
 import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.hami.RegisteredDevice;
-import io.tenantgateway.hami.ResourceNames;
 import io.tenantgateway.agent.controller.WorkQueue;
 import io.tenantgateway.common.lifecycle.Lifecycle;
 import io.tenantgateway.common.retry.Backoff;
@@ -29,13 +21,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -76,18 +64,22 @@ import org.slf4j.LoggerFactory;
  * scheduler's {@code Requesting_…} writes in between are not overwritten early or fought over, the
  * next handshake simply comes on cadence. A 409 is answered by re-reading the node and patching
  * again (up to {@value #CONFLICT_ATTEMPTS} times a round).
+ *
+ * <p>The parts: {@link DeviceDiscovery} (the source's devices, kept for the rescan interval), {@link RegisterEncoding}
+ * (the annotations, capacity and removal as values, no API), {@link NodePatcher} (the node read and the merge
+ * patches) and {@link VendorRoster} (whose devices are ours to write). This class runs the rounds and keeps the
+ * state, metrics and readiness.
  */
 public final class DeviceRegistrar extends Lifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(DeviceRegistrar.class);
 
     static final int CONFLICT_ATTEMPTS = 3;
-    private static final DateTimeFormatter HANDSHAKE_TIME =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
 
     private final DeviceRegistrationConfig config;
     private final DeviceSource source;
-    private final KubernetesClient client;
+    private final DeviceDiscovery discovery;
+    private final NodePatcher node;
     private final Clock clock;
     private final PrometheusRegistry registry;
 
@@ -103,15 +95,10 @@ public final class DeviceRegistrar extends Lifecycle {
     private volatile State state;
     private volatile Instant startedAt;
     /** The node has NVIDIA GPUs to register: any source but a mock inventory without NVIDIA entries. */
-    private final boolean nvidia;
-    /** The simulated Hygon and Ascend vendors (mock mode only); empty on a pure-NVIDIA node. */
-    private final List<SimulatedVendor> vendors;
-    /** The vendors another device plugin registers, with why; copy on write under {@code this}. */
-    private volatile Map<NodeVendor, String> standingAside = Map.of();
+    /** Whose devices are written: NVIDIA's and the simulated vendors', less those standing aside. */
+    private final VendorRoster roster;
 
     // Owned by the registrar thread.
-    private List<GpuDevice> discovered;
-    private Instant discoveredAt;
     private int consecutiveFailures;
     /** The last failed {@code --report-node-capacity} patch's message; {@code null} after a success. */
     private String capacityReportError;
@@ -156,11 +143,11 @@ public final class DeviceRegistrar extends Lifecycle {
         super("device registrar for node " + requireNonNull(config, "config").nodeName());
         this.config = config;
         this.source = requireNonNull(source, "source");
-        this.vendors = List.copyOf(requireNonNull(vendors, "vendors"));
-        this.nvidia = config.source() != DeviceRegistrationConfig.Source.MOCK
-                || !config.mockInventory().entries().isEmpty();
-        this.client = requireNonNull(client, "client");
+        this.roster = new VendorRoster(config.source() != DeviceRegistrationConfig.Source.MOCK
+                || !config.mockInventory().entries().isEmpty(), requireNonNull(vendors, "vendors"));
+        this.node = new NodePatcher(requireNonNull(client, "client"), config.nodeName());
         this.clock = requireNonNull(clock, "clock");
+        this.discovery = new DeviceDiscovery(source, config.rescanInterval(), clock);
         this.registry = requireNonNull(registry, "registry");
         this.state = State.INITIAL;
         this.devicesRegistered = Gauge.builder()
@@ -229,9 +216,9 @@ public final class DeviceRegistrar extends Lifecycle {
                 config.nodeName(), source.kind(), config.handshakeInterval(), config.rescanInterval(),
                 config.splitCount(), config.advertiseCapacity(),
                 config.nodeCapacity() == null ? "off" : config.nodeCapacity().resources(), config.deregisterOnExit());
-        if (!vendors.isEmpty()) {
-            log.info("Simulated devices node={} nvidia={} vendors={}", config.nodeName(), nvidia, vendors.stream()
-                    .map(v -> v.vendor().displayName() + ":" + v.devices().size()).toList());
+        if (!roster.vendors().isEmpty()) {
+            log.info("Simulated devices node={} nvidia={} vendors={}", config.nodeName(), roster.nvidia(),
+                    roster.vendors().stream().map(v -> v.vendor().displayName() + ":" + v.devices().size()).toList());
         }
         rounds.enqueue(ROUND);
     }
@@ -269,23 +256,15 @@ public final class DeviceRegistrar extends Lifecycle {
      * state, not a fault. Any thread; a vendor told twice keeps the first reason.
      */
     public void standAside(NodeVendor vendor, String reason) {
-        requireNonNull(vendor, "vendor");
-        requireNonNull(reason, "reason");
-        synchronized (this) {
-            if (standingAside.containsKey(vendor)) {
-                return;
-            }
-            Map<NodeVendor, String> more = new LinkedHashMap<>(standingAside);
-            more.put(vendor, reason);
-            standingAside = Collections.unmodifiableMap(more);
+        if (!roster.standAside(vendor, reason)) {
+            return;
         }
-        if (!present(vendor)) {
+        if (!roster.present(vendor)) {
             log.info("Another device plugin registers a vendor this node's inventory does not have node={} vendor={}"
                     + " reason={}", config.nodeName(), vendor.displayName(), reason);
             return;
         }
-        List<String> still = presentVendors().stream().filter(v -> !standingAside.containsKey(v))
-                .map(NodeVendor::displayName).toList();
+        List<String> still = roster.stillRegistering();
         log.warn("Device registration stopped node={} vendor={}: another device plugin registers this node's {}"
                         + " devices ({}); {} and {} are left to it{}", config.nodeName(), vendor.displayName(),
                 vendor.displayName(), reason, vendor.registerKey(), vendor.handshakeKey(),
@@ -294,12 +273,12 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** Why NVIDIA's registration was {@link #suspend suspended}, or {@code null}. */
     public String suspendedReason() {
-        return standingAside.get(NodeVendor.NVIDIA);
+        return roster.standingAside().get(NodeVendor.NVIDIA);
     }
 
     /** The vendors another device plugin registers, with why, in the order told (empty when none). */
     public Map<NodeVendor, String> standingAside() {
-        return standingAside;
+        return roster.standingAside();
     }
 
     /** True when the scheduler currently sees our devices; see {@link DeviceRegistrationSnapshot#ready()}. */
@@ -310,44 +289,6 @@ public final class DeviceRegistrar extends Lifecycle {
                 .compareTo(DeviceRegistrationConfig.SCHEDULER_STALE_AFTER) < 0;
     }
 
-    /** The vendors this node's devices belong to: NVIDIA (unless a mock inventory has none), then the simulated. */
-    private List<NodeVendor> presentVendors() {
-        List<NodeVendor> present = new ArrayList<>(vendors.size() + 1);
-        if (nvidia) {
-            present.add(NodeVendor.NVIDIA);
-        }
-        vendors.forEach(v -> present.add(v.vendor()));
-        return present;
-    }
-
-    private boolean present(NodeVendor vendor) {
-        return vendor.equals(NodeVendor.NVIDIA) ? nvidia : vendors.stream().anyMatch(v -> v.vendor().equals(vendor));
-    }
-
-    /** Whether NVIDIA's GPUs are ours to register now. */
-    private boolean nvidiaActive() {
-        return nvidia && !standingAside.containsKey(NodeVendor.NVIDIA);
-    }
-
-    /** The simulated vendors ours to register now. */
-    private List<SimulatedVendor> activeVendors() {
-        Map<NodeVendor, String> aside = standingAside;
-        return aside.isEmpty() ? vendors : vendors.stream().filter(v -> !aside.containsKey(v.vendor())).toList();
-    }
-
-    /** {@code NVIDIA: <reason>; Hygon: <reason>} for the present vendors standing aside; empty when none. */
-    private String asideDetail() {
-        Map<NodeVendor, String> aside = standingAside;
-        List<String> parts = new ArrayList<>();
-        for (NodeVendor vendor : presentVendors()) {
-            String reason = aside.get(vendor);
-            if (reason != null) {
-                parts.add(vendor.displayName() + " registered by another device plugin: " + reason);
-            }
-        }
-        return String.join("; ", parts);
-    }
-
     /**
      * A {@code devices-registered} readiness check for the health server: ok while
      * {@link #devicesRegistered()}, otherwise failed with the last error. Reads state only, so it is
@@ -355,8 +296,8 @@ public final class DeviceRegistrar extends Lifecycle {
      */
     public HealthCheck readinessCheck() {
         return new HealthCheck("devices-registered", () -> {
-            String aside = asideDetail();
-            if (activeVendors().isEmpty() && !nvidiaActive()) {
+            String aside = roster.asideDetail();
+            if (!roster.anyActive()) {
                 // Another plugin registers every vendor's devices here (see standAside).
                 return aside.isEmpty() ? HealthCheck.Result.OK : new HealthCheck.Result(true, aside);
             }
@@ -384,7 +325,7 @@ public final class DeviceRegistrar extends Lifecycle {
                 .map(v -> new DeviceRegistrationSnapshot.VendorRegistration(v.vendor(), v.devices(), v.register()))
                 .toList();
         Map<String, String> aside = new LinkedHashMap<>();
-        standingAside.forEach((vendor, reason) -> aside.put(vendor.displayName(), reason));
+        roster.standingAside().forEach((vendor, reason) -> aside.put(vendor.displayName(), reason));
         return new DeviceRegistrationSnapshot(config.nodeName(), source.kind(), devicesRegistered(), s.devices(),
                 s.registerAnnotation(), s.lastHandshake(), s.lastFailure(), s.lastError(), s.lastErrorAt(), written,
                 aside);
@@ -402,7 +343,7 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** One round on the queue's worker: the next one after the handshake interval, or a retry after the backoff. */
     private WorkQueue.Result round() {
-        if (!nvidiaActive() && activeVendors().isEmpty()) {
+        if (!roster.anyActive()) {
             return WorkQueue.Result.done(); // every vendor stands aside: nothing more is written
         }
         Instant began = clock.instant();
@@ -428,32 +369,34 @@ public final class DeviceRegistrar extends Lifecycle {
      * succeeded (readiness is about the scheduler seeing the devices) and asks for a retry with the backoff.
      */
     boolean registerOnce() {
-        boolean withNvidia = nvidiaActive();
-        List<SimulatedVendor> active = activeVendors();
+        boolean withNvidia = roster.nvidiaActive();
+        List<SimulatedVendor> active = roster.activeVendors();
         List<GpuDevice> devices = List.of();
         if (withNvidia) {
             try {
-                devices = discoverIfDue();
+                devices = discovery.devices();
             } catch (DeviceDiscoveryException e) {
                 fail(e.reason(), e.getMessage(), true);
                 return false;
             }
         }
-        String encoded = withNvidia ? HamiDeviceCodec.encode(devices) : "";
+        String encoded = withNvidia ? RegisterEncoding.register(devices) : "";
         for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
             try {
-                Node node = client.nodes().withName(config.nodeName()).get();
-                if (node == null) {
+                Node current = node.get();
+                if (current == null) {
                     fail(FailureReason.NODE_MISSING, "node " + config.nodeName()
                             + " not found (expected: the Node this agent runs on; check --node-name)", false);
                     return false;
                 }
-                Changed changed = patchAnnotations(node, withNvidia, encoded, active);
-                Node current = node;
+                RegisterEncoding.AnnotationPatch patch = RegisterEncoding.annotations(
+                        current.getMetadata().getAnnotations(), withNvidia ? encoded : null, active, clock.instant(),
+                        startedAt, clock.getZone());
+                node.patchAnnotations(patch.values());
                 if (config.advertiseCapacity()) {
-                    current = patchCapacity(node, withNvidia ? devices : null, active);
+                    current = advertiseCapacity(current, withNvidia ? devices : null, active);
                 }
-                succeed(devices, encoded, changed, active);
+                succeed(devices, encoded, patch, active);
                 return !withNvidia || config.nodeCapacity() == null || reportNodeCapacity(current, devices);
             } catch (KubernetesClientException e) {
                 FailureReason reason = classify(e);
@@ -467,79 +410,23 @@ public final class DeviceRegistrar extends Lifecycle {
         return false;
     }
 
-    private List<GpuDevice> discoverIfDue() throws DeviceDiscoveryException {
-        Instant now = clock.instant();
-        if (discovered == null || Duration.between(discoveredAt, now).compareTo(config.rescanInterval()) >= 0) {
-            discovered = null; // a failed rescan must not leave stale devices registered as fresh
-            List<GpuDevice> devices = source.discover();
-            if (devices.isEmpty()) {
-                throw new DeviceDiscoveryException(FailureReason.NO_DEVICES,
-                        source.kind() + " source returned no devices (expected: at least one GPU)");
-            }
-            discovered = devices;
-            discoveredAt = now;
-        }
-        return discovered;
-    }
-
-    /** Whose register annotation a round changed: NVIDIA's, and which simulated vendors'. */
-    private record Changed(boolean nvidia, List<SimulatedVendor> vendors) {
-    }
-
-    /**
-     * One merge patch: NVIDIA's handshake and the register annotation when it differs (with {@code withNvidia}),
-     * then each active vendor's register annotation and other annotations when they differ, and its handshake.
-     */
-    private Changed patchAnnotations(Node node, boolean withNvidia, String encoded, List<SimulatedVendor> active) {
-        Map<String, String> current = node.getMetadata().getAnnotations();
-        Map<String, String> patch = new LinkedHashMap<>();
-        boolean registerChanged = false;
-        Instant now = clock.instant();
-        if (withNvidia) {
-            registerChanged = !encoded.equals(Annotations.get(current, Annotations.NODE_NVIDIA_REGISTER));
-            if (registerChanged) {
-                patch.put(Annotations.NODE_NVIDIA_REGISTER, encoded);
-            }
-            patch.put(Annotations.NODE_HANDSHAKE, handshakeValue(now, clock.getZone()));
-        }
-        List<SimulatedVendor> changed = new ArrayList<>();
-        for (SimulatedVendor v : active) {
-            NodeVendor vendor = v.vendor();
-            if (!v.register().equals(Annotations.get(current, vendor.registerKey()))) {
-                patch.put(vendor.registerKey(), v.register());
-                changed.add(v);
-            }
-            v.annotations().forEach((key, value) -> {
-                if (!value.equals(Annotations.get(current, key))) {
-                    patch.put(key, value);
-                }
-            });
-            patch.put(vendor.handshakeKey(), vendor.handshake(now, startedAt, clock.getZone()));
-        }
-        client.nodes().withName(config.nodeName())
-                .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, patch, Map.of()));
-        return new Changed(registerChanged, changed);
-    }
-
-    /** {@code Reported <YYYY-MM-DD hh:mm:ss>}, local time in {@code zone} (the scheduler stamps its local time too). */
+    /** {@link RegisterEncoding#handshakeValue}. */
     static String handshakeValue(Instant at, ZoneId zone) {
-        return Annotations.HANDSHAKE_REPORTED_PREFIX + HANDSHAKE_TIME.format(at.atZone(zone));
+        return RegisterEncoding.handshakeValue(at, zone);
     }
 
     /**
      * @param devices NVIDIA's GPUs, {@code null} when NVIDIA's are not ours to advertise
      * @return the node as the API server answered the patch, or {@code node} when nothing was patched
      */
-    private Node patchCapacity(Node node, List<GpuDevice> devices, List<SimulatedVendor> active) {
-        Map<String, String> desired = devices == null ? new LinkedHashMap<>() : capacity(devices);
-        active.forEach(v -> desired.putAll(v.capacity()));
-        if (desired.isEmpty() || carries(node, desired)) {
-            return node;
+    private Node advertiseCapacity(Node current, List<GpuDevice> devices, List<SimulatedVendor> active) {
+        Map<String, String> desired = RegisterEncoding.advertised(devices, active);
+        if (desired.isEmpty() || RegisterEncoding.carries(current, desired)) {
+            return current;
         }
-        Node patched = client.nodes().withName(config.nodeName()).subresource("status")
-                .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(desired));
+        Node patched = node.patchCapacity(desired);
         log.info("Advertised GPU capacity node={} {}", config.nodeName(), desired);
-        return patched != null ? patched : node;
+        return patched != null ? patched : current;
     }
 
     /**
@@ -550,15 +437,14 @@ public final class DeviceRegistrar extends Lifecycle {
      *
      * @return false when the patch failed (the round is retried with the backoff)
      */
-    private boolean reportNodeCapacity(Node node, List<GpuDevice> devices) {
+    private boolean reportNodeCapacity(Node current, List<GpuDevice> devices) {
         Map<String, String> totals = config.nodeCapacity().totals(devices);
-        if (carries(node, totals)) {
+        if (RegisterEncoding.carries(current, totals)) {
             capacityReportError = null;
             return true;
         }
         try {
-            client.nodes().withName(config.nodeName()).subresource("status")
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(totals));
+            node.patchCapacity(totals);
         } catch (KubernetesClientException e) {
             FailureReason reason = classify(e);
             failures.labelValues(reason.label()).inc();
@@ -577,70 +463,24 @@ public final class DeviceRegistrar extends Lifecycle {
         return true;
     }
 
-    /** Whether {@code node}'s status capacity and allocatable both carry {@code quantities}. */
-    private static boolean carries(Node node, Map<String, String> quantities) {
-        NodeStatus status = node.getStatus();
-        return status != null && hasQuantities(status.getCapacity(), quantities)
-                && hasQuantities(status.getAllocatable(), quantities);
-    }
-
-    /**
-     * What the node advertises for healthy devices: {@code nvidia.com/gpu} = the sum of split counts
-     * (GPUs × split count), memory and cores as the mock device plugin sums them, 100 % per GPU.
-     */
+    /** {@link RegisterEncoding#capacity}. */
     static Map<String, String> capacity(List<GpuDevice> devices) {
-        long gpus = 0;
-        long memory = 0;
-        long cores = 0;
-        long percentage = 0;
-        for (GpuDevice d : devices) {
-            if (d.healthy()) {
-                gpus += d.count();
-                memory += d.devmemMiB();
-                cores += d.devcore();
-                percentage += 100;
-            }
-        }
-        Map<String, String> quantities = new LinkedHashMap<>();
-        quantities.put(ResourceNames.NVIDIA_GPU, Long.toString(gpus));
-        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY, Long.toString(memory));
-        quantities.put(ResourceNames.NVIDIA_GPU_CORES, Long.toString(cores));
-        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE, Long.toString(percentage));
-        return quantities;
+        return RegisterEncoding.capacity(devices);
     }
 
-    /**
-     * {@code {"status":{"capacity":{…},"allocatable":{…}}}} with the same quantities in both (a
-     * {@code null} quantity deletes the resource), for the {@code status} subresource.
-     */
+    /** {@link RegisterEncoding#capacityPatch}. */
     static String capacityPatch(Map<String, String> quantities) {
-        Map<String, Object> status = new LinkedHashMap<>();
-        status.put("capacity", quantities);
-        status.put("allocatable", quantities);
-        return MergePatch.json(Map.of("status", status));
+        return RegisterEncoding.capacityPatch(quantities);
     }
 
-    private static boolean hasQuantities(Map<String, Quantity> actual, Map<String, String> desired) {
-        if (actual == null) {
-            return false;
-        }
-        for (Map.Entry<String, String> e : desired.entrySet()) {
-            Quantity q = actual.get(e.getKey());
-            if (q == null || q.getAmount() == null
-                    || q.getNumericalAmount().compareTo(new Quantity(e.getValue()).getNumericalAmount()) != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void succeed(List<GpuDevice> devices, String encoded, Changed changed, List<SimulatedVendor> written) {
+    private void succeed(List<GpuDevice> devices, String encoded, RegisterEncoding.AnnotationPatch changed,
+            List<SimulatedVendor> written) {
         State previous = state;
         state = previous.succeeded(devices, encoded, written, clock.instant());
         devicesRegistered.set(devices.size());
         consecutiveFailures = 0;
         boolean nvidiaLogged = !devices.isEmpty()
-                && (changed.nvidia() || !encoded.equals(previous.registerAnnotation()));
+                && (changed.nvidiaChanged() || !encoded.equals(previous.registerAnnotation()));
         if (nvidiaLogged) {
             log.info("Registered GPUs node={} source={} devices={} ids={}", config.nodeName(), source.kind(),
                     devices.size(), devices.stream().map(GpuDevice::id).toList());
@@ -648,7 +488,7 @@ public final class DeviceRegistrar extends Lifecycle {
         Set<NodeVendor> before = new LinkedHashSet<>();
         previous.vendors().forEach(v -> before.add(v.vendor()));
         List<SimulatedVendor> newlyWritten = written.stream()
-                .filter(v -> changed.vendors().contains(v) || !before.contains(v.vendor())).toList();
+                .filter(v -> changed.vendorsChanged().contains(v) || !before.contains(v.vendor())).toList();
         for (SimulatedVendor v : newlyWritten) {
             log.info("Registered devices node={} vendor={} source={} key={} devices={} ids={}", config.nodeName(),
                     v.vendor().displayName(), source.kind(), v.vendor().registerKey(), v.devices().size(),
@@ -705,40 +545,17 @@ public final class DeviceRegistrar extends Lifecycle {
 
     /** Removes what this agent writes, for the vendors not standing aside (what another plugin owns stays). */
     private void deregister() {
-        boolean withNvidia = nvidiaActive();
-        List<SimulatedVendor> active = activeVendors();
+        boolean withNvidia = roster.nvidiaActive();
+        List<SimulatedVendor> active = roster.activeVendors();
         if (!withNvidia && active.isEmpty()) {
             return;
         }
-        // Keys a vendor standing aside writes too (Ascend's hami-vnpu-core) are its plugin's now.
-        Set<String> kept = new LinkedHashSet<>();
-        vendors.stream().filter(v -> !active.contains(v)).forEach(v -> kept.addAll(v.annotations().keySet()));
         try {
-            Map<String, String> remove = new LinkedHashMap<>();
-            Map<String, String> zero = new LinkedHashMap<>();
-            if (withNvidia) {
-                remove.put(Annotations.NODE_NVIDIA_REGISTER, null);
-                remove.put(Annotations.NODE_HANDSHAKE, null);
-                if (config.advertiseCapacity()) {
-                    capacity(List.of()).keySet().forEach(k -> zero.put(k, null));
-                }
-                if (config.nodeCapacity() != null) {
-                    config.nodeCapacity().resources().forEach(k -> zero.put(k, null));
-                }
-            }
-            for (SimulatedVendor v : active) {
-                remove.put(v.vendor().registerKey(), null);
-                v.annotations().keySet().stream().filter(k -> !kept.contains(k)).forEach(k -> remove.put(k, null));
-                remove.put(v.vendor().handshakeKey(), null);
-                if (config.advertiseCapacity()) {
-                    v.capacity().keySet().forEach(k -> zero.put(k, null));
-                }
-            }
-            client.nodes().withName(config.nodeName())
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.metadata(null, remove, Map.of()));
-            if (!zero.isEmpty()) {
-                client.nodes().withName(config.nodeName()).subresource("status")
-                        .patch(PatchContext.of(PatchType.JSON_MERGE), capacityPatch(zero));
+            RegisterEncoding.Removal removal = RegisterEncoding.removal(withNvidia, active, roster.vendors(),
+                    config.advertiseCapacity(), config.nodeCapacity());
+            node.patchAnnotations(removal.annotations());
+            if (!removal.capacity().isEmpty()) {
+                node.patchCapacity(removal.capacity());
             }
             state = State.INITIAL;
             devicesRegistered.set(0);

@@ -42,6 +42,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import io.tenantgateway.agent.health.LockMetrics;
 
 /**
@@ -340,6 +342,27 @@ class HamiAllocatorIT {
         assertThat(answer.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU_A);
         assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("success");
         assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"2025-06-01T10:00:00Z", "2025-06-01T10:00:00.123456789Z"})
+    void theLockIsReadWithSecondsOrNanoseconds(String lockedAt) {
+        // HAMi v2.10 and earlier write RFC3339 seconds, later releases RFC3339 with nanoseconds.
+        bound("p1", GPU_A + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), false);
+        bound("p2", GPU_B + ",NVIDIA,1000,10:;", List.of(), List.of("cuda"), false);
+        String lock = lockedAt + "," + NS + ",p2";
+        cluster.setLock(lock);
+
+        ContainerAllocateResponse answer = kubeletPlugin().allocate(List.of(GPU_B + "-0")).getContainerResponses(0);
+
+        // The lock's holder is served, not the first pending pod, and its lock is released.
+        assertThat(answer.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU_B);
+        assertThat(cluster.annotation("p2", Annotations.POD_BIND_PHASE)).isEqualTo("success");
+        assertThat(cluster.annotation("p1", Annotations.POD_BIND_PHASE)).isEqualTo("allocating");
+        assertThat(cluster.lock()).isNull();
+        assertThat(cluster.events(LockPolicy.REASON_LOCK_RELEASED)).singleElement().satisfies(e -> assertThat(
+                e.getMessage()).isEqualTo("released hami.io/mutex.lock \"" + lock + "\": allocated"
+                + " (allocation of team-a/p2 completed)"));
     }
 
     @Test

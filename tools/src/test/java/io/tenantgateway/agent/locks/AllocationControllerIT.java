@@ -80,6 +80,24 @@ class AllocationControllerIT extends LockClusterTestBase {
         assertThat(cluster.clock.instant()).isEqualTo(LockTestCluster.START);
     }
 
+    /** HAMi after v2.10 writes the lock time with nanoseconds (RFC3339Nano); the release reads it as the seconds form. */
+    @Test
+    void theLockOfAnAllocatedHolderIsReleasedWhenItsTimeHasNanoseconds() {
+        cluster.createGpuPod("p1");
+        cluster.filterAndBind("p1", GPU_A);
+        cluster.markAllocated("p1");
+        String lock = "2025-06-01T10:00:00.123456789Z,team-a,p1";
+        cluster.setLock(NODE, lock);
+
+        cluster.startController(registry);
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.lock(NODE)).isNull());
+        cluster.awaitReleaseEvents(1);
+        assertThat(LockTestCluster.releases(registry, ReleaseReason.ALLOCATED)).isEqualTo(1);
+        assertThat(cluster.events(AllocationController.REASON_LOCK_RELEASED)).singleElement().satisfies(e ->
+                assertThat(e.getMessage()).startsWith("released hami.io/mutex.lock \"" + lock + "\": allocated"));
+    }
+
     @Test
     void anotherPodsLockIsNeverReleased() {
         cluster.createGpuPod("p1");

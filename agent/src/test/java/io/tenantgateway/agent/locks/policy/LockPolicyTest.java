@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tenantgateway.hami.NodeLock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,6 +66,23 @@ class LockPolicyTest {
         assertThat(decision).isInstanceOf(LockDecision.Release.class);
         assertThat(((LockDecision.Release) decision).reason()).isEqualTo(ReleaseReason.EXPIRED);
         assertThat(decision.detail()).isEqualTo("taken at 2025-03-04T05:00:00Z, older than PT5M (holder ns/p1)");
+    }
+
+    @Test
+    void readsTheLockTimeWithSecondsOrNanoseconds() throws Exception {
+        // HAMi v2.10 and earlier write RFC3339 seconds, later releases RFC3339 with nanoseconds.
+        LockHolder inProgress = LockHolder.of("", "Pending", "allocating", NODE);
+        NodeLock seconds = NodeLock.parse("2026-12-07T20:45:34Z,ns,p1");
+        NodeLock nanos = NodeLock.parse("2026-12-07T20:45:34.123456789Z,ns,p1");
+        Instant expiry = Instant.parse("2026-12-07T20:50:34.123456789Z");
+
+        assertThat(complete.judge(seconds, inProgress, expiry)).isInstanceOf(LockDecision.Release.class);
+        assertThat(complete.judge(nanos, inProgress, expiry)).isInstanceOf(LockDecision.Keep.class);
+        assertThat(reason(complete.judge(nanos, inProgress, expiry.plusNanos(1)))).isEqualTo(ReleaseReason.EXPIRED);
+        for (String value : List.of("2026-12-07T20:45:34Z,ns,p1", "2026-12-07T20:45:34.123456789Z,ns,p1")) {
+            assertThat(complete.afterAllocation(value, "ns", "p1", ReleaseReason.ALLOCATED))
+                    .isEqualTo(new LockDecision.Release(ReleaseReason.ALLOCATED, "allocation of ns/p1 completed"));
+        }
     }
 
     @Test
