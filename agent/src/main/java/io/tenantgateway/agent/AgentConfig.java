@@ -59,6 +59,15 @@ public record AgentConfig(
         Optional<DevicePluginSettings> devicePlugin,
         Optional<MonitorConfig> monitor) {
 
+    /**
+     * The HAMi release whose scheduler {@code doctor}, the status page and {@code /debug/devices} decode this node's
+     * registrations as: the webhook's {@code --hami-compat}; v2.10 when the webhook is off.
+     */
+    public io.tenantgateway.hami.HamiRelease hamiRelease() {
+        return webhook.map(w -> io.tenantgateway.hami.HamiRelease.valueOf(w.config().policy().compat().name()))
+                .orElse(io.tenantgateway.hami.HamiRelease.V2_10);
+    }
+
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
         requireNonNull(agentId, "agentId");

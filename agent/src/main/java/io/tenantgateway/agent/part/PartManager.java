@@ -50,6 +50,7 @@ public final class PartManager implements AutoCloseable {
     private final List<Map.Entry<Part, PartContext>> started = new ArrayList<>();
     private final Object lock = new Object();
     private final boolean readsNode;
+    private final io.tenantgateway.hami.HamiRelease release;
     private DeferredCheck nodeCheck;
     private boolean closed;
     private OwnNode ownNode;
@@ -70,6 +71,18 @@ public final class PartManager implements AutoCloseable {
      */
     public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
             String agentId, Path kubeconfig, BooleanSupplier draining, boolean apiAccess) {
+        this(parts, registry, clock, node, version, agentId, kubeconfig, draining, apiAccess,
+                io.tenantgateway.hami.HamiRelease.V2_10);
+    }
+
+    /**
+     * @param release the HAMi release whose scheduler's reading of this node {@link #ownNode()} shows (the webhook's
+     *     {@code --hami-compat}, {@link io.tenantgateway.agent.AgentConfig#hamiRelease()})
+     */
+    public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
+            String agentId, Path kubeconfig, BooleanSupplier draining, boolean apiAccess,
+            io.tenantgateway.hami.HamiRelease release) {
+        this.release = java.util.Objects.requireNonNull(release, "release");
         this.parts = List.copyOf(parts);
         boolean hasApi = apiAccess || node.discovered() || this.parts.stream().anyMatch(part -> part.plan().needsApi());
         this.services = new PartServices(registry, clock, node, version, agentId, kubeconfig, hasApi, draining);
@@ -259,7 +272,8 @@ public final class PartManager implements AutoCloseable {
                 return Optional.empty();
             }
             if (ownNode == null) {
-                ownNode = new OwnNode(services.kubernetes(), services.node(), services.scheduler(), services.clock());
+                ownNode = new OwnNode(services.kubernetes(), services.node(), services.scheduler(), services.clock(),
+                        release);
             }
             return Optional.of(ownNode);
         }
