@@ -12,6 +12,7 @@ import io.tenantgateway.agent.monitor.MonitorConfig;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.nio.file.Path;
@@ -63,9 +64,9 @@ public record AgentConfig(
      * The HAMi release whose scheduler {@code doctor}, the status page and {@code /debug/devices} decode this node's
      * registrations as: the webhook's {@code --hami-compat}; v2.10 when the webhook is off.
      */
-    public io.tenantgateway.hami.HamiRelease hamiRelease() {
-        return webhook.map(w -> io.tenantgateway.hami.HamiRelease.valueOf(w.config().policy().compat().name()))
-                .orElse(io.tenantgateway.hami.HamiRelease.V2_10);
+    public HamiRelease hamiRelease() {
+        return webhook.map(w -> HamiRelease.valueOf(w.config().policy().compat().name()))
+                .orElse(HamiRelease.V2_10);
     }
 
     public AgentConfig {

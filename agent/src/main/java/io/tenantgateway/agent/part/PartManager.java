@@ -9,6 +9,7 @@ import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.agent.node.OwnNode;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.tunnel.client.ServerCounter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -50,7 +51,7 @@ public final class PartManager implements AutoCloseable {
     private final List<Map.Entry<Part, PartContext>> started = new ArrayList<>();
     private final Object lock = new Object();
     private final boolean readsNode;
-    private final io.tenantgateway.hami.HamiRelease release;
+    private final HamiRelease release;
     private DeferredCheck nodeCheck;
     private boolean closed;
     private OwnNode ownNode;
@@ -72,7 +73,7 @@ public final class PartManager implements AutoCloseable {
     public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
             String agentId, Path kubeconfig, BooleanSupplier draining, boolean apiAccess) {
         this(parts, registry, clock, node, version, agentId, kubeconfig, draining, apiAccess,
-                io.tenantgateway.hami.HamiRelease.V2_10);
+                HamiRelease.V2_10);
     }
 
     /**
@@ -81,8 +82,8 @@ public final class PartManager implements AutoCloseable {
      */
     public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
             String agentId, Path kubeconfig, BooleanSupplier draining, boolean apiAccess,
-            io.tenantgateway.hami.HamiRelease release) {
-        this.release = java.util.Objects.requireNonNull(release, "release");
+            HamiRelease release) {
+        this.release = requireNonNull(release, "release");
         this.parts = List.copyOf(parts);
         boolean hasApi = apiAccess || node.discovered() || this.parts.stream().anyMatch(part -> part.plan().needsApi());
         this.services = new PartServices(registry, clock, node, version, agentId, kubeconfig, hasApi, draining);
