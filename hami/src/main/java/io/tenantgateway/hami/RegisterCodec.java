@@ -657,7 +657,7 @@ public final class RegisterCodec {
 
     private static Result derive(CapacityVendor vendor, String countText, Map<String, String> capacity,
                                  Map<String, String> labels, String node) {
-        long count = capacityValue(vendor.countResource(), countText);
+        long count = capacityValue(countText);
         if (count < 0) {
             return invalid(vendor.countResource(), countText);
         }
@@ -677,7 +677,7 @@ public final class RegisterCodec {
         switch (vendor.rule()) {
             case PER_CORE_UNITS -> {
                 String memoryText = capacity.getOrDefault(vendor.memoryResource(), "0");
-                long memory = capacityValue(vendor.memoryResource(), memoryText);
+                long memory = capacityValue(memoryText);
                 if (memory < 0) {
                     return invalid(vendor.memoryResource(), memoryText);
                 }
@@ -686,7 +686,7 @@ public final class RegisterCodec {
             }
             case AWS_NEURON -> {
                 String coresText = capacity.getOrDefault(vendor.coreResource(), "0");
-                long cores = capacityValue(vendor.coreResource(), coresText);
+                long cores = capacityValue(coresText);
                 if (cores < 0) {
                     return invalid(vendor.coreResource(), coresText);
                 }
@@ -714,7 +714,7 @@ public final class RegisterCodec {
     }
 
     /** A capacity as a non-negative integer, or -1 when it is not one. */
-    private static long capacityValue(String resource, String text) {
+    private static long capacityValue(String text) {
         GoStrconv.Parsed parsed = GoStrconv.atoi(text);
         return parsed.ok() && parsed.value() >= 0 ? parsed.value() : -1;
     }
