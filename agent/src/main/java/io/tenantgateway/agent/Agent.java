@@ -83,7 +83,7 @@ public final class Agent implements AutoCloseable {
         this.clock = requireNonNull(clock, "clock");
         this.node = requireNonNull(node, "node");
         this.parts = new PartManager(parts, registry, clock, node, Version.version(), config.agentId(),
-                config.servers().kubeconfig(), () -> draining);
+                config.servers().kubeconfig(), () -> draining, false, config.hamiRelease());
     }
 
     /**

@@ -12,6 +12,7 @@ import io.tenantgateway.agent.part.PartKind;
 import io.tenantgateway.agent.logging.LogSetup;
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.common.time.GoDuration;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.webhook.WebhookConfig;
 import java.nio.file.Path;
@@ -61,6 +62,15 @@ public record AgentConfig(
         boolean contentionProfiling,
         Optional<DevicePluginSettings> devicePlugin,
         List<PartKind> flaggedParts) {
+
+    /**
+     * The HAMi release whose scheduler {@code doctor}, the status page and {@code /debug/devices} decode this node's
+     * registrations as: the webhook's {@code --hami-compat}; v2.10 when the webhook is off.
+     */
+    public HamiRelease hamiRelease() {
+        return webhook.map(w -> HamiRelease.valueOf(w.config().policy().compat().name()))
+                .orElse(HamiRelease.V2_10);
+    }
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");

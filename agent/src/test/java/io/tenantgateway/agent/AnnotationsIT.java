@@ -56,17 +56,18 @@ class AnnotationsIT {
                 {
                   "hami.io/node-nvidia-register": {"devices": [{"id": "GPU-a", "index": 1, "count": 10,
                       "devmem": 23028, "devcore": 100, "type": "NVIDIA GeForce RTX 4090", "mode": "hami-core",
-                      "health": true}]},
+                      "health": true, "devicevendor": "NVIDIA"}]},
                   "hami.io/node-dcu-register": {"devices": [
                       {"id": "DCU-a", "count": 2, "devmem": 32752, "devcore": 100, "type": "DCU-K100",
-                       "mode": "hami-core", "health": true},
+                       "mode": "hami-core", "health": true, "devicevendor": "DCU"},
                       {"id": "DCU-b", "count": 2, "devmem": 32752, "devcore": 100, "type": "DCU-K100", "numa": 1,
-                       "mode": "hami-core"}]},
+                       "mode": "hami-core", "devicevendor": "DCU"}]},
                   "hami.io/node-register-Ascend910B4": {"devices": [{"id": "Ascend910B4-9f1e", "index": 5,
                       "count": 4, "devmem": 32768, "devcore": 20, "type": "Ascend910B4", "health": true,
-                      "custominfo": {"NetworkID": 1}}]},
+                      "devicevendor": "Ascend910B4", "custominfo": {"NetworkID": 1}}]},
                   "metax-tech.com/node-gpu-devices": {"devices": [{"id": "m-0", "count": 16, "devmem": 65536,
-                      "devcore": 100, "numa": 1, "health": true}]},
+                      "devcore": 100, "type": "Metax-SGPU", "numa": 1, "health": true, "devicevendor": "Metax-SGPU",
+                      "custominfo": {"Model": "MXC500", "QosPolicy": "", "LinkZone": 0}}]},
                   "enflame.com/gcu-drs-capacity": {"devices": [{"id": "gpu-7-enflame-drs-1", "index": 1,
                       "count": 4, "devmem": 24576, "devcore": 100, "type": "Enflame", "health": true,
                       "devicevendor": "Enflame", "custominfo": {"minor": "3", "index": "1", "maxSlice": 4,
@@ -74,8 +75,8 @@ class AnnotationsIT {
                   "hami.io/node-MR-V100-register": {"error":
                       "invalid index field: strconv.Atoi: parsing \\"x\\": invalid syntax"},
                   "hami.io/node-va-register": {"error": "invalid character 'V' looking for beginning of value"},
-                  "enflame.com/gcu": {"devices": [{"id": "gpu-7-enflame.com/gcu-0", "count": 1, "devcore": 100,
-                      "type": "Enflame GCU", "health": true}]}
+                  "status.capacity": {"devices": [{"id": "gpu-7-GCU-0", "count": 1, "devmem": 100, "devcore": 100,
+                      "type": "GCU", "health": true, "devicevendor": "GCU"}]}
                 }
                 """));
     }

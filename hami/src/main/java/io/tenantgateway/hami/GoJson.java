@@ -14,12 +14,13 @@ import java.util.TreeMap;
  * case-insensitively, last duplicate wins, {@code null} leaves the zero value, unknown keys ignored) with Go's error
  * texts, and writing a struct with {@code omitempty} fields in declaration order.
  *
- * <p>Error texts reproduced: {@code unexpected end of JSON input} (blank input), {@code invalid character 'X' looking
- * for beginning of value} (input that cannot start a JSON value, e.g. legacy text), {@code json: cannot unmarshal
- * <kind> into Go value of type <T>} and {@code json: cannot unmarshal <kind> into Go struct field <S>.<f> of type
- * <T>} (for numbers that do not fit: {@code number <literal>}). Go keeps decoding after a type error and reports the
- * first one; the first one is what is reported here too. Other syntax errors deep inside a value are reported as
- * {@code invalid JSON: <where>}, which is not Go's wording.
+ * <p>Error texts reproduced: every syntax error as Go's scanner words it ({@link GoJsonSyntax}: {@code unexpected
+ * end of JSON input}, {@code invalid character 'o' in literal null (expecting 'u')}, …), checked over the whole input
+ * first as Go does, then {@code json: cannot unmarshal <kind> into Go value of type <T>} and {@code json: cannot
+ * unmarshal <kind> into Go struct field <S>.<f> of type <T>} (for numbers that do not fit: {@code number
+ * <literal>}). Go keeps decoding after a type error and reports the first one; the first one is what is reported
+ * here too. Only input Go accepts but this parser cannot follow (nesting deeper than 512) reads {@code invalid
+ * JSON: <where>}, which is not Go's wording.
  */
 final class GoJson {
     private GoJson() {
@@ -64,22 +65,33 @@ final class GoJson {
         }
     }
 
-    /** Parses {@code text}, translating syntax errors into Go's texts where the cases are known. */
+    /**
+     * Parses {@code text}; input Go's {@code encoding/json} refuses fails with Go's error text
+     * ({@link GoJsonSyntax}), checked before anything is decoded, as Go checks it.
+     */
     static JsonValue parse(String text) {
+        java.util.Optional<String> goError = GoJsonSyntax.check(text);
+        if (goError.isPresent()) {
+            throw new GoJsonException(goError.get());
+        }
         try {
             return JsonValue.parse(text);
         } catch (IllegalArgumentException e) {
-            String trimmed = text.strip();
-            if (trimmed.isEmpty()) {
-                throw new GoJsonException("unexpected end of JSON input");
-            }
-            char c = trimmed.charAt(0);
-            if ("{[\"-0123456789tfn".indexOf(c) < 0) {
-                throw new GoJsonException("invalid character " + quoteChar(trimmed.codePointAt(0))
-                        + " looking for beginning of value");
-            }
+            // Valid for Go but beyond this parser's limits (nesting deeper than it follows).
             throw new GoJsonException("invalid JSON: " + e.getMessage());
         }
+    }
+
+    /**
+     * Go's {@code quoteChar} of one input byte {@code c} (0..255): Go converts the byte to the code point of the same
+     * number before quoting, so {@code 0xC3} reads {@code 'Ã'}, and escapes what {@code strconv.IsPrint} calls
+     * unprintable (C0 and C1 controls, DEL, U+00A0, U+00AD).
+     */
+    static String quoteByte(int c) {
+        if (c >= 0x80 && (c <= 0xa0 || c == 0xad)) {
+            return String.format(Locale.ROOT, "'\\u%04x'", c);
+        }
+        return quoteChar(c);
     }
 
     /** Go's {@code quoteChar}: {@code 'x'}, with {@code '\''} and {@code '"'} and escapes for the rest. */

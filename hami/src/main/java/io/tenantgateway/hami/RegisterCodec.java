@@ -81,6 +81,7 @@ public final class RegisterCodec {
             new Field("healthy", GoType.BOOL, true), new Field("qosPolicy", GoType.STRING, true),
             new Field("linkZone", GoType.INT32, true)));
     private static final String METAX_SLICE = "[]*metax.MetaxSDeviceInfo";
+    private static final String METAX_SGPU_TYPE = "Metax-SGPU";
     private static final Struct DRS = new Struct("enflame.drsCapacitySpec", List.of(
             new Field("devices", GoType.ANY, false), new Field("profiles", GoType.STRING_MAP, false)));
     private static final Struct DRS_DEVICE = new Struct("enflame.drsDeviceSpec", List.of(
@@ -153,10 +154,11 @@ public final class RegisterCodec {
         if (devices.isEmpty()) {
             return Result.failed(vendor.empty(node));
         }
-        if (vendor.wholeCoreOnRead()) {
-            devices = devices.stream().map(d -> new RegisteredDevice(d.id(), d.index(), d.count(), d.devmem(), 100,
-                    d.type(), d.numa(), d.mode(), d.health(), d.devicevendor(), d.custominfo())).toList();
-        }
+        String commonWord = vendor.commonWord(key);
+        boolean wholeCore = vendor.wholeCoreOnRead();
+        devices = devices.stream().map(d -> new RegisteredDevice(d.id(), d.index(), d.count(), d.devmem(),
+                wholeCore ? 100 : d.devcore(), d.type(), d.numa(), d.mode(), d.health(), commonWord,
+                d.custominfo())).toList();
         return Result.ok(devices);
     }
 
@@ -331,9 +333,13 @@ public final class RegisterCodec {
             if (v == null) {
                 throw new GoJsonException("element " + i + " is null (a nil device)");
             }
-            devices.add(RegisteredDevice.of(str(v, "uuid"), i, (int) num(v, "totalDevCount"),
-                    (int) num(v, "totalVRam"), (int) num(v, "totalCompute"), "", (int) num(v, "numa"), "",
-                    Boolean.TRUE.equals(v.get("healthy"))));
+            Map<String, Object> custom = new LinkedHashMap<>();
+            custom.put("Model", str(v, "model"));
+            custom.put("QosPolicy", str(v, "qosPolicy"));
+            custom.put("LinkZone", num(v, "linkZone"));
+            devices.add(new RegisteredDevice(str(v, "uuid"), i, (int) num(v, "totalDevCount"),
+                    (int) num(v, "totalVRam"), (int) num(v, "totalCompute"), METAX_SGPU_TYPE, (int) num(v, "numa"), "",
+                    Boolean.TRUE.equals(v.get("healthy")), METAX_SGPU_TYPE, custom));
         }
         return devices;
     }
@@ -576,27 +582,36 @@ public final class RegisterCodec {
      * Every registration a node carries, as {@code release}'s scheduler reads it: each register annotation among
      * {@code annotations} (in their order), then the devices derived from {@code capacity} ({@link #fromCapacity}).
      * Keys: the annotation key, or the capacity vendor's count resource.
+     *
+     * @param labels the node's labels (AWS Neuron devices carry its instance type)
      */
     public static Map<String, Result> decodeNode(Map<String, String> annotations, Map<String, String> capacity,
-                                                 HamiRelease release, String node) {
+                                                 Map<String, String> labels, HamiRelease release, String node) {
         Map<String, Result> out = new LinkedHashMap<>();
-        decodeNode(annotations, capacity, release, node, out::put);
+        decodeNode(annotations, capacity, labels, release, node, out::put);
         return out;
     }
 
+    /** {@link #decodeNode(Map, Map, Map, HamiRelease, String)} of a node without labels. */
+    public static Map<String, Result> decodeNode(Map<String, String> annotations, Map<String, String> capacity,
+                                                 HamiRelease release, String node) {
+        return decodeNode(annotations, capacity, Map.of(), release, node);
+    }
+
     /**
-     * {@link #decodeNode(Map, Map, HamiRelease, String)}, each result handed to {@code each} as soon as it is decoded:
-     * a caller that keeps only a bounded summary never holds more than one value's devices.
+     * {@link #decodeNode(Map, Map, Map, HamiRelease, String)}, each result handed to {@code each} as soon as it is
+     * decoded: a caller that keeps only a bounded summary never holds more than one value's devices.
      */
-    public static void decodeNode(Map<String, String> annotations, Map<String, String> capacity, HamiRelease release,
-                                  String node, BiConsumer<String, Result> each) {
+    public static void decodeNode(Map<String, String> annotations, Map<String, String> capacity,
+                                  Map<String, String> labels, HamiRelease release, String node,
+                                  BiConsumer<String, Result> each) {
         requireNonNull(each, "each");
         annotations.forEach((key, value) -> {
             if (RegisterVendor.forKey(key).isPresent()) {
                 each.accept(key, decode(key, value, release, node));
             }
         });
-        fromCapacity(capacity, release, node).forEach(each);
+        fromCapacity(capacity, labels, release, node).forEach(each);
     }
 
     /**
@@ -610,52 +625,102 @@ public final class RegisterCodec {
 
     // ---- capacity-derived devices ----
 
-    /**
-     * The devices {@code release}'s scheduler derives from node capacity, per vendor whose count resource the node
-     * has (key: {@link CapacityVendor#countResource()}). Capacity values must be plain integers (extended resources
-     * are); another value gives an error result naming it. Ids are {@code <node>-<countResource>-<i>}: HAMi
-     * synthesises them per vendor, they are not part of any annotation. A capacity that gives more than
-     * {@value #MAX_DERIVED_DEVICES} devices gives an error result instead (no node has that many; the devices are
-     * built one object each).
-     */
+    /** {@link #fromCapacity(Map, Map, HamiRelease, String)} of a node without labels. */
     public static Map<String, Result> fromCapacity(Map<String, String> capacity, HamiRelease release, String node) {
+        return fromCapacity(capacity, Map.of(), release, node);
+    }
+
+    /**
+     * The devices {@code release}'s scheduler derives from node capacity, per vendor of {@link CapacityVendor#TABLE}
+     * that {@code release} has and whose count resource the node has (key: {@link CapacityVendor#countResource()}),
+     * built as that vendor's {@code GetNodeDevices} builds them (see {@link CapacityVendor}). Capacity values must be
+     * plain integers (extended resources are); another value gives an error result naming it. A zero count is
+     * {@code device not found <resource>} for the vendors whose scheduler says so. A capacity that gives more than
+     * {@value #MAX_DERIVED_DEVICES} devices (or AWS Neuron cores per device) gives an error result instead (no node
+     * has that many; the devices are built one object each).
+     *
+     * @param labels the node's labels ({@value CapacityVendor#INSTANCE_TYPE_LABEL} for AWS Neuron)
+     */
+    public static Map<String, Result> fromCapacity(Map<String, String> capacity, Map<String, String> labels,
+                                                   HamiRelease release, String node) {
+        requireNonNull(labels, "labels");
         Map<String, Result> out = new LinkedHashMap<>();
         for (CapacityVendor vendor : CapacityVendor.TABLE) {
             String countText = capacity.get(vendor.countResource());
             if (countText == null || !vendor.releases().contains(release)) {
                 continue;
             }
-            GoStrconv.Parsed count = GoStrconv.atoi(countText);
-            if (!count.ok() || count.value() < 0) {
-                out.put(vendor.countResource(), Result.failed("invalid capacity " + vendor.countResource() + ": "
-                        + GoStrconv.quote(countText) + " (expected: a non-negative integer)"));
-                continue;
-            }
-            long memoryPerDevice = 0;
-            if (!vendor.memoryResource().isEmpty() && count.value() > 0) {
-                String memoryText = capacity.getOrDefault(vendor.memoryResource(), "0");
-                GoStrconv.Parsed memory = GoStrconv.atoi(memoryText);
-                if (!memory.ok() || memory.value() < 0) {
-                    out.put(vendor.countResource(), Result.failed("invalid capacity " + vendor.memoryResource()
-                            + ": " + GoStrconv.quote(memoryText) + " (expected: a non-negative integer)"));
-                    continue;
-                }
-                memoryPerDevice = memory.value() * vendor.memoryFactorMiB() * vendor.unitsPerDevice() / count.value();
-            }
-            long n = count.value() / vendor.unitsPerDevice();
-            if (n > MAX_DERIVED_DEVICES) {
-                out.put(vendor.countResource(), Result.failed("too many devices in capacity " + vendor.countResource()
-                        + ": " + GoStrconv.quote(countText) + " gives " + n + " (expected: at most "
-                        + MAX_DERIVED_DEVICES + ")"));
-                continue;
-            }
-            List<RegisteredDevice> devices = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                devices.add(RegisteredDevice.of(node + "-" + vendor.countResource() + "-" + i, i, 1,
-                        (int) memoryPerDevice, 100, vendor.vendor(), 0, "", true));
-            }
-            out.put(vendor.countResource(), Result.ok(devices));
+            out.put(vendor.countResource(), derive(vendor, countText, capacity, labels, node));
         }
         return out;
+    }
+
+    private static Result derive(CapacityVendor vendor, String countText, Map<String, String> capacity,
+                                 Map<String, String> labels, String node) {
+        long count = capacityValue(countText);
+        if (count < 0) {
+            return invalid(vendor.countResource(), countText);
+        }
+        if (count == 0 && vendor.zeroIsError()) {
+            return Result.failed("device not found " + vendor.countResource());
+        }
+        long n = vendor.rule() == CapacityVendor.Rule.PER_CORE_UNITS
+                ? (count + vendor.unitsPerDevice() - 1) / vendor.unitsPerDevice() : count;
+        if (n > MAX_DERIVED_DEVICES) {
+            return Result.failed("too many devices in capacity " + vendor.countResource() + ": "
+                    + GoStrconv.quote(countText) + " gives " + n + " (expected: at most " + MAX_DERIVED_DEVICES + ")");
+        }
+        int devmem = vendor.devmem();
+        int deviceCount = vendor.count();
+        int devcore = vendor.devcore();
+        Map<String, Object> custom = Map.of();
+        switch (vendor.rule()) {
+            case PER_CORE_UNITS -> {
+                String memoryText = capacity.getOrDefault(vendor.memoryResource(), "0");
+                long memory = capacityValue(memoryText);
+                if (memory < 0) {
+                    return invalid(vendor.memoryResource(), memoryText);
+                }
+                // Go: int32(memory × factor × units ÷ cores), int64 arithmetic, the conversion keeping 32 bits.
+                devmem = count == 0 ? 0 : (int) (memory * vendor.memoryFactorMiB() * vendor.unitsPerDevice() / count);
+            }
+            case AWS_NEURON -> {
+                String coresText = capacity.getOrDefault(vendor.coreResource(), "0");
+                long cores = capacityValue(coresText);
+                if (cores < 0) {
+                    return invalid(vendor.coreResource(), coresText);
+                }
+                long perDevice = cores / count;
+                if (perDevice > MAX_DERIVED_DEVICES) {
+                    return Result.failed("too many cores per device in capacity " + vendor.coreResource() + ": "
+                            + GoStrconv.quote(coresText) + " over " + count + " devices gives " + perDevice
+                            + " (expected: at most " + MAX_DERIVED_DEVICES + ")");
+                }
+                deviceCount = (int) perDevice;
+                // The mask of perDevice cores, kept to 32 bits as Go's int32 conversion keeps it.
+                devcore = perDevice >= 32 ? -1 : (int) ((1L << perDevice) - 1);
+                custom = Map.of("AWSNodeType", labels.getOrDefault(CapacityVendor.INSTANCE_TYPE_LABEL, ""));
+            }
+            default -> {
+            }
+        }
+        List<RegisteredDevice> devices = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int numa = vendor.rule() == CapacityVendor.Rule.KUNLUN && i >= count / 2 ? 1 : 0;
+            devices.add(new RegisteredDevice(node + "-" + vendor.idWord() + "-" + i, i, deviceCount, devmem, devcore,
+                    vendor.type(), numa, "", true, vendor.type(), custom));
+        }
+        return Result.ok(devices);
+    }
+
+    /** A capacity as a non-negative integer, or -1 when it is not one. */
+    private static long capacityValue(String text) {
+        GoStrconv.Parsed parsed = GoStrconv.atoi(text);
+        return parsed.ok() && parsed.value() >= 0 ? parsed.value() : -1;
+    }
+
+    private static Result invalid(String resource, String text) {
+        return Result.failed("invalid capacity " + resource + ": " + GoStrconv.quote(text)
+                + " (expected: a non-negative integer)");
     }
 }

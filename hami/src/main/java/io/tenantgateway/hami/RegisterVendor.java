@@ -18,9 +18,12 @@ import java.util.Optional;
  * @param emptyMessage   the scheduler's error when the value lists no device
  * @param wholeCoreOnRead whether the scheduler sets every device's devcore to 100 after reading (Vastai, Biren:
  *                       "only for calscore use")
+ * @param commonWord     HAMi's common word for the vendor, which the scheduler puts into every device it reads as
+ *                       {@code devicevendor} and keys requests on; empty for per-chip keys, whose word is the chip's
+ *                       part of the key ({@link #commonWord(String)})
  */
 public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, RegisterFormat format,
-                             String missingMessage, String emptyMessage, boolean wholeCoreOnRead) {
+                             String missingMessage, String emptyMessage, boolean wholeCoreOnRead, String commonWord) {
 
     private static final String ANNOS_NOT_FOUND = "annos not found <key>";
     private static final String NO_GPU = "no gpu found on node";
@@ -32,20 +35,22 @@ public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, 
      * NVIDIA's messages are those of HAMi's {@code pkg/device/nvidia/device.go GetNodeDevices} (not in §5).
      */
     public static final List<RegisterVendor> TABLE = List.of(
-            fixed("NVIDIA", "hami.io/node-nvidia-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
-            fixed("Hygon", "hami.io/node-dcu-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND, NO_GPU),
-            fixed("Kunlun vXPU", "hami.io/node-register-xpu", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_DEVICE),
-            fixed("AMD", "hami.io/node-amd-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU),
-            fixed("Vastai", "hami.io/node-va-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU).readingWholeCores(),
-            fixed("Biren", "hami.io/node-biren-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU).readingWholeCores(),
+            fixed("NVIDIA", "hami.io/node-nvidia-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU, "NVIDIA"),
+            fixed("Hygon", "hami.io/node-dcu-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND, NO_GPU, "DCU"),
+            fixed("Kunlun vXPU", "hami.io/node-register-xpu", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_DEVICE, "XPU"),
+            fixed("AMD", "hami.io/node-amd-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU, "AMD"),
+            fixed("Vastai", "hami.io/node-va-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU, "Vastai")
+                    .readingWholeCores(),
+            fixed("Biren", "hami.io/node-biren-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU, "Biren")
+                    .readingWholeCores(),
             fixed("Metax sGPU", "metax-tech.com/node-gpu-devices", RegisterFormat.METAX_SGPU, ANNOS_NOT_FOUND,
-                    "no sdevice found on node"),
+                    "no sdevice found on node", "Metax-SGPU"),
             fixed("Enflame DRS", "enflame.com/gcu-drs-capacity", RegisterFormat.ENFLAME_DRS,
-                    "annotation not found <key>", "no drs devices found on node <node>"),
+                    "annotation not found <key>", "no drs devices found on node <node>", "Enflame"),
             new RegisterVendor("Ascend", "hami.io/node-register-", "", RegisterFormat.JSON, ANNOS_NOT_FOUND,
-                    NO_DEVICE, false),
+                    NO_DEVICE, false, ""),
             new RegisterVendor("Iluvatar", "hami.io/node-", "-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND,
-                    NO_GPU, false));
+                    NO_GPU, false, ""));
 
     public RegisterVendor {
         requireNonNull(vendor, "vendor");
@@ -54,15 +59,27 @@ public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, 
         requireNonNull(format, "format");
         requireNonNull(missingMessage, "missingMessage");
         requireNonNull(emptyMessage, "emptyMessage");
+        requireNonNull(commonWord, "commonWord");
     }
 
     private static RegisterVendor fixed(String vendor, String key, RegisterFormat format, String missing,
-                                        String empty) {
-        return new RegisterVendor(vendor, key, "", format, missing, empty, false);
+                                        String empty, String commonWord) {
+        return new RegisterVendor(vendor, key, "", format, missing, empty, false, commonWord);
     }
 
     private RegisterVendor readingWholeCores() {
-        return new RegisterVendor(vendor, keyPrefix, keySuffix, format, missingMessage, emptyMessage, true);
+        return new RegisterVendor(vendor, keyPrefix, keySuffix, format, missingMessage, emptyMessage, true,
+                commonWord);
+    }
+
+    /**
+     * The common word of the devices read from {@code key} (a key this row {@linkplain #matches matches}): the row's
+     * word, or for a per-chip key the chip's part of it ({@code Ascend910B3} of
+     * {@code hami.io/node-register-Ascend910B3}, {@code MR-V100} of {@code hami.io/node-MR-V100-register}).
+     */
+    public String commonWord(String key) {
+        requireNonNull(key, "key");
+        return isFixedKey() ? commonWord : key.substring(keyPrefix.length(), key.length() - keySuffix.length());
     }
 
     /** Whether this row is one key ({@code false}: a pattern with the chip's common word in the middle). */

@@ -28,6 +28,12 @@ class RegisterCodecTest {
         return RegisterCodec.decode(key, value, release, "node-a");
     }
 
+    /** {@code d} with the common word the scheduler adds as devicevendor. */
+    static RegisteredDevice vendor(RegisteredDevice d, String commonWord) {
+        return new RegisteredDevice(d.id(), d.index(), d.count(), d.devmem(), d.devcore(), d.type(), d.numa(),
+                d.mode(), d.health(), commonWord, d.custominfo());
+    }
+
     private static List<RegisteredDevice> devices(String key, String value, HamiRelease release) {
         Result result = decode(key, value, release);
         assertThat(result.error()).as("error").isNull();
@@ -76,9 +82,11 @@ class RegisterCodecTest {
     @Test
     void jsonRoundTripsByteForByteWithCustomInfo() {
         List<RegisteredDevice> read = devices(ASCEND, ASCEND_EXAMPLE, HamiRelease.V2_10);
-        assertThat(read).containsExactly(new RegisteredDevice("Ascend910B4-9f1e", 5, 4, 32768, 20, "Ascend910B4", 0,
-                "", true, "", Map.of("NetworkID", 1L)));
-        assertThat(RegisterCodec.encodeJson(read, HamiRelease.V2_10)).isEqualTo(ASCEND_EXAMPLE);
+        assertThat(read).as("the scheduler adds the chip's common word as devicevendor")
+                .containsExactly(new RegisteredDevice("Ascend910B4-9f1e", 5, 4, 32768, 20, "Ascend910B4", 0, "",
+                        true, "Ascend910B4", Map.of("NetworkID", 1L)));
+        assertThat(RegisterCodec.encodeJson(read, HamiRelease.V2_10)).isEqualTo(ASCEND_EXAMPLE.replace(
+                "\"health\":true,", "\"health\":true,\"devicevendor\":\"Ascend910B4\","));
         assertThat(RegisterCodec.encode(ASCEND, ASCEND_EXAMPLE, HamiRelease.V2_10)).isEqualTo(ASCEND_EXAMPLE);
     }
 
@@ -87,7 +95,7 @@ class RegisterCodecTest {
         String v29 = RegisterCodec.encode(NVIDIA, "[{\"ID\":\"GPU-a\",\"Count\":10,\"health\":true}]", HamiRelease.V2_9);
         assertThat(v29).isEqualTo("[{\"id\":\"GPU-a\",\"count\":10,\"health\":true,\"devicepairscore\":{}}]");
         assertThat(devices(NVIDIA, v29, HamiRelease.V2_10))
-                .containsExactly(RegisteredDevice.of("GPU-a", 0, 10, 0, 0, "", 0, "", true));
+                .containsExactly(vendor(RegisteredDevice.of("GPU-a", 0, 10, 0, 0, "", 0, "", true), "NVIDIA"));
     }
 
     @Test
@@ -126,15 +134,16 @@ class RegisterCodecTest {
     void legacyTextRoundTripsAndAcceptsTheSevenFieldForm() {
         List<RegisteredDevice> read = devices(HYGON, HYGON_EXAMPLE, HamiRelease.V2_10);
         assertThat(read).containsExactly(
-                RegisteredDevice.of("DCU-a", 0, 2, 32752, 100, "DCU-K100", 0, "hami-core", true),
-                RegisteredDevice.of("DCU-b", 1, 2, 32752, 100, "DCU-K100", 1, "hami-core", true));
+                vendor(RegisteredDevice.of("DCU-a", 0, 2, 32752, 100, "DCU-K100", 0, "hami-core", true), "DCU"),
+                vendor(RegisteredDevice.of("DCU-b", 1, 2, 32752, 100, "DCU-K100", 1, "hami-core", true), "DCU"));
         assertThat(RegisterCodec.encodeLegacy(read)).isEqualTo(HYGON_EXAMPLE);
         assertThat(devices(HYGON, HYGON_EXAMPLE, HamiRelease.V2_9)).isEqualTo(read);
         assertThat(RegisterCodec.encode(HYGON, "[{\"id\":\"DCU-a\",\"count\":2,\"devmem\":32752,\"devcore\":100,"
                 + "\"type\":\"DCU-K100\",\"mode\":\"hami-core\",\"health\":true}]", HamiRelease.V2_9))
                 .isEqualTo("DCU-a,2,32752,100,DCU-K100,0,true,0,hami-core:");
         assertThat(devices("hami.io/node-MR-V100-register", "g,1,2,3,MR-V100,0,false:", HamiRelease.V2_10))
-                .containsExactly(RegisteredDevice.of("g", 0, 1, 2, 3, "MR-V100", 0, "hami-core", false));
+                .containsExactly(vendor(RegisteredDevice.of("g", 0, 1, 2, 3, "MR-V100", 0, "hami-core", false),
+                        "MR-V100"));
     }
 
     @ParameterizedTest
@@ -162,7 +171,8 @@ class RegisterCodecTest {
         assertThat(decode(HYGON, "a,1,2:", HamiRelease.V2_9).error()).isEqualTo(failed);
         assertThat(decode(HYGON, "[{\"id\":\"a\",\"count\":1}]", HamiRelease.V2_9).error()).isEqualTo(failed);
         assertThat(devices(HYGON, "junk:a,x,3000000000,3,T,n,yes,-2,mig:", HamiRelease.V2_9))
-                .containsExactly(RegisteredDevice.of("a", -2, 0, Integer.MAX_VALUE, 3, "T", 0, "mig", false));
+                .containsExactly(vendor(RegisteredDevice.of("a", -2, 0, Integer.MAX_VALUE, 3, "T", 0, "mig", false),
+                        "DCU"));
     }
 
     @Test
@@ -171,9 +181,12 @@ class RegisterCodecTest {
                 + "\"totalCompute\":100,\"totalVRam\":65536,\"availableDevCount\":16,\"availableCompute\":100,"
                 + "\"availableVRam\":65536,\"numa\":1,\"healthy\":true,\"qosPolicy\":\"best-effort\"},{\"uuid\":\"\"}]";
         assertThat(RegisterCodec.encode(METAX, value, HamiRelease.V2_10)).isEqualTo(value);
-        assertThat(devices(METAX, value, HamiRelease.V2_10)).containsExactly(
-                RegisteredDevice.of("m-0", 0, 16, 65536, 100, "", 1, "", true),
-                RegisteredDevice.of("", 1, 0, 0, 0, "", 0, "", false));
+        assertThat(devices(METAX, value, HamiRelease.V2_10)).as("type and devicevendor Metax-SGPU, custominfo from"
+                + " the entry").containsExactly(
+                new RegisteredDevice("m-0", 0, 16, 65536, 100, "Metax-SGPU", 1, "", true, "Metax-SGPU",
+                        Map.of("Model", "MXC500", "QosPolicy", "best-effort", "LinkZone", 0L)),
+                new RegisteredDevice("", 1, 0, 0, 0, "Metax-SGPU", 0, "", false, "Metax-SGPU",
+                        Map.of("Model", "", "QosPolicy", "", "LinkZone", 0L)));
         assertThat(decode(METAX, "m-0,1:", HamiRelease.V2_10).error())
                 .isEqualTo("invalid character 'm' looking for beginning of value");
     }
@@ -205,20 +218,14 @@ class RegisterCodecTest {
     }
 
     @Test
-    void capacityDerivedDevices() {
+    void capacityDerivedDevicesKeepOnlyIntegersAndTheReleasesVendors() {
         Map<String, Result> derived = RegisterCodec.fromCapacity(Map.of("cambricon.com/mlu.smlu.vcore", "200",
                 "cambricon.com/mlu.smlu.vmemory", "96", "amd.com/gpu", "2", "aws.amazon.com/neuron", "x",
                 "cpu", "8"), HamiRelease.V2_10, "n");
-        assertThat(derived).containsOnlyKeys("cambricon.com/mlu.smlu.vcore", "aws.amazon.com/neuron");
-        assertThat(derived.get("cambricon.com/mlu.smlu.vcore").devices()).containsExactly(
-                RegisteredDevice.of("n-cambricon.com/mlu.smlu.vcore-0", 0, 1, 12288, 100, "Cambricon", 0, "", true),
-                RegisteredDevice.of("n-cambricon.com/mlu.smlu.vcore-1", 1, 1, 12288, 100, "Cambricon", 0, "", true));
-        assertThat(derived.get("aws.amazon.com/neuron").error()).startsWith("invalid capacity aws.amazon.com/neuron");
-        assertThat(RegisterCodec.fromCapacity(Map.of("amd.com/gpu", "2"), HamiRelease.V2_9, "n")
-                .get("amd.com/gpu").devices()).hasSize(2);
-        assertThat(RegisterCodec.fromCapacity(Map.of("mthreads.com/sgpu-core", "32", "mthreads.com/sgpu-memory",
-                "64"), HamiRelease.V2_9, "n").get("mthreads.com/sgpu-core").devices())
-                .extracting(RegisteredDevice::devmem).containsExactly(16384, 16384); // 64 × 512 × 16 ÷ 32
+        assertThat(derived).as("AMD derives from capacity in v2.9 only; cpu is no vendor's")
+                .containsOnlyKeys("cambricon.com/mlu.smlu.vcore", "aws.amazon.com/neuron");
+        assertThat(derived.get("aws.amazon.com/neuron").error())
+                .isEqualTo("invalid capacity aws.amazon.com/neuron: \"x\" (expected: a non-negative integer)");
     }
 
     @Test

@@ -108,7 +108,7 @@ final class DebugViews {
 
     /**
      * This node's HAMi registrations: {@code state} (off, pending, failed, read), {@code node}, {@code detail},
-     * {@code readAt}, {@code source}, {@code registrations[]} ({@code key}, {@code vendor}, {@code fromCapacity},
+     * {@code readAt}, {@code source}, {@code hamiCompat} (the release whose reading it is), {@code registrations[]} ({@code key}, {@code vendor}, {@code fromCapacity},
      * {@code deviceCount}, {@code devices[]} with the register keys, or {@code error}), {@code notShown}.
      */
     static Map<String, Object> registrations(NodeRegistrations registrations) {
@@ -118,6 +118,8 @@ final class DebugViews {
         root.put("detail", registrations.detail());
         root.put("readAt", text(registrations.readAt()));
         root.put("source", registrations.source());
+        root.put("hamiCompat", io.tenantgateway.webhook.policy.HamiCompat.valueOf(registrations.release().name())
+                .label());
         root.put("registrations", registrations.registrations().stream().map(DebugViews::registration).toList());
         root.put("notShown", registrations.notShown());
         return root;

@@ -317,7 +317,8 @@ final class StatusPage {
             }
         }
         html.append("<p class=\"meta\">node ").append(text(registrations.node()))
-                .append(" as HAMi v2.10's scheduler reads it, from the ").append(text(registrations.source()))
+                .append(" as HAMi ").append(io.tenantgateway.webhook.policy.HamiCompat.valueOf(
+                        registrations.release().name()).label()).append("'s scheduler reads it, from the ").append(text(registrations.source()))
                 .append(" at ").append(text(TIME.format(registrations.readAt()))).append(" UTC</p>");
         if (registrations.registrations().isEmpty()) {
             html.append("<p class=\"off\">no HAMi registration on this node</p></section>");
@@ -334,7 +335,7 @@ final class StatusPage {
                 html.append("<p><code class=\"error\">").append(text(registration.error())).append("</code></p></div>");
                 continue;
             }
-            head(html, "id", "index", "count", "devmem", "devcore", "type", "health");
+            head(html, "id", "index", "count", "devmem", "devcore", "type", "numa", "devicevendor", "health");
             for (RegisteredDevice device : registration.devices()) {
                 html.append("<tr><td data-label=\"id\"><code>").append(text(device.id())).append("</code></td>")
                         .append(numeric("index", Long.toString(device.index())))
@@ -342,6 +343,8 @@ final class StatusPage {
                         .append(numeric("devmem", device.devmem() + " MiB"))
                         .append(numeric("devcore", Integer.toString(device.devcore())))
                         .append(cell("type", device.type()))
+                        .append(numeric("numa", Integer.toString(device.numa())))
+                        .append(cell("devicevendor", device.devicevendor()))
                         .append(cell("health", device.health() ? "healthy" : "UNHEALTHY")).append("</tr>");
             }
             html.append("</tbody></table>");

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What this node registered with HAMi, every vendor, as HAMi v2.10's scheduler reads it (the decoding of
+ * What this node registered with HAMi, every vendor, as a HAMi release's scheduler reads it (the decoding of
  * {@code doctor} and {@code tenant-gateway annotations decode}: {@link RegisterCodec#decodeNode}), for the status page
  * and {@code /debug/devices}. Immutable; no Kubernetes types (a tunnel-only agent's status page loads it).
  *
@@ -32,13 +32,13 @@ import java.util.Map;
  * @param registrations every registration: register annotations first (a value too long to decode, then the others
  *     in the Node's order), then the devices derived from capacity
  * @param notShown registrations beyond {@value #MAX_REGISTRATIONS}, not decoded
+ * @param release the HAMi release whose scheduler's reading this is
  */
 public record NodeRegistrations(State state, String node, String detail, Instant readAt, String source,
-        List<Registration> registrations, int notShown) {
+        List<Registration> registrations, int notShown, HamiRelease release) {
     static final int MAX_REGISTRATIONS = 32;
     static final int MAX_DEVICES = 64;
     static final int MAX_VALUE_CHARS = 64 * 1024;
-    private static final HamiRelease RELEASE = HamiRelease.V2_10;
 
     /** Where the read stands. */
     public enum State {
@@ -92,29 +92,36 @@ public record NodeRegistrations(State state, String node, String detail, Instant
         requireNonNull(detail, "detail");
         requireNonNull(source, "source");
         registrations = List.copyOf(registrations);
+        requireNonNull(release, "release");
     }
 
     /** Nothing to read: {@code why}. */
     public static NodeRegistrations off(String why) {
-        return new NodeRegistrations(State.OFF, "", why, null, "", List.of(), 0);
+        return new NodeRegistrations(State.OFF, "", why, null, "", List.of(), 0, HamiRelease.V2_10);
     }
 
     /** Not read yet: {@code why}. */
     public static NodeRegistrations pending(String node, String why) {
-        return new NodeRegistrations(State.PENDING, node, why, null, "", List.of(), 0);
+        return new NodeRegistrations(State.PENDING, node, why, null, "", List.of(), 0, HamiRelease.V2_10);
     }
 
     /** The read at {@code at} failed: {@code why}. */
     public static NodeRegistrations failed(String node, String why, Instant at, String source) {
-        return new NodeRegistrations(State.FAILED, node, why, at, source, List.of(), 0);
+        return new NodeRegistrations(State.FAILED, node, why, at, source, List.of(), 0, HamiRelease.V2_10);
+    }
+
+    /** {@link #decode(String, Map, Map, Map, HamiRelease, Instant, String)} of a Node without labels, as v2.10. */
+    public static NodeRegistrations decode(String node, Map<String, String> annotations, Map<String, String> capacity,
+            Instant readAt, String source) {
+        return decode(node, annotations, capacity, Map.of(), HamiRelease.V2_10, readAt, source);
     }
 
     /**
-     * The registrations of the Node {@code node} with these annotations and capacity (quantities as written), read at
-     * {@code readAt} from {@code source}.
+     * The registrations of the Node {@code node} with these annotations, capacity (quantities as written) and labels,
+     * as {@code release}'s scheduler reads them, read at {@code readAt} from {@code source}.
      */
     public static NodeRegistrations decode(String node, Map<String, String> annotations, Map<String, String> capacity,
-            Instant readAt, String source) {
+            Map<String, String> labels, HamiRelease release, Instant readAt, String source) {
         List<Registration> out = new ArrayList<>();
         int[] notShown = {0};
         Map<String, String> decodable = new LinkedHashMap<>();
@@ -136,14 +143,14 @@ public record NodeRegistrations(State state, String node, String detail, Instant
                 decodable.put(key, value);
             }
         });
-        RegisterCodec.decodeNode(decodable, capacity, RELEASE, node, (key, result) -> {
+        RegisterCodec.decodeNode(decodable, capacity, labels, release, node, (key, result) -> {
             if (out.size() >= MAX_REGISTRATIONS) {
                 notShown[0]++;
             } else {
                 out.add(Registration.of(key, result));
             }
         });
-        return new NodeRegistrations(State.READ, node, "", readAt, source, out, notShown[0]);
+        return new NodeRegistrations(State.READ, node, "", readAt, source, out, notShown[0], release);
     }
 
     /** How many registrations do not decode. */

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantgateway.agent.k8s.KubernetesClients;
 import io.tenantgateway.hami.Annotations;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.hami.RegisterVendor;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,6 +42,7 @@ public final class OwnNode {
     private final NodeIdentity identity;
     private final Executor executor;
     private final Clock clock;
+    private final HamiRelease release;
     private final AtomicBoolean reading = new AtomicBoolean();
     /** The oversized values warned about ({@code key=length}), at most {@value #WARNED_LIMIT}. */
     private final Set<String> warnedOversized = ConcurrentHashMap.newKeySet();
@@ -55,6 +57,13 @@ public final class OwnNode {
      * @param executor runs the GETs (one at a time)
      */
     public OwnNode(KubernetesClient client, NodeIdentity identity, Executor executor, Clock clock) {
+        this(client, identity, executor, clock, HamiRelease.V2_10);
+    }
+
+    /** @param release the HAMi release whose scheduler's reading to show ({@code --hami-compat}) */
+    public OwnNode(KubernetesClient client, NodeIdentity identity, Executor executor, Clock clock,
+            HamiRelease release) {
+        this.release = requireNonNull(release, "release");
         this.client = requireNonNull(client, "client");
         this.identity = requireNonNull(identity, "identity");
         this.executor = requireNonNull(executor, "executor");
@@ -121,7 +130,8 @@ public final class OwnNode {
     private NodeRegistrations decode(Node node, String name, String source) {
         Map<String, String> annotations = annotations(node);
         warnOversized(annotations, name);
-        return NodeRegistrations.decode(name, annotations, capacity(node), clock.instant(), source);
+        return NodeRegistrations.decode(name, annotations, capacity(node), labels(node), release, clock.instant(),
+                source);
     }
 
     /**
@@ -142,6 +152,12 @@ public final class OwnNode {
     public static Map<String, String> annotations(Node node) {
         Map<String, String> annotations = node.getMetadata() == null ? null : node.getMetadata().getAnnotations();
         return annotations == null ? Map.of() : annotations;
+    }
+
+    /** The Node's labels ({@code {}} when none). */
+    public static Map<String, String> labels(Node node) {
+        Map<String, String> labels = node.getMetadata() == null ? null : node.getMetadata().getLabels();
+        return labels == null ? Map.of() : labels;
     }
 
     /** The Node's status capacity, quantities as written ({@code {}} when none). */

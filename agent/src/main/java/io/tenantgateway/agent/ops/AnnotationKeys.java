@@ -39,16 +39,13 @@ final class AnnotationKeys {
 
     /** The capacity vendor whose count or memory resource {@code key} is. */
     static Optional<CapacityVendor> capacityVendor(String key) {
-        return CapacityVendor.TABLE.stream()
-                .filter(v -> v.countResource().equals(key) || (!v.memoryResource().isEmpty()
-                        && v.memoryResource().equals(key)))
-                .findFirst();
+        return CapacityVendor.TABLE.stream().filter(v -> v.reads(key)).findFirst();
     }
 
     /**
      * The devices {@code release}'s scheduler derives from {@code capacity} (resource → value, as given on the
-     * command line), keyed by count resource. Refused, as bad input: a memory resource without its vendor's count
-     * resource (the scheduler derives nothing from it alone) and a resource {@code release} does not read.
+     * command line), keyed by count resource. Refused, as bad input: a memory or core resource without its vendor's
+     * count resource (the scheduler derives nothing from it alone) and a resource {@code release} does not read.
      */
     static Map<String, RegisterCodec.Result> decodeCapacity(Map<String, String> capacity, HamiRelease release,
                                                            String node) {
@@ -87,9 +84,7 @@ final class AnnotationKeys {
         if (withCapacity) {
             CapacityVendor.TABLE.forEach(v -> {
                 known.add(v.countResource());
-                if (!v.memoryResource().isEmpty()) {
-                    known.add(v.memoryResource());
-                }
+                known.addAll(v.otherResources());
             });
         }
         String bounded = PeerText.bound(key, PeerText.VALUE_LIMIT);
@@ -102,7 +97,7 @@ final class AnnotationKeys {
             CapacityVendor.TABLE.forEach(v -> all.add(v.countResource()));
         }
         return new ConfigException("KEY", bounded, what + ": " + String.join(", ", all)
-                + (withCapacity ? " (each capacity count with its memory resource, where it has one)" : ""));
+                + (withCapacity ? " (each capacity count with its memory or core resource, where it has one)" : ""));
     }
 
     /** The help section: every key, per vendor, with its format; capacity resources when {@code withCapacity}. */
@@ -114,10 +109,13 @@ final class AnnotationKeys {
         int width = RegisterVendor.TABLE.stream().map(AnnotationKeys::pattern).mapToInt(String::length).max()
                 .orElse(0);
         if (withCapacity) {
-            width = Math.max(width, CapacityVendor.TABLE.stream().mapToInt(v -> v.countResource().length()).max()
-                    .orElse(0));
+            width = Math.max(width, CapacityVendor.TABLE.stream().flatMap(v -> java.util.stream.Stream.concat(
+                    java.util.stream.Stream.of(v.countResource()), v.otherResources().stream()))
+                    .mapToInt(String::length).max().orElse(0));
         }
-        String row = "  %-" + width + "s  %-12s %s";
+        int vendorWidth = Math.max(RegisterVendor.TABLE.stream().mapToInt(v -> v.vendor().length()).max().orElse(0),
+                withCapacity ? CapacityVendor.TABLE.stream().mapToInt(v -> v.vendor().length()).max().orElse(0) : 0);
+        String row = "  %-" + width + "s  %-" + vendorWidth + "s %s";
         for (RegisterVendor vendor : RegisterVendor.TABLE) {
             String format = format(vendor.format());
             if (!vendor.isFixedKey()) {
@@ -132,16 +130,22 @@ final class AnnotationKeys {
             lines.add("Node capacity (KEY=VALUE, or read from a Node's status.capacity; the devices HAMi's scheduler"
                     + " derives):");
             for (CapacityVendor vendor : CapacityVendor.TABLE) {
-                StringBuilder what = new StringBuilder().append(vendor.unitsPerDevice()).append(" per device");
-                if (!vendor.memoryResource().isEmpty()) {
-                    what.append("; memory ").append(vendor.memoryResource()).append(" (").append(
-                            vendor.memoryFactorMiB()).append(" MiB a unit)");
-                }
+                StringBuilder what = new StringBuilder("type ").append(vendor.type()).append(", ")
+                        .append(vendor.unitsPerDevice() == 1 ? "one device a unit"
+                                : "one device per " + vendor.unitsPerDevice() + " units");
                 if (vendor.releases().size() < HamiRelease.values().length) {
                     what.append("; HAMi ").append(vendor.releases().stream().map(AnnotationKeys::release).sorted()
                             .collect(Collectors.joining(", "))).append(" only");
                 }
                 lines.add(String.format(Locale.ROOT, row, vendor.countResource(), vendor.vendor(), what));
+                if (!vendor.memoryResource().isEmpty()) {
+                    lines.add(String.format(Locale.ROOT, row, vendor.memoryResource(), vendor.vendor(),
+                            "memory, " + vendor.memoryFactorMiB() + " MiB a unit"));
+                }
+                if (!vendor.coreResource().isEmpty()) {
+                    lines.add(String.format(Locale.ROOT, row, vendor.coreResource(), vendor.vendor(),
+                            "cores; count of each device = cores / devices"));
+                }
             }
         }
         return lines;

@@ -79,11 +79,16 @@ public final class AnnotationsCommand {
     @Command(name = "decode", mixinStandardHelpOptions = true,
             description = {"Decode HAMi node register annotations as the scheduler reads them.",
                 "KEY=VALUE pairs, or '-' to read a Node object (kubectl get node X -o json) from stdin and decode"
-                    + " every register annotation it carries and the devices HAMi derives from status.capacity."},
+                    + " every register annotation it carries and the devices HAMi derives from status.capacity.",
+                "Prints one member per register annotation and, for the capacity-derived devices of every vendor,"
+                    + " the one member status.capacity."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {" 0:every value decoded", " 1:a value has an error (HAMi's reader message is shown)",
                 " 2:bad input (unknown key, stdin not a Node or more than 4 MiB, bad flag)"})
     public static final class Decode implements Callable<Integer> {
+        /** The output member holding the devices HAMi's scheduler derives from the Node's capacity. */
+        static final String CAPACITY_MEMBER = "status.capacity";
+
         @Spec
         CommandSpec spec;
 
@@ -100,7 +105,8 @@ public final class AnnotationsCommand {
         String output;
 
         @Option(names = "--node", paramLabel = "NAME",
-                description = "Node name (Enflame DRS device ids and messages). Default: the Node's metadata.name, "
+                description = "Node name (in the ids of Enflame DRS and capacity-derived devices, and in messages)."
+                        + " Default: the Node's metadata.name, "
                         + "else 'node'.")
         String node;
 
@@ -161,7 +167,8 @@ public final class AnnotationsCommand {
             });
             String nodeName = node != null ? node : root.path("metadata").path("name").asText("node");
             results.putAll(RegisterCodec.decodeNode(texts(root.path("metadata").path("annotations")),
-                    texts(root.path("status").path("capacity")), release, nodeName));
+                    texts(root.path("status").path("capacity")), texts(root.path("metadata").path("labels")),
+                    release, nodeName));
         }
 
         /**
@@ -195,35 +202,65 @@ public final class AnnotationsCommand {
             return texts;
         }
 
+        /**
+         * One member per register annotation ({@code {"devices":[…]}} or {@code {"error":"…"}}), then, when any
+         * capacity resource was read, the member {@value #CAPACITY_MEMBER} with every capacity-derived device in
+         * the order of the vendor table and, when a vendor's capacity does not decode, {@code error}: each such
+         * resource and its message, {@code "; "} between them.
+         */
         static String toJson(Map<String, Result> results) {
             ObjectNode root = JSON.createObjectNode();
-            results.forEach((key, result) -> {
-                ObjectNode member = root.putObject(key);
+            List<RegisteredDevice> fromCapacity = new ArrayList<>();
+            List<String> capacityErrors = new ArrayList<>();
+            boolean anyCapacity = false;
+            for (Map.Entry<String, Result> entry : results.entrySet()) {
+                Result result = entry.getValue();
+                if (RegisterVendor.forKey(entry.getKey()).isEmpty()) {
+                    anyCapacity = true;
+                    if (result.isOk()) {
+                        fromCapacity.addAll(result.devices());
+                    } else {
+                        capacityErrors.add(entry.getKey() + ": " + result.error());
+                    }
+                    continue;
+                }
+                ObjectNode member = root.putObject(entry.getKey());
                 if (!result.isOk()) {
                     member.put("error", result.error());
-                    return;
+                    continue;
                 }
-                var devices = member.putArray("devices");
-                for (RegisteredDevice d : result.devices()) {
-                    ObjectNode o = devices.addObject();
-                    putString(o, "id", d.id());
-                    putNumber(o, "index", d.index());
-                    putNumber(o, "count", d.count());
-                    putNumber(o, "devmem", d.devmem());
-                    putNumber(o, "devcore", d.devcore());
-                    putString(o, "type", d.type());
-                    putNumber(o, "numa", d.numa());
-                    putString(o, "mode", d.mode());
-                    if (d.health()) {
-                        o.put("health", true);
-                    }
-                    putString(o, "devicevendor", d.devicevendor());
-                    if (!d.custominfo().isEmpty()) {
-                        o.set("custominfo", JSON.valueToTree(d.custominfo()));
-                    }
+                putDevices(member, result.devices());
+            }
+            if (anyCapacity) {
+                ObjectNode member = root.putObject(CAPACITY_MEMBER);
+                putDevices(member, fromCapacity);
+                if (!capacityErrors.isEmpty()) {
+                    member.put("error", String.join("; ", capacityErrors));
                 }
-            });
+            }
             return JSON.writeValueAsString(root);
+        }
+
+        private static void putDevices(ObjectNode member, List<RegisteredDevice> list) {
+            var devices = member.putArray("devices");
+            for (RegisteredDevice d : list) {
+                ObjectNode o = devices.addObject();
+                putString(o, "id", d.id());
+                putNumber(o, "index", d.index());
+                putNumber(o, "count", d.count());
+                putNumber(o, "devmem", d.devmem());
+                putNumber(o, "devcore", d.devcore());
+                putString(o, "type", d.type());
+                putNumber(o, "numa", d.numa());
+                putString(o, "mode", d.mode());
+                if (d.health()) {
+                    o.put("health", true);
+                }
+                putString(o, "devicevendor", d.devicevendor());
+                if (!d.custominfo().isEmpty()) {
+                    o.set("custominfo", JSON.valueToTree(d.custominfo()));
+                }
+            }
         }
 
         private static void putString(ObjectNode o, String name, String value) {
@@ -240,20 +277,31 @@ public final class AnnotationsCommand {
 
         /** Every text a value supplied escaped ({@link PeerText#escape}): no ESC, OSC 52, CR or BEL reaches the tty. */
         private static void printTable(Map<String, Result> results, PrintWriter out) {
-            String row = "  %-40s %5s %5s %7s %7s %-16s %4s %-10s %s%n";
+            String row = "  %-40s %5s %5s %7s %7s %-16s %4s %-10s %-9s %s%n";
+            boolean capacityHeader = false;
             for (Map.Entry<String, Result> e : results.entrySet()) {
-                String vendor = RegisterVendor.forKey(e.getKey()).map(RegisterVendor::vendor).orElse("from capacity");
-                out.printf("%s (%s)%n", PeerText.escape(e.getKey()), vendor);
+                Optional<RegisterVendor> vendor = RegisterVendor.forKey(e.getKey());
+                if (vendor.isPresent()) {
+                    out.printf("%s (%s)%n", PeerText.escape(e.getKey()), vendor.get().vendor());
+                } else {
+                    if (!capacityHeader) {
+                        out.printf("%s (devices derived from capacity)%n", CAPACITY_MEMBER);
+                        capacityHeader = true;
+                    }
+                    out.printf(" %s (%s)%n", PeerText.escape(e.getKey()), RegisterCodec.vendorOf(e.getKey())
+                            .orElse(""));
+                }
                 Result result = e.getValue();
                 if (!result.isOk()) {
                     out.printf("  error: %s%n", PeerText.escape(result.error()));
                     continue;
                 }
-                out.printf(row, "ID", "INDEX", "COUNT", "DEVMEM", "DEVCORE", "TYPE", "NUMA", "MODE", "HEALTH");
+                out.printf(row, "ID", "INDEX", "COUNT", "DEVMEM", "DEVCORE", "TYPE", "NUMA", "MODE", "HEALTH",
+                        "VENDOR");
                 for (RegisteredDevice d : result.devices()) {
                     out.printf(row, PeerText.escape(d.id()), d.index(), d.count(), d.devmem(), d.devcore(),
                             PeerText.escape(d.type()), d.numa(), PeerText.escape(d.mode()),
-                            d.health() ? "healthy" : "unhealthy");
+                            d.health() ? "healthy" : "unhealthy", PeerText.escape(d.devicevendor()));
                 }
             }
         }

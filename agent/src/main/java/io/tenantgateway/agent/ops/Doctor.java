@@ -494,7 +494,8 @@ final class Doctor implements AutoCloseable {
     // ---- devices ----
 
     /**
-     * Every vendor's registration of this node, as HAMi v2.10's scheduler reads it: each HAMi register annotation the
+     * Every vendor's registration of this node, as the {@code --hami-compat} release's scheduler reads it (v2.10
+     * without the webhook): each HAMi register annotation the
      * node carries (and the devices its capacity implies), decoded, or the reader's error. A failing reader is a
      * warning: that vendor's pods cannot be placed here, the agent's own parts are not affected.
      */
@@ -519,8 +520,9 @@ final class Doctor implements AutoCloseable {
             return DoctorCheck.warn("registrations", "node " + nodeName + " not found", "check --node-name (or"
                     + " NODE_NAME): it must be this node's name as kubectl get nodes shows it");
         }
+        HamiRelease release = config.hamiRelease();
         Map<String, RegisterCodec.Result> decoded = RegisterCodec.decodeNode(OwnNode.annotations(node),
-                OwnNode.capacity(node), HamiRelease.V2_10, nodeName);
+                OwnNode.capacity(node), OwnNode.labels(node), release, nodeName);
         if (decoded.isEmpty()) {
             return DoctorCheck.pass("registrations", "node " + nodeName + " carries no HAMi registration");
         }
@@ -540,7 +542,8 @@ final class Doctor implements AutoCloseable {
                         + " (" + device.id() + ")");
             }
         }
-        String summary = decoded.size() + " registration(s) on node " + nodeName + ", as HAMi v2.10 reads them";
+        String summary = decoded.size() + " registration(s) on node " + nodeName + ", as HAMi " + io.tenantgateway.webhook.policy.HamiCompat.valueOf(release.name()).label()
+                + " reads them";
         if (failed > 0) {
             return new DoctorCheck("registrations", Outcome.WARN, failed + " of " + summary + " do not decode",
                     "the vendor's device plugin writes that annotation: check its version against HAMi's"

@@ -9,6 +9,7 @@ import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.agent.node.OwnNode;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.tunnel.client.ServerCounter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -50,6 +51,7 @@ public final class PartManager implements AutoCloseable {
     private final List<Map.Entry<Part, PartContext>> started = new ArrayList<>();
     private final Object lock = new Object();
     private final boolean readsNode;
+    private final HamiRelease release;
     private DeferredCheck nodeCheck;
     private boolean closed;
     private OwnNode ownNode;
@@ -70,6 +72,18 @@ public final class PartManager implements AutoCloseable {
      */
     public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
             String agentId, Path kubeconfig, BooleanSupplier draining, boolean apiAccess) {
+        this(parts, registry, clock, node, version, agentId, kubeconfig, draining, apiAccess,
+                HamiRelease.V2_10);
+    }
+
+    /**
+     * @param release the HAMi release whose scheduler's reading of this node {@link #ownNode()} shows (the webhook's
+     *     {@code --hami-compat}, {@link io.tenantgateway.agent.AgentConfig#hamiRelease()})
+     */
+    public PartManager(List<Part> parts, PrometheusRegistry registry, Clock clock, NodeIdentity node, String version,
+            String agentId, Path kubeconfig, BooleanSupplier draining, boolean apiAccess,
+            HamiRelease release) {
+        this.release = requireNonNull(release, "release");
         this.parts = List.copyOf(parts);
         boolean hasApi = apiAccess || node.discovered() || this.parts.stream().anyMatch(part -> part.plan().needsApi());
         this.services = new PartServices(registry, clock, node, version, agentId, kubeconfig, hasApi, draining);
@@ -259,7 +273,8 @@ public final class PartManager implements AutoCloseable {
                 return Optional.empty();
             }
             if (ownNode == null) {
-                ownNode = new OwnNode(services.kubernetes(), services.node(), services.scheduler(), services.clock());
+                ownNode = new OwnNode(services.kubernetes(), services.node(), services.scheduler(), services.clock(),
+                        release);
             }
             return Optional.of(ownNode);
         }

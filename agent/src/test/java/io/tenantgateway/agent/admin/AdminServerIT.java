@@ -177,7 +177,8 @@ class AdminServerIT {
                 + " node informer at ");
         assertThat(page).contains("NVIDIA <code>hami.io/node-nvidia-register</code> <span class=\"badge ok\">2"
                 + " device(s)</span>", "<td class=\"num\" data-label=\"devmem\">23034 MiB</td>",
-                "<td data-label=\"type\">NVIDIA L4</td><td data-label=\"health\">healthy</td>");
+                "<td data-label=\"type\">NVIDIA L4</td><td class=\"num\" data-label=\"numa\">0</td>"
+                        + "<td data-label=\"devicevendor\">NVIDIA</td><td data-label=\"health\">healthy</td>");
         assertThat(page).contains("Hygon <code>hami.io/node-dcu-register</code> <span class=\"badge ok\">1"
                 + " device(s)</span>", "<td data-label=\"id\"><code>DCU-b</code></td>",
                 "<td class=\"num\" data-label=\"devmem\">65520 MiB</td>", "<td data-label=\"type\">DCU-K100</td>");

@@ -129,11 +129,13 @@ class StatusPageTest {
                         + "<td class=\"num\" data-label=\"index\">0</td><td class=\"num\" data-label=\"count\">10</td>"
                         + "<td class=\"num\" data-label=\"devmem\">23034 MiB</td><td class=\"num\""
                         + " data-label=\"devcore\">100</td><td data-label=\"type\">NVIDIA L4</td>"
+                        + "<td class=\"num\" data-label=\"numa\">0</td><td data-label=\"devicevendor\">NVIDIA</td>"
                         + "<td data-label=\"health\">healthy</td>");
         assertThat(html).contains("Hygon <code>hami.io/node-dcu-register</code> <span class=\"badge ok\">1 device(s)",
                 "<code>DCU-b</code></td><td class=\"num\" data-label=\"index\">1</td><td class=\"num\""
                         + " data-label=\"count\">4</td><td class=\"num\" data-label=\"devmem\">65520 MiB</td>",
-                "<td data-label=\"type\">DCU-K100</td><td data-label=\"health\">UNHEALTHY</td>");
+                "<td data-label=\"type\">DCU-K100</td><td class=\"num\" data-label=\"numa\">0</td>"
+                        + "<td data-label=\"devicevendor\">DCU</td><td data-label=\"health\">UNHEALTHY</td>");
         assertThat(html).contains("Ascend <code>hami.io/node-register-Ascend910B4</code> <span class=\"badge bad\">"
                 + "error</span></h3><p><code class=\"error\">json: cannot unmarshal string into Go struct field"
                 + " DeviceInfo.count of type int32</code></p>");
@@ -175,7 +177,7 @@ class StatusPageTest {
                 Map.of("aws.amazon.com/neuron", "100"), NOW, "API get")), "registrations");
         assertThat(bounded).contains("AWS Neuron <code>aws.amazon.com/neuron</code> (from capacity) <span"
                 + " class=\"badge ok\">100 device(s)</span>", "the first 64 of 100 devices",
-                "<code>worker-1-aws.amazon.com/neuron-63</code>").doesNotContain("neuron-64<");
+                "<code>worker-1-AWSNeuron-63</code>").doesNotContain("AWSNeuron-64<");
     }
 
     private static String render(NodeRegistrations registrations) {

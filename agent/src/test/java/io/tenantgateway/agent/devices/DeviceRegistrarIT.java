@@ -379,14 +379,14 @@ class DeviceRegistrarIT {
         assertThat(annotation(node, "hami-vnpu-core")).isEqualTo("false");
         // HAMi v2.10's scheduler reads them back as written.
         RegisterCodec.Result dcu = RegisterCodec.decode(DCU_REGISTER, MIXED_DCU, HamiRelease.V2_10, node);
-        assertThat(dcu.devices()).containsExactly(RegisteredDevice.of("DCU-E44F96254E7633B8", 0, 4, 65536, 100,
-                "DCU-K100", 0, "hami", true));
+        assertThat(dcu.devices()).containsExactly(new RegisteredDevice("DCU-E44F96254E7633B8", 0, 4, 65536, 100,
+                "DCU-K100", 0, "hami", true, "DCU", Map.of()));
         RegisterCodec.Result npu = RegisterCodec.decode(B4_REGISTER, MIXED_910B4, HamiRelease.V2_10, node);
         assertThat(npu.devices()).containsExactly(
                 new RegisteredDevice("4D54085D-ED8FA879-538EC9CA-18A99273-65EB2677", 0, 4, 32768, 20, "Ascend910B4", 0,
-                        "", true, "", Map.of("NetworkID", 0L)),
+                        "", true, "Ascend910B4", Map.of("NetworkID", 0L)),
                 new RegisteredDevice("3155C548-CB12AF65-46D67350-C2C8CFA7-29C4B1B9", 1, 4, 32768, 20, "Ascend910B4", 0,
-                        "", true, "", Map.of("NetworkID", 0L)));
+                        "", true, "Ascend910B4", Map.of("NetworkID", 0L)));
 
         // One merge patch with every key, NVIDIA's first (as on an NVIDIA node), then each vendor in inventory order.
         assertThat(dispatcher.seen).filteredOn(r -> r.method().equals("PATCH") && r.path().equals("/api/v1/nodes/" + node))

@@ -89,11 +89,13 @@ class AnnotationsCommandTest {
         // 4 MLUs (100 vcore each) of 256 units x 256 MiB x 100 / 400 = 16 GiB
         assertThat(expected.get("cambricon.com/mlu.smlu.vcore").devices()).hasSize(4)
                 .allSatisfy(d -> assertThat(d.devmem()).isEqualTo(16384));
-        assertThat(run.out()).contains("\"id\" : \"mlu-1-cambricon.com/mlu.smlu.vcore-3\"", "\"error\" : \"no gpu");
+        assertThat(run.out()).contains("\"status.capacity\" : {", "\"id\" : \"mlu-1-cambricon-mlu-3\"",
+                "\"type\" : \"MLU\"", "\"devicevendor\" : \"MLU\"", "\"error\" : \"no gpu")
+                .doesNotContain("\"cambricon.com/mlu.smlu.vcore\" :");
 
         CliRun amd = CliRun.of("annotations", "decode", "--hami-compat=v2.9", "amd.com/gpu=2");
         assertThat(amd.exitCode()).as(amd.both()).isZero();
-        assertThat(amd.out()).contains("\"id\" : \"node-amd.com/gpu-1\"");
+        assertThat(amd.out()).contains("\"id\" : \"node-AMDGPU-1\"", "\"devmem\" : 192000");
     }
 
     @Test

@@ -1,0 +1,24 @@
+package io.tenantgateway.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tenantgateway.hami.HamiRelease;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which HAMi release's reading of this node {@code doctor}, {@code /ui} and {@code /debug/devices} show: the
+ * webhook's {@code --hami-compat}, v2.10 when the webhook is off (the flag then configures nothing).
+ */
+class HamiReleaseFlagTest {
+
+    @Test
+    void theWebhooksHamiCompatDecidesV210WithoutTheWebhook() {
+        assertThat(AgentCommand.parse("--tunnel=false", "--node-name=worker-1",
+                "--webhook-tls-secret=kube-system/tls", "--hami-compat=v2.9").toConfig().hamiRelease())
+                .isEqualTo(HamiRelease.V2_9);
+        assertThat(AgentCommand.parse("--tunnel=false", "--node-name=worker-1",
+                "--webhook-tls-secret=kube-system/tls").toConfig().hamiRelease()).isEqualTo(HamiRelease.V2_10);
+        assertThat(AgentCommand.parse("--tunnel=false", "--node-name=worker-1", "--device-source=mock", "--mock-gpus=L4-24GB",
+                "--hami-compat=v2.9").toConfig().hamiRelease()).as("no webhook").isEqualTo(HamiRelease.V2_10);
+    }
+}
