@@ -1,5 +1,6 @@
 package io.tenantgateway.webhook.policy;
 
+import io.tenantgateway.hami.HamiRelease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,9 +25,9 @@ final class VendorCatalog {
      * the two that take part in the quota check, their memory factor (the block's {@code memoryFactor} when set) and
      * allocated-devices annotation. Both count 100 cores per device when a container names none.
      */
-    private record Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases,
+    private record Detector(String commonWord, String block, List<String> keys, Set<HamiRelease> releases,
             int quotaMemoryFactor, String allocatedAnnotation) {
-        Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases) {
+        Detector(String commonWord, String block, List<String> keys, Set<HamiRelease> releases) {
             this(commonWord, block, keys, releases, 0, "");
         }
 
@@ -46,9 +47,9 @@ final class VendorCatalog {
         }
     }
 
-    private static final Set<HamiCompat> BOTH = Set.of(HamiCompat.V2_9, HamiCompat.V2_10);
-    private static final Set<HamiCompat> V2_9 = Set.of(HamiCompat.V2_9);
-    private static final Set<HamiCompat> V2_10 = Set.of(HamiCompat.V2_10);
+    private static final Set<HamiRelease> BOTH = Set.of(HamiRelease.V2_9, HamiRelease.V2_10);
+    private static final Set<HamiRelease> V2_9 = Set.of(HamiRelease.V2_9);
+    private static final Set<HamiRelease> V2_10 = Set.of(HamiRelease.V2_10);
 
     private static final Detector CAMBRICON = new Detector("MLU", "cambricon", List.of("resourceCountName"), BOTH,
             256, "hami.io/cambricon-mlu-devices-allocated");
@@ -68,7 +69,7 @@ final class VendorCatalog {
     }
 
     static List<Vendor> vendors(DeviceConfig devices, PolicyConfig policy, ClusterDeviceState state) {
-        HamiCompat compat = policy.compat();
+        HamiRelease compat = policy.compat();
         List<Vendor> vendors = new ArrayList<>();
         vendors.add(new NvidiaVendor(devices.nvidia()));
         detect(vendors, devices, compat, CAMBRICON, HYGON, ENFLAME_GCU);
@@ -78,7 +79,7 @@ final class VendorCatalog {
         vendors.add(new MetaxSgpuVendor(devices.block("metax")));
         detect(vendors, devices, compat, KUNLUN_XPU);
         vendors.add(new KunlunVxpuVendor(devices.block("kunlun"), compat));
-        if (compat == HamiCompat.V2_10) {
+        if (compat == HamiRelease.V2_10) {
             vendors.add(new AwsNeuronVendor(devices.block("awsneuron"), state.neuronCoresPerDevice()));
             vendors.add(new AmdVendor(devices.block("amd")));
         }
@@ -93,7 +94,7 @@ final class VendorCatalog {
         return List.copyOf(vendors);
     }
 
-    private static void detect(List<Vendor> vendors, DeviceConfig devices, HamiCompat compat, Detector... detectors) {
+    private static void detect(List<Vendor> vendors, DeviceConfig devices, HamiRelease compat, Detector... detectors) {
         for (Detector detector : detectors) {
             if (detector.releases().contains(compat)) {
                 vendors.add(detector.build(devices));
