@@ -18,6 +18,8 @@ public final class Annotations {
     public static final String HANDSHAKE_REQUESTING_PREFIX = "Requesting_";
     /** Node: {@code <RFC3339>,<namespace>,<pod>} while a Bind is in progress on the node. */
     public static final String NODE_LOCK = "hami.io/mutex.lock";
+    /** Node: {@code "true"} when the Ascend plugin runs in hami-vnpu-core mode, else {@code "false"} (hami-vendors.md §5). */
+    public static final String NODE_HAMI_VNPU_CORE = "hami-vnpu-core";
 
     /** Pod (annotation and label): node chosen by the scheduler's Filter. */
     public static final String POD_VGPU_NODE = "hami.io/vgpu-node";

@@ -13,8 +13,8 @@ import java.util.Map;
 
 /**
  * The node side of one HAMi vendor, as data: what its device plugin registers with kubelet and writes for HAMi's
- * scheduler, and which pod annotations carry its allocation (spec hami-vendors.md §5; the vendor plugins' facts in
- * device-plugin/VENDOR-PLUGINS.md). The agent simulates NVIDIA, Hygon DCU and each Ascend chip; the few rules that
+ * scheduler, and which pod annotations carry its allocation, built from the vendor's row of {@link HamiVendor} (the
+ * vendor plugins' facts in device-plugin/VENDOR-PLUGINS.md). The agent simulates NVIDIA, Hygon DCU and each Ascend chip; the few rules that
  * really differ per vendor (how Allocate answers) live in small classes of the device plugin, chosen by {@link #kind}.
  *
  * @param kind          which vendor's rules apply
@@ -36,32 +36,24 @@ public record NodeVendor(Kind kind, String commonWord, String resourceName, Stri
         String registerKey, RegisterFormat registerFormat, String handshakeKey, String toAllocateKey,
         String allocatedKey, String socketName) {
 
-    /** Which vendor's rules apply; also how the vendor is named for people. */
+    /**
+     * Which simulated plugin's rules apply; also how the vendor is named for people (its {@link HamiVendor} row's
+     * name). Every switch over it is exhaustive, with no default branch: a kind added here does not compile until each
+     * place that differs per vendor (Allocate's rules, the simulation, the handshake) has its case.
+     */
     public enum Kind {
-        NVIDIA("NVIDIA"), HYGON("Hygon"), ASCEND("Ascend");
-
-        private final String display;
-
-        Kind(String display) {
-            this.display = display;
-        }
+        NVIDIA, HYGON, ASCEND;
 
         public String display() {
-            return display;
+            return HamiVendor.simulatedAs(this).display();
         }
     }
 
     /** HAMi's NVIDIA device plugin. */
-    public static final NodeVendor NVIDIA = new NodeVendor(Kind.NVIDIA, "NVIDIA", ResourceNames.NVIDIA_GPU,
-            ResourceNames.NVIDIA_GPU_MEMORY, ResourceNames.NVIDIA_GPU_CORES, Annotations.NODE_NVIDIA_REGISTER,
-            RegisterFormat.JSON, Annotations.NODE_HANDSHAKE, Annotations.POD_DEVICES_TO_ALLOCATE,
-            Annotations.POD_DEVICES_ALLOCATED, "nvidia-gpu.sock");
+    public static final NodeVendor NVIDIA = of(HamiVendor.NVIDIA);
 
     /** Project-HAMi/dcu-vgpu-device-plugin (Hygon DCU). */
-    public static final NodeVendor HYGON = new NodeVendor(Kind.HYGON, "DCU", "hygon.com/dcunum", "hygon.com/dcumem",
-            "hygon.com/dcucores", "hami.io/node-dcu-register", RegisterFormat.LEGACY_TEXT,
-            "hami.io/node-handshake-dcu", "hami.io/dcu-devices-to-allocate", "hami.io/dcu-devices-allocated",
-            "hygon.com_dcunum");
+    public static final NodeVendor HYGON = of(HamiVendor.HYGON);
 
     public NodeVendor {
         requireNonNull(kind, "kind");
@@ -79,11 +71,22 @@ public record NodeVendor(Kind kind, String commonWord, String resourceName, Stri
 
     /** Project-HAMi/ascend-device-plugin serving one chip, e.g. {@code Ascend910B4}: one plugin process per chip. */
     public static NodeVendor ascend(String commonWord) {
+        return of(HamiVendor.ASCEND, commonWord);
+    }
+
+    private static NodeVendor of(HamiVendor row) {
+        return of(row, row.commonWord(HamiRelease.V2_10));
+    }
+
+    /** The simulated plugin of vendor table row {@code row} for {@code commonWord} (the chip's, for a per-chip row). */
+    private static NodeVendor of(HamiVendor row, String commonWord) {
         requireNonNull(commonWord, "commonWord");
-        return new NodeVendor(Kind.ASCEND, commonWord, "huawei.com/" + commonWord, "huawei.com/" + commonWord
-                + "-memory", "huawei.com/" + commonWord + "-core", "hami.io/node-register-" + commonWord,
-                RegisterFormat.JSON, "hami.io/node-handshake-" + commonWord, "hami.io/" + commonWord
-                + "-devices-to-allocate", "hami.io/" + commonWord + "-devices-allocated", commonWord + ".sock");
+        return new NodeVendor(row.simulation(), commonWord, HamiVendor.forChip(row.countResource(), commonWord),
+                HamiVendor.forChip(row.memoryResource(), commonWord),
+                HamiVendor.forChip(row.coreResource(), commonWord), HamiVendor.forChip(row.registerKey(), commonWord),
+                row.registerFormat(), HamiVendor.forChip(row.handshakeKey(), commonWord),
+                HamiVendor.forChip(row.toAllocateKey(), commonWord), HamiVendor.forChip(row.allocatedKey(),
+                commonWord), HamiVendor.forChip(row.socketName(), commonWord));
     }
 
     /** For people: {@code NVIDIA}, {@code Hygon}, {@code Ascend910B4}. */

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * One row of the table of HAMi node register annotations (hami-vendors.md §5): which key, which format, and the
  * scheduler's messages when the key is missing or lists no device. Vendors are data: every codec decision is made
- * from this table, by {@link #forKey}.
+ * from this table, by {@link #forKey}. Keys and formats come from the vendor table ({@link HamiVendor}).
  *
  * @param vendor         the backend, for people
  * @param keyPrefix      the key, or the part before the chip's common word for per-chip keys
@@ -35,22 +35,17 @@ public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, 
      * NVIDIA's messages are those of HAMi's {@code pkg/device/nvidia/device.go GetNodeDevices} (not in §5).
      */
     public static final List<RegisterVendor> TABLE = List.of(
-            fixed("NVIDIA", "hami.io/node-nvidia-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU, "NVIDIA"),
-            fixed("Hygon", "hami.io/node-dcu-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND, NO_GPU, "DCU"),
-            fixed("Kunlun vXPU", "hami.io/node-register-xpu", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_DEVICE, "XPU"),
-            fixed("AMD", "hami.io/node-amd-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU, "AMD"),
-            fixed("Vastai", "hami.io/node-va-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU, "Vastai")
-                    .readingWholeCores(),
-            fixed("Biren", "hami.io/node-biren-register", RegisterFormat.JSON, ANNOS_NOT_FOUND, NO_GPU, "Biren")
-                    .readingWholeCores(),
-            fixed("Metax sGPU", "metax-tech.com/node-gpu-devices", RegisterFormat.METAX_SGPU, ANNOS_NOT_FOUND,
-                    "no sdevice found on node", "Metax-SGPU"),
-            fixed("Enflame DRS", "enflame.com/gcu-drs-capacity", RegisterFormat.ENFLAME_DRS,
-                    "annotation not found <key>", "no drs devices found on node <node>", "Enflame"),
-            new RegisterVendor("Ascend", "hami.io/node-register-", "", RegisterFormat.JSON, ANNOS_NOT_FOUND,
-                    NO_DEVICE, false, ""),
-            new RegisterVendor("Iluvatar", "hami.io/node-", "-register", RegisterFormat.LEGACY_TEXT, ANNOS_NOT_FOUND,
-                    NO_GPU, false, ""));
+            fixed("NVIDIA", HamiVendor.NVIDIA, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Hygon", HamiVendor.HYGON, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Kunlun vXPU", HamiVendor.KUNLUN_VXPU, ANNOS_NOT_FOUND, NO_DEVICE),
+            fixed("AMD", HamiVendor.AMD, ANNOS_NOT_FOUND, NO_GPU),
+            fixed("Vastai", HamiVendor.VASTAI, ANNOS_NOT_FOUND, NO_GPU).readingWholeCores(),
+            fixed("Biren", HamiVendor.BIREN, ANNOS_NOT_FOUND, NO_GPU).readingWholeCores(),
+            fixed("Metax sGPU", HamiVendor.METAX_SGPU, ANNOS_NOT_FOUND, "no sdevice found on node"),
+            fixed("Enflame DRS", HamiVendor.ENFLAME_SHARED, "annotation not found <key>",
+                    "no drs devices found on node <node>"),
+            perChip("Ascend", HamiVendor.ASCEND, ANNOS_NOT_FOUND, NO_DEVICE),
+            perChip("Iluvatar", HamiVendor.ILUVATAR, ANNOS_NOT_FOUND, NO_GPU));
 
     public RegisterVendor {
         requireNonNull(vendor, "vendor");
@@ -62,9 +57,25 @@ public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, 
         requireNonNull(commonWord, "commonWord");
     }
 
-    private static RegisterVendor fixed(String vendor, String key, RegisterFormat format, String missing,
-                                        String empty, String commonWord) {
-        return new RegisterVendor(vendor, key, "", format, missing, empty, false, commonWord);
+    /**
+     * The row of a vendor with one register key: key, format and common word from its {@link HamiVendor} row (the
+     * word of the releases that read the key; only AMD's differs, in v2.9, which reads AMD from capacity).
+     */
+    private static RegisterVendor fixed(String name, HamiVendor vendor, String missing, String empty) {
+        return new RegisterVendor(name, vendor.registerKey(), "", vendor.registerFormat(), missing, empty, false,
+                vendor.commonWord(HamiRelease.V2_10));
+    }
+
+    /**
+     * The row of a per-chip vendor: its register key split around {@link HamiVendor#CHIP}; the common word is the
+     * chip's, taken from the key.
+     */
+    private static RegisterVendor perChip(String name, HamiVendor vendor, String missing, String empty) {
+        String key = vendor.registerKey();
+        int chip = key.indexOf(HamiVendor.CHIP);
+        return new RegisterVendor(name, key.substring(0, chip), key.substring(chip + HamiVendor.CHIP.length()),
+                vendor.registerFormat(), missing, empty, false, "");
+    }
     }
 
     private RegisterVendor readingWholeCores() {

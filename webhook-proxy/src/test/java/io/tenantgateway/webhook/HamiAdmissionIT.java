@@ -11,7 +11,7 @@ import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.webhook.AdmissionClient.Admission;
 import io.tenantgateway.webhook.policy.DeviceConfig;
-import io.tenantgateway.webhook.policy.HamiCompat;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.policy.PolicyConfig;
 import io.tenantgateway.webhook.quota.InMemoryQuotaLookup;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ class HamiAdmissionIT {
         quota.put("team-quota", NVIDIA_GPU_MEMORY, 4000, 2000).put("team-quota", NVIDIA_GPU_CORES, 100, 50);
         v210 = fixture.start(WebhookFixture.loopback().build(), DeviceConfig.defaults(), quota,
                 new PrometheusRegistry()).port();
-        v29 = fixture.start(WebhookFixture.loopback().policy(PolicyConfig.defaults().withCompat(HamiCompat.V2_9))
+        v29 = fixture.start(WebhookFixture.loopback().policy(PolicyConfig.defaults().withCompat(HamiRelease.V2_9))
                 .build(), DeviceConfig.defaults(), quota, new PrometheusRegistry()).port();
         noForceOverwrite = fixture.start(WebhookFixture.loopback()
                 .policy(PolicyConfig.defaults().withForceOverwriteDefaultScheduler(false)).build()).port();

@@ -11,7 +11,7 @@ import static io.tenantgateway.hami.ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.webhook.AdmissionClient.Admission;
 import io.tenantgateway.webhook.policy.DeviceConfig;
-import io.tenantgateway.webhook.policy.HamiCompat;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.policy.PolicyConfig;
 import io.tenantgateway.webhook.quota.InMemoryQuotaLookup;
 import java.util.EnumMap;
@@ -44,14 +44,14 @@ import tools.jackson.databind.node.ObjectNode;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HamiParityIT {
     static WebhookFixture fixture;
-    static final Map<HamiCompat, Integer> hamiScheduler = new EnumMap<>(HamiCompat.class);
-    static final Map<HamiCompat, Integer> unsetScheduler = new EnumMap<>(HamiCompat.class);
+    static final Map<HamiRelease, Integer> hamiScheduler = new EnumMap<>(HamiRelease.class);
+    static final Map<HamiRelease, Integer> unsetScheduler = new EnumMap<>(HamiRelease.class);
 
     @BeforeAll
     static void startServers() {
         fixture = new WebhookFixture();
         InMemoryQuotaLookup quota = new InMemoryQuotaLookup().put("team-quota", NVIDIA_GPU_MEMORY, 4000, 2000);
-        for (HamiCompat compat : HamiCompat.values()) {
+        for (HamiRelease compat : HamiRelease.values()) {
             hamiScheduler.put(compat, fixture.start(WebhookFixture.loopback()
                     .policy(PolicyConfig.defaults().withCompat(compat)).build(), DeviceConfig.defaults(), quota,
                     new PrometheusRegistry()).port());
@@ -82,8 +82,8 @@ class HamiParityIT {
     // ---- 1. NVIDIA_GPU resources declared under requests only ----------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void requestsOnlyGpuGetsExclusiveCoresInLimitsAndOurScheduler(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void requestsOnlyGpuGetsExclusiveCoresInLimitsAndOurScheduler(HamiRelease compat) {
         Admission admission = admit(hamiScheduler.get(compat), pod("req").container(container("main")
                 .request(NVIDIA_GPU, "1")).build());
 
@@ -100,8 +100,8 @@ class HamiParityIT {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void requestsOnlyFullMemoryPercentageIsExclusiveToo(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void requestsOnlyFullMemoryPercentageIsExclusiveToo(HamiRelease compat) {
         JsonNode patched = admit(hamiScheduler.get(compat), pod("pct").container(container("main")
                 .request(NVIDIA_GPU, "1").request(NVIDIA_GPU_MEMORY_PERCENTAGE, "100")).build()).patchedPod();
 
@@ -110,8 +110,8 @@ class HamiParityIT {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void requestsOnlySharedGpuIsLeftAlone(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void requestsOnlySharedGpuIsLeftAlone(HamiRelease compat) {
         int port = hamiScheduler.get(compat);
         // Memory or cores under requests make the NVIDIA_GPU shared (no exclusive cores), and without a count in limits
         // HAMi finds no resource: no scheduler, no patch.
@@ -127,8 +127,8 @@ class HamiParityIT {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void memoryOrCoresUnderRequestsCountNextToACountInLimits(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void memoryOrCoresUnderRequestsCountNextToACountInLimits(HamiRelease compat) {
         int port = hamiScheduler.get(compat);
         JsonNode memory = admit(port, pod("mixed-mem").container(container("main").gpu("1")
                 .request(NVIDIA_GPU_MEMORY, "3000")).build()).patchedPod();
@@ -144,12 +144,12 @@ class HamiParityIT {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void memoryPercentageUnderRequestsIsValidatedInV210Only(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void memoryPercentageUnderRequestsIsValidatedInV210Only(HamiRelease compat) {
         Admission admission = admit(hamiScheduler.get(compat), pod("bad-pct").container(container("main")
                 .request(NVIDIA_GPU, "1").request(NVIDIA_GPU_MEMORY_PERCENTAGE, "150")).build());
 
-        if (compat == HamiCompat.V2_10) {
+        if (compat == HamiRelease.V2_10) {
             assertThat(admission.allowed()).isFalse();
             assertThat(admission.code()).isEqualTo(500);
             assertThat(admission.message()).isEqualTo("invalid nvidia.com/gpumem-percentage value 150 in container"
@@ -160,8 +160,8 @@ class HamiParityIT {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void quotaReadsRequestsWhenLimitsLackThem(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void quotaReadsRequestsWhenLimitsLackThem(HamiRelease compat) {
         // team-quota: limits.nvidia.com/gpumem 4000, 2000 used. HAMi checks the quota whether or not the pod was
         // mutated, reading each value from limits, else requests.
         Admission admission = admit(hamiScheduler.get(compat), pod("big").namespace("team-quota")
@@ -177,8 +177,8 @@ class HamiParityIT {
     // ---- 2. --scheduler-name="" -------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void unsetSchedulerNameMutatesGpuPodsButKeepsTheirScheduler(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void unsetSchedulerNameMutatesGpuPodsButKeepsTheirScheduler(HamiRelease compat) {
         int port = unsetScheduler.get(compat);
         JsonNode defaultScheduler = admit(port, pod("default").schedulerName("default-scheduler")
                 .container(container("main").gpu("1")).build()).patchedPod();
@@ -192,8 +192,8 @@ class HamiParityIT {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void unsetSchedulerNameDoesNotCheckTheNodeName(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void unsetSchedulerNameDoesNotCheckTheNodeName(HamiRelease compat) {
         Admission admission = admit(unsetScheduler.get(compat), pod("pinned").nodeName("worker-1")
                 .container(container("main").gpu("1")).build());
 
@@ -205,8 +205,8 @@ class HamiParityIT {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void unsetSchedulerNameStillLeavesPodsOfOtherSchedulersAlone(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void unsetSchedulerNameStillLeavesPodsOfOtherSchedulersAlone(HamiRelease compat) {
         Admission admission = admit(unsetScheduler.get(compat), pod("volcano").schedulerName("volcano")
                 .container(container("main").gpu("1")).build());
 
@@ -217,8 +217,8 @@ class HamiParityIT {
     // ---- 3. request.object absent or null ---------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void absentOrNullObjectIsControllerRuntimesNoContent(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void absentOrNullObjectIsControllerRuntimesNoContent(HamiRelease compat) {
         int port = hamiScheduler.get(compat);
         for (String version : new String[] {Reviews.V1, Reviews.V1BETA1}) {
             ObjectNode absent = Reviews.review(version, "", "Pod", "CREATE", null);

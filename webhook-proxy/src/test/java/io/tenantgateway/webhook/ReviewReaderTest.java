@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tenantgateway.webhook.policy.AdmissionPolicy;
 import io.tenantgateway.webhook.policy.Decision;
 import io.tenantgateway.webhook.policy.DeviceConfig;
-import io.tenantgateway.webhook.policy.HamiCompat;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.policy.JsonPatches;
 import io.tenantgateway.webhook.policy.PolicyConfig;
 import io.tenantgateway.webhook.quota.QuotaLookup;
@@ -64,7 +64,7 @@ class ReviewReaderTest {
         ObjectNode review = Reviews.podCreate(pod);
         JsonNode kept = read(JSON.writeValueAsString(review)).path("request").path("object");
         JsonNode full = review.path("request").path("object");
-        AdmissionPolicy policy = new AdmissionPolicy(PolicyConfig.defaults().withCompat(HamiCompat.V2_10),
+        AdmissionPolicy policy = new AdmissionPolicy(PolicyConfig.defaults().withCompat(HamiRelease.V2_10),
                 DeviceConfig.defaults(), QuotaLookup.NONE);
 
         Decision onKept = policy.admit(kept, "team-a");

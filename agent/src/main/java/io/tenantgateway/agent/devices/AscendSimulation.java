@@ -1,5 +1,6 @@
 package io.tenantgateway.agent.devices;
 
+import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.hami.RegisterCodec;
@@ -23,7 +24,7 @@ import java.util.Map;
  */
 final class AscendSimulation {
     /** The node annotation the plugin writes on every cycle. */
-    static final String VNPU_CORE_ANNOTATION = "hami-vnpu-core";
+    static final String VNPU_CORE_ANNOTATION = Annotations.NODE_HAMI_VNPU_CORE;
 
     private AscendSimulation() {
     }

@@ -74,7 +74,11 @@ public enum VendorPreset {
 
     /** The vendor whose plugin registers this part: {@link NodeVendor#HYGON}, or the Ascend plugin of this chip. */
     public NodeVendor vendor() {
-        return kind == NodeVendor.Kind.ASCEND ? NodeVendor.ascend(type) : NodeVendor.HYGON;
+        return switch (kind) {
+            case HYGON -> NodeVendor.HYGON;
+            case ASCEND -> NodeVendor.ascend(type);
+            case NVIDIA -> throw new IllegalStateException("NVIDIA parts are GpuPresets, not VendorPresets: " + this);
+        };
     }
 
     /** Looks a preset up by its inventory name, ignoring case and surrounding white space. */

@@ -9,7 +9,7 @@ import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.hami.RegisterCodec;
 import io.tenantgateway.hami.RegisterFormat;
 import io.tenantgateway.hami.RegisterVendor;
-import io.tenantgateway.webhook.policy.HamiCompat;
+import io.tenantgateway.hami.HamiRelease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -162,7 +162,7 @@ final class AnnotationKeys {
 
     /** {@code v2.9}, {@code v2.10}: as {@code --hami-compat} spells it. */
     private static String release(HamiRelease release) {
-        return HamiCompat.valueOf(release.name()).label();
+        return release.label();
     }
 
     /**

@@ -7,7 +7,7 @@ import io.tenantgateway.common.config.ConfigFiles;
 import io.tenantgateway.common.net.HostPort;
 import io.tenantgateway.common.time.GoDuration;
 import io.tenantgateway.webhook.WebhookConfig;
-import io.tenantgateway.webhook.policy.HamiCompat;
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.policy.PolicyConfig;
 import io.tenantgateway.webhook.proxy.FailurePolicy;
 import io.tenantgateway.webhook.proxy.UpstreamConfig;
@@ -269,7 +269,7 @@ public final class WebhookFlags {
         }
         HostPort listen = HostPort.parse(flag(LISTEN), webhookListen);
         PolicyConfig policy = new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler,
-                HamiCompat.parse(hamiCompat), enableAscend, enableIluvatar);
+                PolicyConfig.parseCompat(hamiCompat), enableAscend, enableIluvatar);
         if (webhookMaxConnections < 1) {
             throw new ConfigException(flag(MAX_CONNECTIONS), webhookMaxConnections, ">= 1");
         }

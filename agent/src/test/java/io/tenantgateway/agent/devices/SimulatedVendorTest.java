@@ -6,12 +6,18 @@ import static org.assertj.core.api.Assertions.entry;
 
 import io.tenantgateway.common.config.ConfigException;
 import io.tenantgateway.hami.HamiRelease;
+import io.tenantgateway.hami.HamiVendor;
 import io.tenantgateway.hami.NodeVendor;
 import io.tenantgateway.hami.RegisterCodec;
 import io.tenantgateway.hami.RegisteredDevice;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -296,5 +302,33 @@ class SimulatedVendorTest {
         String word = d.type().startsWith("DCU") ? "DCU" : d.type();
         return new RegisteredDevice(d.id(), d.index(), d.count(), d.devmem(), d.devcore(), d.type(), d.numa(),
                 d.mode(), d.health(), word, d.custominfo());
+    }
+
+    /**
+     * The presets against the vendor table: each preset's vendor is a simulated row, each simulated row other than
+     * NVIDIA has a preset, an Ascend preset's name starts with the row's chip prefix (the own-node policy admits that
+     * prefix), and the chart's {@code devices.mock.devices} comment names every preset.
+     */
+    @Test
+    void presetsAreTheVendorTablesSimulatedRows() throws IOException {
+        for (VendorPreset preset : VendorPreset.values()) {
+            HamiVendor row = HamiVendor.simulatedAs(preset.kind());
+            assertThat(preset.vendor().resourceName()).as(preset.presetName())
+                    .isEqualTo(HamiVendor.forChip(row.countResource(), preset.presetName()));
+            assertThat(preset.presetName()).startsWith(row.chipPrefix());
+        }
+        for (HamiVendor row : HamiVendor.values()) {
+            if (row.simulation() != null && row != HamiVendor.NVIDIA) {
+                assertThat(Arrays.stream(VendorPreset.values()).anyMatch(p -> p.kind() == row.simulation()))
+                        .as("a preset for %s", row.display()).isTrue();
+            }
+        }
+        String values = Files.readString(Path.of(System.getProperty("user.dir"))
+                .resolve("../charts/tenant-gateway/values.yaml"));
+        String comment = values.substring(values.indexOf("# --mock-devices:"), values.indexOf("devices: \"\""));
+        for (VendorPreset preset : VendorPreset.values()) {
+            assertThat(comment).as("values.yaml devices.mock.devices").containsPattern(
+                    "[ ,]" + Pattern.quote(preset.presetName()) + "[,;).]");
+        }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tenantgateway.agent.AgentConfig;
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.hami.HamiRelease;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,7 +56,7 @@ class WebhookFlagsTest {
                 .policy();
         assertThat(explicit.enableAscend()).isTrue();
         assertThat(explicit.enableIluvatar()).isFalse();
-        assertThat(explicit.compat()).isEqualTo(io.tenantgateway.webhook.policy.HamiCompat.V2_9);
+        assertThat(explicit.compat()).isEqualTo(HamiRelease.V2_9);
     }
 
     @Test

@@ -37,14 +37,12 @@ public interface VendorAllocation {
     static VendorAllocation of(NodeVendor vendor, HamiCoreSettings settings) {
         requireNonNull(vendor, "vendor");
         requireNonNull(settings, "settings");
-        switch (vendor.kind()) {
-            case HYGON:
-                return new HygonAllocation(vendor);
-            case ASCEND:
-                return new AscendAllocation(vendor);
-            default:
-                return new NvidiaAllocation(vendor, settings);
-        }
+        // Exhaustive, no default: a vendor kind added to NodeVendor does not compile until it has its own rules.
+        return switch (vendor.kind()) {
+            case NVIDIA -> new NvidiaAllocation(vendor, settings);
+            case HYGON -> new HygonAllocation(vendor);
+            case ASCEND -> new AscendAllocation(vendor);
+        };
     }
 
     NodeVendor vendor();

@@ -358,7 +358,11 @@ final class LabChecks {
             }
         }
         String handshake = Annotations.get(annotations, vendor.handshakeKey());
-        Pattern shape = vendor.kind() == NodeVendor.Kind.ASCEND ? ASCEND_HANDSHAKE : HYGON_HANDSHAKE;
+        Pattern shape = switch (vendor.kind()) {
+            case ASCEND -> ASCEND_HANDSHAKE;
+            case HYGON -> HYGON_HANDSHAKE;
+            case NVIDIA -> throw new IllegalArgumentException("NVIDIA is checked by its own register check");
+        };
         if (handshake == null || !shape.matcher(handshake).matches()) {
             throw new CheckFailed(nodeName + ": " + vendor.handshakeKey() + " is " + (handshake == null ? "absent"
                     : "\"" + handshake + "\"") + " (expected: " + shape.pattern() + ", as "

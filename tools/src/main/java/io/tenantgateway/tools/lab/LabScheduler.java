@@ -53,7 +53,7 @@ final class LabScheduler {
     /** HAMi's chart: {@code hami-vnpu-core} absent on the node means no hami-core support. */
     static final boolean DEFAULT_HAMI_VNPU_CORE = false;
     /** The node annotation Ascend's device plugin writes: whether the node runs vNPUs in hami-core mode. */
-    static final String NODE_HAMI_VNPU_CORE = "hami-vnpu-core";
+    static final String NODE_HAMI_VNPU_CORE = Annotations.NODE_HAMI_VNPU_CORE;
 
     private final KubernetesClient client;
     private final HamiSchedulerSimulator simulator;

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,7 +131,7 @@ public final class AdmissionPolicy {
         if (namesOtherScheduler(pod.schedulerName())) {
             return Decision.allowedUnchanged(OTHER_SCHEDULER);
         }
-        HamiCompat compat = config.compat();
+        HamiRelease compat = config.compat();
         List<ContainerNode> initContainers = pod.initContainers();
         List<ContainerNode> toMutate = new ArrayList<>();
         if (compat.mutatesInitContainers()) {

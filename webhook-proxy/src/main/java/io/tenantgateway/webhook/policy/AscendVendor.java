@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.HamiRelease;
 import java.util.List;
 import java.util.Optional;
 
@@ -20,10 +21,10 @@ public final class AscendVendor implements ChipVendors.Chip {
         "export RUST_LOG=info\n/hami-vnpu-core/limiter > /tmp/limiter_manager.log 2>&1 &"};
 
     private final AscendChip chip;
-    private final HamiCompat compat;
+    private final HamiRelease compat;
     private final QuotaNames quota;
 
-    public AscendVendor(AscendChip chip, HamiCompat compat) {
+    public AscendVendor(AscendChip chip, HamiRelease compat) {
         this.chip = requireNonNull(chip, "chip");
         this.compat = requireNonNull(compat, "compat");
         this.quota = QuotaNames.of(chip.resourceName(), chip.resourceMemoryName(), chip.resourceCoreName(),
@@ -71,7 +72,7 @@ public final class AscendVendor implements ChipVendors.Chip {
             return false;
         }
         long count = countLimit.get().value();
-        if (chip.commonWord().equals(SUPER_POD_CHIP) && (compat == HamiCompat.V2_9 || chip.superPod())) {
+        if (chip.commonWord().equals(SUPER_POD_CHIP) && (compat == HamiRelease.V2_9 || chip.superPod())) {
             if (count == 1) {
                 container.putLimit(chip.resourceName(), Quantity.format(2));
                 if (container.request(chip.resourceName()).isPresent()) {
@@ -82,7 +83,7 @@ public final class AscendVendor implements ChipVendors.Chip {
             }
         }
         boolean hamiCore = HAMI_CORE.equals(pod.annotation(VNPU_MODE_ANNOTATION));
-        if (compat == HamiCompat.V2_10) {
+        if (compat == HamiRelease.V2_10) {
             if (!hamiCore && !chip.resourceCoreName().isEmpty()
                     && container.limitOrRequest(chip.resourceCoreName()).map(Quantity::value).orElse(0L) > 0) {
                 throw new VendorException(chip.resourceCoreName()
@@ -93,11 +94,11 @@ public final class AscendVendor implements ChipVendors.Chip {
         }
         long memory = memory(container, hamiCore);
         if (count > 1 && !hamiCore && memory != chip.memoryAllocatable()) {
-            throw new VendorException(compat == HamiCompat.V2_9 ? "vNPU nor supported for multiple devices"
+            throw new VendorException(compat == HamiRelease.V2_9 ? "vNPU nor supported for multiple devices"
                     : "vNPU not supported for multiple devices");
         }
         if (!chip.resourceMemoryName().isEmpty()) {
-            if (compat == HamiCompat.V2_9 && !container.hasRequestsMap()) {
+            if (compat == HamiRelease.V2_9 && !container.hasRequestsMap()) {
                 throw VendorException.nilMapPanic();
             }
             container.putLimit(chip.resourceMemoryName(), Quantity.format(memory));

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.HamiRelease;
 import java.util.Optional;
 
 /**
@@ -16,7 +17,7 @@ public final class EnflameSharedVendor implements Vendor {
     static final String FALLBACK_MEMORY = "enflame.com/gcu-memory";
     static final String FALLBACK_CORE = "enflame.com/gcu-core";
 
-    private final HamiCompat compat;
+    private final HamiRelease compat;
     private final String drsName;
     private final String memoryName;
     private final String coreName;
@@ -24,7 +25,7 @@ public final class EnflameSharedVendor implements Vendor {
     private final String percentageName;
     private final long sharedGcuFactor;
 
-    public EnflameSharedVendor(VendorBlock block, HamiCompat compat, long sharedGcuFactor) {
+    public EnflameSharedVendor(VendorBlock block, HamiRelease compat, long sharedGcuFactor) {
         this.compat = requireNonNull(compat, "compat");
         this.drsName = block.firstOf(FALLBACK_DRS, "resourceNameDRSGCU", "resourceNameVGCU");
         this.memoryName = block.firstOf(FALLBACK_MEMORY, "resourceNameGCUMemory");
@@ -41,7 +42,7 @@ public final class EnflameSharedVendor implements Vendor {
 
     @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
-        return compat == HamiCompat.V2_9 ? mutateV29(container) : mutateDrs(container);
+        return compat == HamiRelease.V2_9 ? mutateV29(container) : mutateDrs(container);
     }
 
     private boolean mutateDrs(ContainerNode container) {
@@ -132,7 +133,7 @@ public final class EnflameSharedVendor implements Vendor {
      */
     @Override
     public QuotaResources quotaResources() {
-        return compat == HamiCompat.V2_10
+        return compat == HamiRelease.V2_10
                 ? new QuotaResources(memoryName, coreName, 1, "hami.io/enflame-vgpu-devices-allocated")
                 : QuotaResources.NONE;
     }

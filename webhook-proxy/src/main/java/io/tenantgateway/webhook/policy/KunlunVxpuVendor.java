@@ -2,17 +2,18 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.HamiRelease;
 import java.util.Optional;
 
 /** HAMi's Kunlun vXPU backend (spec §3.6): memory rounded up to 24576, 49152 or 98304 MiB. */
 public final class KunlunVxpuVendor implements Vendor {
     private final String vcountName;
     private final String vmemoryName;
-    private final HamiCompat compat;
+    private final HamiRelease compat;
     /** Quota: trimmed MiB per device, 98304 when the container names none (spec §4); no core resource. */
     private final QuotaNames quota;
 
-    public KunlunVxpuVendor(VendorBlock block, HamiCompat compat) {
+    public KunlunVxpuVendor(VendorBlock block, HamiRelease compat) {
         this.vcountName = block.name("resourceVCountName");
         this.vmemoryName = block.name("resourceVMemoryName");
         this.compat = requireNonNull(compat, "compat");
@@ -38,7 +39,7 @@ public final class KunlunVxpuVendor implements Vendor {
         Optional<Quantity> memory = container.limit(vmemoryName);
         if (memory.isPresent()) {
             long trimmed = trim(memory.get().value());
-            if (compat == HamiCompat.V2_9 && !container.hasRequestsMap()) {
+            if (compat == HamiRelease.V2_9 && !container.hasRequestsMap()) {
                 throw VendorException.nilMapPanic();
             }
             container.putLimit(vmemoryName, Quantity.format(trimmed));

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.hami.HamiRelease;
 import java.util.Optional;
 import java.util.Set;
 
@@ -18,11 +19,11 @@ public final class MthreadsVendor implements Vendor {
     /** HAMi's {@code MemoryFactor}: one unit of sGPU memory is 512 MiB. */
     static final int MEMORY_FACTOR = 512;
 
-    private final HamiCompat compat;
+    private final HamiRelease compat;
     /** Quota: memory and cores are the container's totals, counted per device (spec §4). */
     private final QuotaNames quota;
 
-    public MthreadsVendor(VendorBlock block, HamiCompat compat) {
+    public MthreadsVendor(VendorBlock block, HamiRelease compat) {
         this.countName = block.name("resourceCountName");
         this.memoryName = block.name("resourceMemoryName");
         this.coreName = block.name("resourceCoreName");
@@ -44,19 +45,19 @@ public final class MthreadsVendor implements Vendor {
     @Override
     public boolean mutate(ContainerNode container, PodNode pod) {
         Optional<Quantity> count = container.limit(countName);
-        if (count.isEmpty() && compat == HamiCompat.V2_10) {
+        if (count.isEmpty() && compat == HamiRelease.V2_10) {
             count = container.request(countName);
         }
         if (count.isEmpty()) {
             return false;
         }
         long n = count.get().value();
-        if (compat == HamiCompat.V2_10 && n <= 0) {
+        if (compat == HamiRelease.V2_10 && n <= 0) {
             throw new VendorException(countName + " must be greater than 0");
         }
         if (n > 1) {
             putCoreAndMemory(container, n);
-            if (compat == HamiCompat.V2_9 && !pod.hasAnnotations()) {
+            if (compat == HamiRelease.V2_9 && !pod.hasAnnotations()) {
                 throw VendorException.nilMapPanic();
             }
             pod.putAnnotation(REQUEST_GPU_NUM_ANNOTATION, Long.toString(n));
@@ -66,7 +67,7 @@ public final class MthreadsVendor implements Vendor {
         if (memory.isEmpty()) {
             putCoreAndMemory(container, n);
         } else if (!VALID_MEMORY.contains(memory.get().value())) {
-            throw new VendorException(compat == HamiCompat.V2_9
+            throw new VendorException(compat == HamiRelease.V2_9
                     ? "sGPU memory request value is invalid, valid values are [1, 2, 4, 8, 16, 32, 64, 96]"
                     : "sGPU memory request value is invalid, valid values are [2, 4, 8, 16, 32, 64, 96]");
         }

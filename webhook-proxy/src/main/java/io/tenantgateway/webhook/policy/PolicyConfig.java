@@ -3,6 +3,7 @@ package io.tenantgateway.webhook.policy;
 import static java.util.Objects.requireNonNull;
 
 import io.tenantgateway.common.config.ConfigException;
+import io.tenantgateway.hami.HamiRelease;
 import java.util.regex.Pattern;
 
 /**
@@ -18,7 +19,7 @@ import java.util.regex.Pattern;
  *     pods are not HAMi's by default)
  * @param enableIluvatar whether the Iluvatar backends run (HAMi {@code --enable-iluvatar}; off in its chart)
  */
-public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultScheduler, HamiCompat compat,
+public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultScheduler, HamiRelease compat,
         boolean enableAscend, boolean enableIluvatar) {
     public static final String DEFAULT_SCHEDULER_NAME = "hami-scheduler";
     /** Kubernetes' {@code corev1.DefaultSchedulerName}. */
@@ -35,13 +36,19 @@ public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultSc
     }
 
     /** Ascend and Iluvatar off, as in HAMi's chart. */
-    public PolicyConfig(String schedulerName, boolean forceOverwriteDefaultScheduler, HamiCompat compat) {
+    public PolicyConfig(String schedulerName, boolean forceOverwriteDefaultScheduler, HamiRelease compat) {
         this(schedulerName, forceOverwriteDefaultScheduler, compat, false, false);
     }
 
     /** {@code hami-scheduler}, force-overwrite on, v2.10, Ascend and Iluvatar off: what HAMi's chart deploys. */
     public static PolicyConfig defaults() {
-        return new PolicyConfig(DEFAULT_SCHEDULER_NAME, true, HamiCompat.V2_10);
+        return new PolicyConfig(DEFAULT_SCHEDULER_NAME, true, HamiRelease.V2_10);
+    }
+
+    /** {@code --hami-compat}: {@code v2.10}, {@code 2.10}, {@code v2.10.0} and the same for v2.9. */
+    public static HamiRelease parseCompat(String text) {
+        return HamiRelease.fromText(text).orElseThrow(() -> new ConfigException("--hami-compat", "'" + text + "'",
+                "one of " + HamiRelease.labels()));
     }
 
     /** Whether a scheduler name is configured ({@code --scheduler-name=""} is HAMi's "unset"). */
@@ -53,7 +60,7 @@ public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultSc
         return new PolicyConfig(name, forceOverwriteDefaultScheduler, compat, enableAscend, enableIluvatar);
     }
 
-    public PolicyConfig withCompat(HamiCompat newCompat) {
+    public PolicyConfig withCompat(HamiRelease newCompat) {
         return new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler, newCompat, enableAscend,
                 enableIluvatar);
     }

@@ -1,5 +1,6 @@
 package io.tenantgateway.webhook.policy;
 
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import io.tenantgateway.webhook.quota.QuotaLookup.Quota;
 import java.util.List;
@@ -39,12 +40,12 @@ final class QuotaCheck {
     private QuotaCheck() {
     }
 
-    static Result check(PodNode pod, String namespace, List<Vendor> vendors, HamiCompat compat, QuotaLookup lookup) {
+    static Result check(PodNode pod, String namespace, List<Vendor> vendors, HamiRelease compat, QuotaLookup lookup) {
         if (lookup == QuotaLookup.NONE) {
             return Result.FITS; // no quota anywhere (the standalone webhook without API access): nothing to count
         }
         for (Vendor group : vendors) {
-            if (compat == HamiCompat.V2_9 && !(group instanceof NvidiaVendor)) {
+            if (compat == HamiRelease.V2_9 && !(group instanceof NvidiaVendor)) {
                 continue; // v2.9 checks NVIDIA's resources only
             }
             for (Vendor vendor : group.quotaVendors(pod)) {
@@ -58,20 +59,20 @@ final class QuotaCheck {
     }
 
     /** One backend's part of the check. */
-    private static Result check(PodNode pod, String namespace, Vendor vendor, HamiCompat compat,
+    private static Result check(PodNode pod, String namespace, Vendor vendor, HamiRelease compat,
             QuotaLookup lookup) {
         Vendor.QuotaResources resources = vendor.quotaResources();
         if (resources.memoryResource() == null && resources.coreResource() == null) {
             return Result.FITS;
         }
-        long[] request = compat == HamiCompat.V2_9 ? requestV29(pod, vendor) : requestV210(pod, vendor);
+        long[] request = compat == HamiRelease.V2_9 ? requestV29(pod, vendor) : requestV210(pod, vendor);
         long memory = request[0];
         long cores = request[1];
         if (memory == 0 && cores == 0) {
             return Result.FITS;
         }
         int factor = resources.memoryFactor();
-        boolean zeroBlocks = compat == HamiCompat.V2_10;
+        boolean zeroBlocks = compat == HamiRelease.V2_10;
         try {
             if (exceeds(lookup, namespace, resources.memoryResource(), resources, true, memory, factor, zeroBlocks)
                     || exceeds(lookup, namespace, resources.coreResource(), resources, false, cores, 1, zeroBlocks)) {

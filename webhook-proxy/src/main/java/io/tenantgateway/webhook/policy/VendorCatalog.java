@@ -1,5 +1,7 @@
 package io.tenantgateway.webhook.policy;
 
+import io.tenantgateway.hami.HamiRelease;
+import io.tenantgateway.hami.HamiVendor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -20,18 +22,26 @@ import java.util.Set;
 final class VendorCatalog {
 
     /**
-     * A backend that only detects: its common word, block, the names found in limits, and the releases it has; for
-     * the two that take part in the quota check, their memory factor (the block's {@code memoryFactor} when set) and
-     * allocated-devices annotation. Both count 100 cores per device when a container names none.
+     * A backend that only detects: its row of the vendor table (common word, block, releases, allocated-devices
+     * annotation), the names found in limits, and whether it has a release's detect-only form; for the two that take
+     * part in the quota check, their memory factor (the block's {@code memoryFactor} when set). Both count 100 cores
+     * per device when a container names none.
      */
-    private record Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases,
-            int quotaMemoryFactor, String allocatedAnnotation) {
-        Detector(String commonWord, String block, List<String> keys, Set<HamiCompat> releases) {
-            this(commonWord, block, keys, releases, 0, "");
+    private record Detector(HamiVendor row, List<String> keys, Set<HamiRelease> releases, int quotaMemoryFactor) {
+        Detector(HamiVendor row, List<String> keys, Set<HamiRelease> releases) {
+            this(row, keys, releases, 0);
         }
 
-        Vendor build(DeviceConfig devices) {
-            VendorBlock values = devices.block(block);
+        Detector(HamiVendor row, List<String> keys) {
+            this(row, keys, Set.of(HamiRelease.values()));
+        }
+
+        boolean in(HamiRelease compat) {
+            return releases.contains(compat) && row.in(compat);
+        }
+
+        Vendor build(DeviceConfig devices, HamiRelease compat) {
+            VendorBlock values = devices.block(row.block());
             QuotaNames quota = null;
             if (quotaMemoryFactor > 0) {
                 int factor = quotaMemoryFactor;
@@ -40,35 +50,33 @@ final class VendorCatalog {
                     factor = Integer.parseInt(configured);
                 }
                 quota = QuotaNames.of(values.name("resourceCountName"), values.name("resourceMemoryName"),
-                        values.name("resourceCoreName"), factor, allocatedAnnotation).withDefaultCores(100);
+                        values.name("resourceCoreName"), factor, row.allocatedKey()).withDefaultCores(100);
             }
-            return new DetectOnlyVendor(commonWord, keys.stream().map(values::name).toList(), quota);
+            return new DetectOnlyVendor(row.commonWord(compat), keys.stream().map(values::name).toList(), quota);
         }
     }
 
-    private static final Set<HamiCompat> BOTH = Set.of(HamiCompat.V2_9, HamiCompat.V2_10);
-    private static final Set<HamiCompat> V2_9 = Set.of(HamiCompat.V2_9);
-    private static final Set<HamiCompat> V2_10 = Set.of(HamiCompat.V2_10);
+    private static final List<String> COUNT = List.of("resourceCountName");
 
-    private static final Detector CAMBRICON = new Detector("MLU", "cambricon", List.of("resourceCountName"), BOTH,
-            256, "hami.io/cambricon-mlu-devices-allocated");
-    private static final Detector HYGON = new Detector("DCU", "hygon", List.of("resourceCountName"), BOTH, 1,
-            "hami.io/dcu-devices-allocated");
-    private static final Detector ENFLAME_GCU = new Detector("GCU", "enflame", List.of("resourceNameGCU"), BOTH);
-    private static final Detector METAX_GPU = new Detector("Metax-GPU", "metax", List.of("resourceCountName"), BOTH);
-    private static final Detector KUNLUN_XPU = new Detector("kunlun", "kunlun", List.of("resourceCountName"), BOTH);
-    private static final Detector AWS_NEURON_V29 = new Detector("AWSNeuron", "awsneuron",
-            List.of("resourceCountName", "resourceCoreName"), V2_9);
-    private static final Detector AMD_V29 = new Detector("AMDGPU", "amd",
-            List.of("resourceCountName", "resourceMemoryName"), V2_9);
-    private static final Detector VASTAI = new Detector("Vastai", "vastai", List.of("resourceCountName"), BOTH);
-    private static final Detector BIREN = new Detector("Biren", "biren", List.of("resourceCountName"), V2_10);
+    private static final Detector CAMBRICON = new Detector(HamiVendor.CAMBRICON, COUNT, Set.of(HamiRelease.values()),
+            256);
+    private static final Detector HYGON = new Detector(HamiVendor.HYGON, COUNT, Set.of(HamiRelease.values()), 1);
+    private static final Detector ENFLAME_GCU = new Detector(HamiVendor.ENFLAME_GCU, List.of("resourceNameGCU"));
+    private static final Detector METAX_GPU = new Detector(HamiVendor.METAX_GPU, COUNT);
+    private static final Detector KUNLUN_XPU = new Detector(HamiVendor.KUNLUN_XPU, COUNT);
+    /** v2.9's AWS Neuron and AMD only detect; v2.10's are {@link AwsNeuronVendor} and {@link AmdVendor}. */
+    private static final Detector AWS_NEURON_V29 = new Detector(HamiVendor.AWS_NEURON,
+            List.of("resourceCountName", "resourceCoreName"), Set.of(HamiRelease.V2_9));
+    private static final Detector AMD_V29 = new Detector(HamiVendor.AMD,
+            List.of("resourceCountName", "resourceMemoryName"), Set.of(HamiRelease.V2_9));
+    private static final Detector VASTAI = new Detector(HamiVendor.VASTAI, COUNT);
+    private static final Detector BIREN = new Detector(HamiVendor.BIREN, COUNT);
 
     private VendorCatalog() {
     }
 
     static List<Vendor> vendors(DeviceConfig devices, PolicyConfig policy, ClusterDeviceState state) {
-        HamiCompat compat = policy.compat();
+        HamiRelease compat = policy.compat();
         List<Vendor> vendors = new ArrayList<>();
         vendors.add(new NvidiaVendor(devices.nvidia()));
         detect(vendors, devices, compat, CAMBRICON, HYGON, ENFLAME_GCU);
@@ -78,7 +86,7 @@ final class VendorCatalog {
         vendors.add(new MetaxSgpuVendor(devices.block("metax")));
         detect(vendors, devices, compat, KUNLUN_XPU);
         vendors.add(new KunlunVxpuVendor(devices.block("kunlun"), compat));
-        if (compat == HamiCompat.V2_10) {
+        if (compat == HamiRelease.V2_10) {
             vendors.add(new AwsNeuronVendor(devices.block("awsneuron"), state.neuronCoresPerDevice()));
             vendors.add(new AmdVendor(devices.block("amd")));
         }
@@ -93,10 +101,10 @@ final class VendorCatalog {
         return List.copyOf(vendors);
     }
 
-    private static void detect(List<Vendor> vendors, DeviceConfig devices, HamiCompat compat, Detector... detectors) {
+    private static void detect(List<Vendor> vendors, DeviceConfig devices, HamiRelease compat, Detector... detectors) {
         for (Detector detector : detectors) {
-            if (detector.releases().contains(compat)) {
-                vendors.add(detector.build(devices));
+            if (detector.in(compat)) {
+                vendors.add(detector.build(devices, compat));
             }
         }
     }

@@ -3,6 +3,7 @@ package io.tenantgateway.webhook.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.quota.InMemoryQuotaLookup;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import java.util.Optional;
@@ -18,7 +19,7 @@ class AdmissionPolicyTest {
         return JSON.readTree(json.replace('\'', '"'));
     }
 
-    static AdmissionPolicy policy(HamiCompat compat, QuotaLookup quota) {
+    static AdmissionPolicy policy(HamiRelease compat, QuotaLookup quota) {
         return new AdmissionPolicy(PolicyConfig.defaults().withCompat(compat), DeviceConfig.defaults(), quota);
     }
 
@@ -27,7 +28,7 @@ class AdmissionPolicyTest {
         JsonNode original = pod("{'spec':{'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':'1'}}}]}}");
         JsonNode copy = original.deepCopy();
 
-        Decision decision = policy(HamiCompat.V2_10, QuotaLookup.NONE).admit(original, "ns");
+        Decision decision = policy(HamiRelease.V2_10, QuotaLookup.NONE).admit(original, "ns");
         decision.mutated().withObjectProperty("spec").put("schedulerName", "tampered");
 
         assertThat(original).isEqualTo(copy);
@@ -37,7 +38,7 @@ class AdmissionPolicyTest {
 
     @Test
     void validationErrorComesBeforeThePrivilegedDenial() {
-        Decision decision = policy(HamiCompat.V2_10, QuotaLookup.NONE).admit(pod("{'spec':{'containers':[{'name':'c',"
+        Decision decision = policy(HamiRelease.V2_10, QuotaLookup.NONE).admit(pod("{'spec':{'containers':[{'name':'c',"
                 + "'securityContext':{'privileged':true},"
                 + "'resources':{'limits':{'nvidia.com/gpu':'1','nvidia.com/gpumem-percentage':'101'}}}]}}"), "ns");
 
@@ -47,7 +48,7 @@ class AdmissionPolicyTest {
 
     @Test
     void privilegedInitContainerIsNamedFirst() {
-        Decision decision = policy(HamiCompat.V2_10, QuotaLookup.NONE).admit(pod("{'spec':{"
+        Decision decision = policy(HamiRelease.V2_10, QuotaLookup.NONE).admit(pod("{'spec':{"
                 + "'initContainers':[{'name':'setup','securityContext':{'privileged':true}}],"
                 + "'containers':[{'name':'c','securityContext':{'privileged':true},"
                 + "'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}}"), "ns");
@@ -80,10 +81,10 @@ class AdmissionPolicyTest {
                 + "{'limits':{'nvidia.com/gpu':'1','nvidia.com/gpumem':'500'}}}]}}");
 
         // HAMi v2.10 (PR #2313): an explicit "0" in a ResourceQuota blocks every positive request.
-        assertThat(policy(HamiCompat.V2_10, quota).admit(one, "zero").message()).isEqualTo("exceeding resource quota");
+        assertThat(policy(HamiRelease.V2_10, quota).admit(one, "zero").message()).isEqualTo("exceeding resource quota");
         // HAMi v2.9 reads 0 as "no limit".
-        assertThat(policy(HamiCompat.V2_9, quota).admit(one, "zero").allowed()).isTrue();
-        assertThat(policy(HamiCompat.V2_10, quota).admit(huge, "").message()).as("namespace from the pod")
+        assertThat(policy(HamiRelease.V2_9, quota).admit(one, "zero").allowed()).isTrue();
+        assertThat(policy(HamiRelease.V2_10, quota).admit(huge, "").message()).as("namespace from the pod")
                 .isEqualTo("exceeding resource quota");
     }
 
@@ -95,8 +96,8 @@ class AdmissionPolicyTest {
                 + "{'name':'b','resources':{'limits':{'nvidia.com/gpumem':'%d','nvidia.com/gpucores':'1'}}}],"
                 + "'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpumem':'1000','nvidia.com/gpucores':'1'}}}]}}";
 
-        assertThat(policy(HamiCompat.V2_10, quota).admit(pod(String.format(initAndApp, 3000)), "ns").allowed()).isTrue();
-        assertThat(policy(HamiCompat.V2_10, quota).admit(pod(String.format(initAndApp, 3001)), "ns").allowed())
+        assertThat(policy(HamiRelease.V2_10, quota).admit(pod(String.format(initAndApp, 3000)), "ns").allowed()).isTrue();
+        assertThat(policy(HamiRelease.V2_10, quota).admit(pod(String.format(initAndApp, 3001)), "ns").allowed())
                 .isFalse();
     }
 
@@ -105,7 +106,7 @@ class AdmissionPolicyTest {
         QuotaLookup broken = (namespace, resource) -> {
             throw new IllegalStateException("informer not synced");
         };
-        Decision decision = policy(HamiCompat.V2_10, broken).admit(pod("{'spec':{'containers':[{'name':'c',"
+        Decision decision = policy(HamiRelease.V2_10, broken).admit(pod("{'spec':{'containers':[{'name':'c',"
                 + "'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}}"), "ns");
 
         assertThat(decision.code()).isEqualTo(500);
@@ -114,7 +115,7 @@ class AdmissionPolicyTest {
 
     @Test
     void wrongShapesAreUndecodable() {
-        AdmissionPolicy policy = policy(HamiCompat.V2_10, QuotaLookup.NONE);
+        AdmissionPolicy policy = policy(HamiRelease.V2_10, QuotaLookup.NONE);
         assertThat(policy.admit(pod("{'spec':{'containers':'none'}}"), "ns").message())
                 .isEqualTo("undecodable pod: spec.containers: expected an array, got a string");
         assertThat(policy.admit(pod("{'spec':{'containers':[{'name':'c','securityContext':{'privileged':'yes'},"
@@ -128,14 +129,14 @@ class AdmissionPolicyTest {
 
     @Test
     void configsValidateTheirValues() {
-        assertThatThrownBy(() -> new PolicyConfig("Hami Scheduler", true, HamiCompat.V2_10))
+        assertThatThrownBy(() -> new PolicyConfig("Hami Scheduler", true, HamiRelease.V2_10))
                 .hasMessage("--scheduler-name: 'Hami Scheduler' (expected: a DNS subdomain such as hami-scheduler,"
                         + " or \"\" to leave schedulerName alone)");
-        assertThat(new PolicyConfig("", true, HamiCompat.V2_10).setsSchedulerName()).as("HAMi's unset").isFalse();
-        assertThatThrownBy(() -> HamiCompat.parse("v3"))
+        assertThat(new PolicyConfig("", true, HamiRelease.V2_10).setsSchedulerName()).as("HAMi's unset").isFalse();
+        assertThatThrownBy(() -> PolicyConfig.parseCompat("v3"))
                 .hasMessage("--hami-compat: 'v3' (expected: one of v2.10, v2.9)");
-        assertThat(HamiCompat.parse("2.9.0")).isEqualTo(HamiCompat.V2_9);
-        assertThat(HamiCompat.parse("v2.10")).isEqualTo(HamiCompat.V2_10);
+        assertThat(PolicyConfig.parseCompat("2.9.0")).isEqualTo(HamiRelease.V2_9);
+        assertThat(PolicyConfig.parseCompat("v2.10")).isEqualTo(HamiRelease.V2_10);
         assertThat(Optional.of(Decision.denied("x").withWarning("w").warnings())).contains(java.util.List.of("w"));
     }
 }

@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.quota.InMemoryQuotaLookup;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import java.util.ArrayList;
@@ -173,7 +174,7 @@ class ChipVendorsTest {
                 "{'spec':{'containers':[{'name':'c','resources':{'limits':{'x.com/a':'1','x.com/b':'999'}}}]}}");
         InMemoryQuotaLookup quota = new InMemoryQuotaLookup().put("ns", "x.com/b", 30, 0)
                 .put("ns", "x.com/c-memory", 1000, 900).put("ns", "x.com/i2-mem", 1, 0);
-        for (HamiCompat compat : HamiCompat.values()) {
+        for (HamiRelease compat : HamiRelease.values()) {
             PolicyConfig config = BOTH.withCompat(compat);
             for (String yaml : List.of(tricky, chips(5, true), chips(5, false))) {
                 DeviceConfig devices = DeviceConfig.parse(yaml, "dc.yaml");

@@ -8,6 +8,7 @@ import static io.tenantgateway.webhook.policy.VendorRulesTest.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class ClusterDeviceStateTest {
 
-    private static Decision admit(HamiCompat compat, ClusterDeviceState state, String pod) {
+    private static Decision admit(HamiRelease compat, ClusterDeviceState state, String pod) {
         AdmissionPolicy policy = new AdmissionPolicy(PolicyConfig.defaults().withCompat(compat),
                 DeviceConfig.defaults(), state, QuotaLookup.NONE);
         assertThat(policy.clusterState()).isEqualTo(state);
@@ -25,11 +26,11 @@ class ClusterDeviceStateTest {
     }
 
     private static Decision neuron(long coresPerDevice, String resources) {
-        return admit(HamiCompat.V2_10, new ClusterDeviceState(coresPerDevice, 0), pod(resources));
+        return admit(HamiRelease.V2_10, new ClusterDeviceState(coresPerDevice, 0), pod(resources));
     }
 
     private static Decision enflame(long factor, String resources) {
-        return admit(HamiCompat.V2_9, new ClusterDeviceState(2, factor), pod(resources));
+        return admit(HamiRelease.V2_9, new ClusterDeviceState(2, factor), pod(resources));
     }
 
     @Test

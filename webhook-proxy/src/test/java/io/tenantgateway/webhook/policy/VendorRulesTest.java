@@ -2,6 +2,7 @@ package io.tenantgateway.webhook.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.webhook.quota.InMemoryQuotaLookup;
 import io.tenantgateway.webhook.quota.QuotaLookup;
 import java.util.List;
@@ -19,8 +20,8 @@ import tools.jackson.databind.JsonNode;
  * the same methods through the real webhook over HTTPS.
  */
 class VendorRulesTest {
-    static final HamiCompat V210 = HamiCompat.V2_10;
-    static final HamiCompat V29 = HamiCompat.V2_9;
+    static final HamiRelease V210 = HamiRelease.V2_10;
+    static final HamiRelease V29 = HamiRelease.V2_9;
     /** The namespace every pod is admitted in. */
     static final String NAMESPACE = "ns";
     /** The ResourceQuotas of {@link #NAMESPACE} for the quota rules (§4); never changed once built. */
@@ -43,13 +44,13 @@ class VendorRulesTest {
         return admit(config, devices, quota, pod, NAMESPACE);
     }
 
-    final Decision admit(HamiCompat compat, DeviceConfig devices, boolean ascend, boolean iluvatar, String pod) {
+    final Decision admit(HamiRelease compat, DeviceConfig devices, boolean ascend, boolean iluvatar, String pod) {
         PolicyConfig config = PolicyConfig.defaults().withCompat(compat).withEnableAscend(ascend)
                 .withEnableIluvatar(iluvatar);
         return admit(config, devices, QuotaLookup.NONE, json(pod));
     }
 
-    final Decision admit(HamiCompat compat, String pod) {
+    final Decision admit(HamiRelease compat, String pod) {
         return admit(compat, DeviceConfig.defaults(), true, true, pod);
     }
 
@@ -102,8 +103,8 @@ class VendorRulesTest {
     // ---- 3.1 detect-only backends ----
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void detectOnlyBackendsFindTheirCountInLimitsOnly(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void detectOnlyBackendsFindTheirCountInLimitsOnly(HamiRelease compat) {
         for (String name : new String[] {"hygon.com/dcunum", "cambricon.com/vmlu", "metax-tech.com/gpu",
             "kunlunxin.com/xpu", "enflame.com/gcu", "vastaitech.com/va", "aws.amazon.com/neuron", "amd.com/gpu"}) {
             String pod = pod("{'limits':{'" + name + "':'1'}}");
@@ -147,8 +148,8 @@ class VendorRulesTest {
     // ---- 3.2 Iluvatar ----
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void iluvatarCoresForSeveralDevicesAndTheContainerNameEnv(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void iluvatarCoresForSeveralDevicesAndTheContainerNameEnv(HamiRelease compat) {
         Decision two = admit(compat, pod("{'limits':{'iluvatar.ai/BI-V150-vgpu':'2','iluvatar.ai/BI-V150.vCore':'5'}}"));
         assertFound(two);
         assertThat(container(two)).isEqualTo(json("{'name':'c','resources':{'limits':{'iluvatar.ai/BI-V150-vgpu':'2',"
@@ -171,7 +172,7 @@ class VendorRulesTest {
 
     @Test
     void mthreadsSeveralDevicesGetCoresMemoryAndTheAnnotation() {
-        for (HamiCompat compat : HamiCompat.values()) {
+        for (HamiRelease compat : HamiRelease.values()) {
             Decision decision = admit(compat, podWithAnnotations("{}", "{'limits':{'mthreads.com/vgpu':'2',"
                     + "'mthreads.com/sgpu-memory':'8'}}"));
             assertFound(decision);
@@ -188,8 +189,8 @@ class VendorRulesTest {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void mthreadsOneDevice(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void mthreadsOneDevice(HamiRelease compat) {
         Decision defaults = admit(compat, pod("{'limits':{'mthreads.com/vgpu':'1'}}"));
         assertFound(defaults);
         assertThat(container(defaults).path("resources").path("limits")).isEqualTo(json("{'mthreads.com/vgpu':'1',"
@@ -227,8 +228,8 @@ class VendorRulesTest {
     // ---- 3.4 Ascend ----
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void ascendMemoryRoundsUpToATemplateAndLandsInLimitsAndRequests(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void ascendMemoryRoundsUpToATemplateAndLandsInLimitsAndRequests(HamiRelease compat) {
         Decision decision = admit(compat, pod("{'limits':{'huawei.com/Ascend310P':'1','huawei.com/Ascend310P-memory':"
                 + "'4000'},'requests':{'huawei.com/Ascend310P':'1'}}"));
         assertFound(decision);
@@ -297,8 +298,8 @@ class VendorRulesTest {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void ascend910cCountsComeInPairs(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void ascend910cCountsComeInPairs(HamiRelease compat) {
         Decision one = admit(compat, pod("{'limits':{'huawei.com/Ascend910C':'1'},'requests':{'huawei.com/Ascend910C':"
                 + "'1'}}"));
         assertFound(one);
@@ -368,8 +369,8 @@ class VendorRulesTest {
     // ---- 3.5 Metax sGPU ----
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void metaxSgpuAnnotations(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void metaxSgpuAnnotations(HamiRelease compat) {
         String sgpu = "{'limits':{'metax-tech.com/sgpu':'1'}}";
         Decision plain = admit(compat, pod(sgpu));
         assertFound(plain);
@@ -508,7 +509,7 @@ class VendorRulesTest {
     // ---- 4. quota ----
 
     /** Ascend on, Iluvatar off, HAMi's default devices, the quotas of {@link #QUOTA}. */
-    final Decision admitWithQuota(HamiCompat compat, String pod) {
+    final Decision admitWithQuota(HamiRelease compat, String pod) {
         return admit(PolicyConfig.defaults().withCompat(compat).withEnableAscend(true), DeviceConfig.defaults(), QUOTA,
                 json(pod));
     }
@@ -539,7 +540,7 @@ class VendorRulesTest {
     private static final String EXCEEDED = "exceeding resource quota";
 
     /** Admits one container asking for {@code resources} where the only quota is {@code limit} on {@code resource}. */
-    final Decision underQuota(HamiCompat compat, DeviceConfig devices, String resource, long limit, long used,
+    final Decision underQuota(HamiRelease compat, DeviceConfig devices, String resource, long limit, long used,
             String resources) {
         String namespace = (resource + "-" + limit + "-" + used).toLowerCase(java.util.Locale.ROOT)
                 .replaceAll("[^a-z0-9-]", "-");
@@ -716,8 +717,8 @@ class VendorRulesTest {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void theFirstBackendErrorIsTheAnswerAndComesBeforeThePrivilegedDenial(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void theFirstBackendErrorIsTheAnswerAndComesBeforeThePrivilegedDenial(HamiRelease compat) {
         String privilegedError = "{'spec':{'containers':[{'name':'c','securityContext':{'privileged':true},"
                 + "'resources':{'limits':{'mthreads.com/vgpu':'0'}}}]}}";
         String privilegedFound = "{'spec':{'containers':[{'name':'c','securityContext':{'privileged':true},"
@@ -736,8 +737,8 @@ class VendorRulesTest {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void oneContainerAskingForTwoVendorsGetsBothMutations(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void oneContainerAskingForTwoVendorsGetsBothMutations(HamiRelease compat) {
         assertThat(admit(compat, pod("{'limits':{'nvidia.com/gpu':'1','mthreads.com/vgpu':'1'}}")).mutated())
                 .isEqualTo(json("{'metadata':{'name':'p'},'spec':{'schedulerName':'hami-scheduler','containers':[{"
                         + "'name':'c','resources':{'limits':{'nvidia.com/gpu':'1','mthreads.com/vgpu':'1',"
@@ -751,8 +752,8 @@ class VendorRulesTest {
     }
 
     @ParameterizedTest
-    @EnumSource(HamiCompat.class)
-    void nvidiaAndAscendContainersInOnePod(HamiCompat compat) {
+    @EnumSource(HamiRelease.class)
+    void nvidiaAndAscendContainersInOnePod(HamiRelease compat) {
         Decision decision = admit(compat, "{'metadata':{'name':'p'},'spec':{'containers':["
                 + "{'name':'cuda','resources':{'limits':{'nvidia.com/gpu':'1'}}},"
                 + "{'name':'npu','resources':{'limits':{'huawei.com/Ascend910B4':'1','huawei.com/Ascend910B4-memory':"
