@@ -76,7 +76,6 @@ public record RegisterVendor(String vendor, String keyPrefix, String keySuffix, 
         return new RegisterVendor(name, key.substring(0, chip), key.substring(chip + HamiVendor.CHIP.length()),
                 vendor.registerFormat(), missing, empty, false, "");
     }
-    }
 
     private RegisterVendor readingWholeCores() {
         return new RegisterVendor(vendor, keyPrefix, keySuffix, format, missingMessage, emptyMessage, true,

@@ -118,8 +118,7 @@ final class DebugViews {
         root.put("detail", registrations.detail());
         root.put("readAt", text(registrations.readAt()));
         root.put("source", registrations.source());
-        root.put("hamiCompat", io.tenantgateway.webhook.policy.HamiCompat.valueOf(registrations.release().name())
-                .label());
+        root.put("hamiCompat", registrations.release().label());
         root.put("registrations", registrations.registrations().stream().map(DebugViews::registration).toList());
         root.put("notShown", registrations.notShown());
         return root;

@@ -317,8 +317,7 @@ final class StatusPage {
             }
         }
         html.append("<p class=\"meta\">node ").append(text(registrations.node()))
-                .append(" as HAMi ").append(io.tenantgateway.webhook.policy.HamiCompat.valueOf(
-                        registrations.release().name()).label()).append("'s scheduler reads it, from the ").append(text(registrations.source()))
+                .append(" as HAMi ").append(registrations.release().label()).append("'s scheduler reads it, from the ").append(text(registrations.source()))
                 .append(" at ").append(text(TIME.format(registrations.readAt()))).append(" UTC</p>");
         if (registrations.registrations().isEmpty()) {
             html.append("<p class=\"off\">no HAMi registration on this node</p></section>");

@@ -542,7 +542,7 @@ final class Doctor implements AutoCloseable {
                         + " (" + device.id() + ")");
             }
         }
-        String summary = decoded.size() + " registration(s) on node " + nodeName + ", as HAMi " + io.tenantgateway.webhook.policy.HamiCompat.valueOf(release.name()).label()
+        String summary = decoded.size() + " registration(s) on node " + nodeName + ", as HAMi " + release.label()
                 + " reads them";
         if (failed > 0) {
             return new DoctorCheck("registrations", Outcome.WARN, failed + " of " + summary + " do not decode",
