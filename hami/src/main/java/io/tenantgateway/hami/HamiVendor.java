@@ -43,7 +43,8 @@ public enum HamiVendor {
     ENFLAME_SHARED(row("Enflame shared", "Enflame", "enflame").count("enflame.com/drs-gcu")
             .memory("enflame.com/gcu-memory").cores("enflame.com/gcu-core")
             .register("enflame.com/gcu-drs-capacity", RegisterFormat.ENFLAME_DRS)
-            .pod("", "hami.io/enflame-vgpu-devices-allocated")),
+            .pod("", "hami.io/enflame-vgpu-devices-allocated")
+            .capacity("enflame.com/gcu-count", HamiRelease.V2_9)),
     MTHREADS(row("Mthreads", "Mthreads", "mthreads").count("mthreads.com/vgpu").memory("mthreads.com/sgpu-memory")
             .cores("mthreads.com/sgpu-core").pod("", "hami.io/mthreads-vgpu-devices-allocated")
             .capacity("mthreads.com/sgpu-core", HamiRelease.values())),
