@@ -206,7 +206,7 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
         AgentConfig config = new AgentConfig(tunnelConfig, agentId, servers, logOptions.format(),
                 logOptions.verbosity(), agentNode, webhookPart, registration, allocation, managed,
                 GoDuration.parse("--shutdown-grace", shutdownGrace), tunnel.profiling(), tunnel.contentionProfiling(),
-                plugin, flaggedParts);
+                plugin, flaggedParts, webhook.hamiRelease());
         // The node role: an agent without its tunnel is there for its parts.
         if (tunnelConfig.isEmpty() && Parts.enabled(config).isEmpty()) {
             throw new ConfigException("--tunnel", "false with no part on", "at least one part without the tunnel:"

@@ -45,6 +45,8 @@ import java.util.Set;
  * @param devicePlugin kubelet's device plugin API and HAMi's Allocate ({@code --device-plugin=true}), when enabled
  * @param flaggedParts the entries of the parts that bring their own flags ({@link Parts#FLAGS}), in that list's
  *     order, each built from its flags (on or off)
+ * @param hamiRelease {@code --hami-compat}: the HAMi release whose decisions the webhook makes, and whose scheduler's
+ *     reading of this node {@code /ui}, {@code /debug/devices} and {@code doctor} show
  */
 public record AgentConfig(
         Optional<TunnelConfig> tunnel,
@@ -61,16 +63,8 @@ public record AgentConfig(
         boolean profiling,
         boolean contentionProfiling,
         Optional<DevicePluginSettings> devicePlugin,
-        List<PartKind> flaggedParts) {
-
-    /**
-     * The HAMi release whose scheduler {@code doctor}, the status page and {@code /debug/devices} decode this node's
-     * registrations as: the webhook's {@code --hami-compat}; v2.10 when the webhook is off.
-     */
-    public HamiRelease hamiRelease() {
-        return webhook.map(w -> HamiRelease.valueOf(w.config().policy().compat().name()))
-                .orElse(HamiRelease.V2_10);
-    }
+        List<PartKind> flaggedParts,
+        HamiRelease hamiRelease) {
 
     public AgentConfig {
         requireNonNull(tunnel, "tunnel");
@@ -92,6 +86,7 @@ public record AgentConfig(
         requireNonNull(shutdownGrace, "shutdownGrace");
         requireNonNull(devicePlugin, "devicePlugin");
         flaggedParts = List.copyOf(flaggedParts);
+        requireNonNull(hamiRelease, "hamiRelease");
         // That the device plugin needs devices is AgentCommand's rule: it builds the plugin from the devices' node.
         if (shutdownGrace.isNegative() || shutdownGrace.isZero()) {
             throw new ConfigException("--shutdown-grace", shutdownGrace, "> 0");

@@ -7,18 +7,20 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Which HAMi release's reading of this node {@code doctor}, {@code /ui} and {@code /debug/devices} show: the
- * webhook's {@code --hami-compat}, v2.10 when the webhook is off (the flag then configures nothing).
+ * {@code --hami-compat} (v2.10 by default), with the webhook on or off.
  */
 class HamiReleaseFlagTest {
 
     @Test
-    void theWebhooksHamiCompatDecidesV210WithoutTheWebhook() {
+    void hamiCompatDecidesWithOrWithoutTheWebhook() {
         assertThat(AgentCommand.parse("--tunnel=false", "--node-name=worker-1",
                 "--webhook-tls-secret=kube-system/tls", "--hami-compat=v2.9").toConfig().hamiRelease())
                 .isEqualTo(HamiRelease.V2_9);
         assertThat(AgentCommand.parse("--tunnel=false", "--node-name=worker-1",
                 "--webhook-tls-secret=kube-system/tls").toConfig().hamiRelease()).isEqualTo(HamiRelease.V2_10);
         assertThat(AgentCommand.parse("--tunnel=false", "--node-name=worker-1", "--device-source=mock", "--mock-gpus=L4-24GB",
-                "--hami-compat=v2.9").toConfig().hamiRelease()).as("no webhook").isEqualTo(HamiRelease.V2_10);
+                "--hami-compat=v2.9").toConfig().hamiRelease()).as("no webhook").isEqualTo(HamiRelease.V2_9);
+        assertThat(AgentCommand.parse("--tunnel=false", "--node-name=worker-1", "--device-source=mock",
+                "--mock-gpus=L4-24GB").toConfig().hamiRelease()).as("no webhook, default").isEqualTo(HamiRelease.V2_10);
     }
 }

@@ -96,8 +96,15 @@ public final class WebhookFlags {
     boolean forceOverwriteDefaultScheduler;
 
     @Option(names = "--hami-compat", defaultValue = "v2.10", order = 3, paramLabel = "v2.9|v2.10",
-            description = "The HAMi release whose behaviour to match. Default: ${DEFAULT-VALUE}.")
+            description = "The HAMi release whose behaviour to match: the webhook's decisions, and how this node's"
+                    + " registrations are read on /ui, /debug/devices and in doctor (also without the webhook)."
+                    + " Default: ${DEFAULT-VALUE}.")
     String hamiCompat;
+
+    /** {@code --hami-compat}, checked: also what the node views read registrations as. */
+    public io.tenantgateway.hami.HamiRelease hamiRelease() {
+        return PolicyConfig.parseCompat(hamiCompat);
+    }
 
     @Option(names = "--enable-ascend", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 3,
             paramLabel = "true|false",
