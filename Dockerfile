@@ -46,11 +46,11 @@ COPY bin/tenant-gateway bin/proxy-agent /opt/tenant-gateway/bin/
 # /opt/tenant-gateway/bin and find the jar in ../lib from there.
 RUN ln -s /opt/tenant-gateway/bin/proxy-agent /proxy-agent \
  && ln -s /opt/tenant-gateway/bin/tenant-gateway /usr/local/bin/tenant-gateway
-# The agent's class-data archive, made here because it belongs to this runtime and this jar's path: one training
-# run of the pure-tunnel agent on loopback (the same as agent/pom.xml's cds-archive step). `run` uses it when present.
-RUN java -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off -XX:+UseSerialGC -Xms8m -Xmx48m -XX:TieredStopAtLevel=1 \
-      -XX:ArchiveClassesAtExit=/opt/tenant-gateway/lib/tenant-gateway.jsa \
-      -jar /opt/tenant-gateway/lib/tenant-gateway.jar cds-training
+# The agent's class-data archive, made here because it belongs to this runtime and this jar's path, by the launcher
+# as agent/pom.xml makes it: one real pure-tunnel `run` on loopback lists the classes it loads
+# (tenant-gateway.classlist), then -Xshare:dump makes a static archive of those (tenant-gateway.jsa), which `run`
+# maps instead of the runtime's own.
+RUN /opt/tenant-gateway/bin/tenant-gateway cds-archive
 
 # Non-root; the root file system can be read-only (only /tmp must be writable: mount an emptyDir there).
 USER 65532:65532

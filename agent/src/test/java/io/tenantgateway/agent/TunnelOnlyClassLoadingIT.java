@@ -34,19 +34,24 @@ class TunnelOnlyClassLoadingIT extends AgentProcessTestBase {
      * Castle (plain PEM is read with the JDK); the platform MBean server and what registering its beans loads (JMX's
      * server, JFR's management bean and diagnostic commands; Netty's own {@code FlightRecorder.isAvailable()} check
      * loads a few {@code jdk.jfr} classes and {@code java.lang.management} every bean provider, JFR's too: allowed); picocli's usage-help layout (no help is printed);
-     * logback's configuration machinery (the agent configures it in code).
+     * logback's configuration machinery (the agent configures it in code); picocli's reflective converters for
+     * {@code java.sql} and the {@code java.time} types no option has (Main excludes them); the Prometheus client's
+     * exemplar sampling and its OpenTelemetry look-ups (Main turns exemplars off); Netty's DNS resolver and codec
+     * (made at the first dial of a name; this agent dials an IP literal).
      */
     static final List<String> FORBIDDEN = List.of("io.vertx.", "io.fabric8.", "io.tenantgateway.webhook.",
             "org.bouncycastle.", "javax.management.MBeanServer", "com.sun.jmx.interceptor.", "jdk.management.jfr.FlightRecorderMXBeanImpl",
             "jdk.jfr.internal.dcmd.", "jdk.jfr.Recording", "picocli.CommandLine$Help$TextTable",
             "picocli.CommandLine$Help$Layout", "picocli.CommandLine$Help$Column", "ch.qos.logback.classic.joran.",
-            "ch.qos.logback.core.model.");
+            "ch.qos.logback.core.model.", "java.sql.", "picocli.CommandLine$BuiltIn$ISO8601TimeConverter",
+            "io.prometheus.metrics.core.exemplars.", "io.prometheus.metrics.tracer.", "io.netty.resolver.dns.",
+            "io.netty.handler.codec.dns.");
     /**
      * What it loads only once {@code /metrics} is scraped: the {@code jvm_*} and {@code process_*} families read the
-     * JDK's management beans (JvmInstrumentation).
+     * JDK's management beans (JvmInstrumentation), and the text format's writer is made then (HealthServer).
      */
     static final List<String> BEFORE_SCRAPE = List.of("java.lang.management.", "javax.management.", "sun.management.",
-            "com.sun.management.", "io.prometheus.metrics.instrumentation.");
+            "com.sun.management.", "io.prometheus.metrics.instrumentation.", "io.prometheus.metrics.expositionformats.");
     /** {@code [0.123s][info][class,load] io.vertx.core.Vertx source: jar:file:…}. */
     private static final Pattern LOADED = Pattern.compile("\\[class,load\\s*\\] (\\S+) source: ");
 

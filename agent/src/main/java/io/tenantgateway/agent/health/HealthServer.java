@@ -35,7 +35,6 @@ public final class HealthServer implements AutoCloseable {
     private final HttpEndpoint endpoint;
     private final PrometheusRegistry registry;
     private final List<HealthCheck> checks = new CopyOnWriteArrayList<>();
-    private final PrometheusTextFormatWriter metricsWriter = PrometheusTextFormatWriter.create();
 
     /**
      * @param host bind address; empty means all interfaces (upstream {@code --health-server-host ""})
@@ -145,7 +144,15 @@ public final class HealthServer implements AutoCloseable {
      * threads and their queue take are answered 503 with {@code Retry-After} at once.
      */
     private void metrics(Response response) {
-        metrics(loop, registry, metricsWriter, response);
+        metrics(loop, registry, TextFormat.WRITER, response);
+    }
+
+    /**
+     * The text format's writer (stateless, shared), made at the first scrape: an agent nobody scrapes never loads
+     * the exposition format's classes (issue 35).
+     */
+    private static final class TextFormat {
+        static final PrometheusTextFormatWriter WRITER = PrometheusTextFormatWriter.create();
     }
 
     /**

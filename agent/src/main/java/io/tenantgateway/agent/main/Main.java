@@ -15,6 +15,29 @@ import picocli.CommandLine;
 
 /** Entry point of the {@code tenant-gateway} binary. */
 public final class Main {
+    /**
+     * picocli's own switch for the converters it registers by reflection (it loads each type and its factory method's
+     * signature to find them). No option of ours has a {@code java.sql} or {@code java.time} type but
+     * {@code Duration} (durations are Go-style strings, GoDuration), so those classes stay unloaded (issue 35:
+     * classes on the tunnel's path). A value given on the command line ({@code -D}) wins.
+     */
+    static final String CONVERTER_EXCLUDES = "picocli.converters.excludes";
+
+    /**
+     * The Prometheus client's switch for exemplars: they need an OpenTelemetry span, which the agent never has, and
+     * each counter's sampler loads the tracer look-ups and a scheduler (issue 35). A value given with {@code -D} wins.
+     */
+    static final String EXEMPLARS = "io.prometheus.metrics.exemplars_enabled";
+
+    static {
+        if (System.getProperty(CONVERTER_EXCLUDES) == null) {
+            System.setProperty(CONVERTER_EXCLUDES, "java\\.sql\\..*,java\\.time\\.(?!Duration$).*");
+        }
+        if (System.getProperty(EXEMPLARS) == null) {
+            System.setProperty(EXEMPLARS, "false");
+        }
+    }
+
     private Main() {
     }
 

@@ -9,8 +9,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.util.ReferenceCountUtil;
-import io.tenantgateway.agent.Agent;
-import io.tenantgateway.agent.AgentCommand;
 import io.tenantgateway.agent.cli.ExitCodes;
 import io.tenantgateway.certs.CertBundle;
 import io.tenantgateway.certs.CertificateAuthority;
@@ -23,8 +21,10 @@ import io.tenantgateway.tunnel.proxy.ProxyClient;
 import io.tenantgateway.tunnel.server.TunnelServer;
 import io.tenantgateway.tunnel.server.TunnelServerConfig;
 import io.tenantgateway.tunnel.transport.Transports;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -34,37 +34,64 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tenant-gateway cds-training} (hidden): one short, real run of the pure-tunnel agent on loopback, so that the
- * JVM started with {@code -XX:ArchiveClassesAtExit=FILE} writes a class-data archive of exactly the classes
- * {@code run} loads to connect, serve a tunnel and answer its health port. The build and the image make the archive
- * next to the jar ({@code tenant-gateway.jsa}); {@code bin/tenant-gateway run} uses it. Measured in
- * {@code bench --scenario footprint} (BENCHMARKS.md): exec → connected about 45 % shorter.
+ * {@code tenant-gateway cds-training} (hidden): one short, real {@code run} of the pure-tunnel agent on loopback, so
+ * that a class-data archive can be made of exactly the classes {@code run} loads to connect, carry a tunnel and answer
+ * its health and admin ports (issue 35). {@code bin/tenant-gateway cds-archive} runs it and then dumps the static
+ * archive next to the jar ({@code tenant-gateway.jsa}) from the class list it wrote; the build and the image both do
+ * that, and {@code bin/tenant-gateway run} uses the archive. Measured in {@code bench --scenario footprint}
+ * (BENCHMARKS.md).
  *
- * <p>It starts a Java konnectivity-server with a throw-away PKI, {@code run}'s agent through the same configuration
- * mapping ({@link AgentCommand#toConfig()}), waits until the agent is connected, sends bytes through one tunnel to an
- * echo target and back, reads {@code /readyz} and {@code /metrics}, and closes everything. Nothing leaves 127.0.0.1.
- * Exit 0 when all of that worked, 1 otherwise.
+ * <p>It starts a Java konnectivity-server with a throw-away PKI and an echo target in this JVM, then the agent as its
+ * own process through {@code --launcher} ({@code LAUNCHER run ...}, the launcher's own JVM options plus
+ * {@code JAVA_OPTS=-XX:DumpLoadedClassList=FILE}), waits until the agent is connected, sends bytes through one tunnel
+ * to the echo target and back, reads {@code /readyz}, {@code /healthz} and {@code /livez} and the admin port's
+ * {@code /ui}, and stops the agent with SIGTERM (it drains and exits 0, which writes the list). Not {@code /metrics}:
+ * an agent nobody scrapes never loads the management beans, and the archive is touched whole at every start. Then it
+ * appends the classes of the JDK's default class list ({@code lib/classlist}, the base archive's) that the run did not
+ * load, so that what the JDK's own archive held stays archived for the other parts. Nothing leaves 127.0.0.1. Exit 0
+ * when all of that worked, 1 otherwise.
  *
- * <p>Threading: runs on the caller's thread; the parts run on their own.
+ * <p>Threading: runs on the caller's thread; the server and the agent's output reader run on their own.
  */
 @Command(name = "cds-training", hidden = true, mixinStandardHelpOptions = true,
-        description = "Run the pure-tunnel agent once on loopback (for -XX:ArchiveClassesAtExit at build time).")
+        description = "Run the pure-tunnel agent once on loopback through the launcher and write the classes it "
+                + "loaded (for -Xshare:dump at build time).")
 public final class CdsTrainingCommand implements Callable<Integer> {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Pattern HEALTH = Pattern.compile(
+            "\"health server listening\".*?\"?address\"?[=:]\"[^:\"]+:(\\d+)\"");
+    private static final Pattern ADMIN = Pattern.compile(
+            "\"admin server listening\".*?\"?address\"?[=:]\"[^:\"]+:(\\d+)\"");
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--launcher", required = true, paramLabel = "FILE",
+            description = "The launcher that starts `run` as the image does (bin/tenant-gateway).")
+    Path launcher;
+
+    @Option(names = "--class-list", required = true, paramLabel = "FILE",
+            description = "Where to write the class list (-XX:SharedClassListFile of the archive dump).")
+    Path classList;
 
     @Override
     public Integer call() throws Exception {
@@ -72,6 +99,7 @@ public final class CdsTrainingCommand implements Callable<Integer> {
         Path dir = Files.createTempDirectory("tenant-gateway-cds-");
         Clock clock = Clock.systemUTC();
         EventLoopGroup group = Transports.newGroup(1, "cds-training");
+        Process agentProcess = null;
         try {
             CertificateAuthority ca = CertificateAuthority.create("cds-training-ca", KeyAlgorithm.EC_P256,
                     Duration.ofHours(1), clock);
@@ -93,39 +121,58 @@ public final class CdsTrainingCommand implements Callable<Integer> {
                             });
                         }
                     }).bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel();
-            int healthPort;
+            Path runList = dir.resolve("run.classlist");
             try (TunnelServer tunnelServer = new TunnelServer(TunnelServerConfig.builder(TlsMaterial.of(server,
                     ca.trustBundle())).serverId("cds-training").serverCount(1)
                     .agentAddress(new InetSocketAddress("127.0.0.1", 0)).agentClientAuth(ClientAuthMode.REQUIRE)
-                    .udsPath(dir.resolve("server.sock")).build(), clock)) {
+                    .udsPath(dir.resolve("server.sock")).build(), clock);
+                    ProxyClient proxy = ProxyClient.builder().eventLoopGroup(group)
+                            .unixSocket(dir.resolve("server.sock")).build()) {
                 tunnelServer.start();
-                AgentCommand command = new AgentCommand();
-                new CommandLine(command).parseArgs("--proxy-server-host=127.0.0.1",
+                ProcessBuilder builder = new ProcessBuilder(launcher.toString(), "run", "--proxy-server-host=127.0.0.1",
                         "--proxy-server-port=" + tunnelServer.agentAddress().getPort(),
                         "--ca-cert=" + dir.resolve("ca.crt"), "--agent-cert=" + dir.resolve("agent.crt"),
                         "--agent-key=" + dir.resolve("agent.key"), "--agent-id=cds-training",
                         "--health-server-host=127.0.0.1", "--health-server-port=0",
                         "--admin-bind-address=127.0.0.1", "--admin-server-port=0", "--dial-allow=127.0.0.1",
-                        "--shutdown-grace=1s");
-                try (Agent running = new Agent(command.toConfig(), clock);
-                        ProxyClient proxy = ProxyClient.builder().eventLoopGroup(group)
-                                .unixSocket(tunnelServer.udsPath()).build()) {
-                    running.start();
-                    await("the agent connects", () -> tunnelServer.agentCount() == 1);
-                    roundTrip(proxy, (InetSocketAddress) echo.localAddress());
-                    healthPort = running.health().orElseThrow().boundPort();
-                    get(healthPort, "/readyz");
-                    get(healthPort, "/metrics");
+                        "--shutdown-grace=1s").redirectErrorStream(true);
+                builder.environment().put("JAVA_OPTS", "-XX:DumpLoadedClassList=" + runList);
+                builder.environment().remove("TENANT_GATEWAY_JVM_OPTS");
+                agentProcess = builder.start();
+                CompletableFuture<Integer> healthPort = new CompletableFuture<>();
+                CompletableFuture<Integer> adminPort = new CompletableFuture<>();
+                Thread reader = readOutput(agentProcess, err, healthPort, adminPort);
+                await("the agent connects", () -> tunnelServer.agentCount() == 1);
+                roundTrip(proxy, (InetSocketAddress) echo.localAddress());
+                int health = healthPort.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                for (String path : List.of("/readyz", "/healthz", "/livez")) {
+                    get(health, path);
+                }
+                get(adminPort.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "/ui");
+                agentProcess.destroy(); // SIGTERM: the agent drains and exits
+                if (!agentProcess.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the agent did not exit within " + TIMEOUT.toSeconds()
+                            + "s of SIGTERM");
+                }
+                reader.join(TIMEOUT.toMillis());
+                if (agentProcess.exitValue() != 0) {
+                    throw new IllegalStateException("the agent exited " + agentProcess.exitValue()
+                            + " after SIGTERM (expected: 0)");
                 }
             } finally {
                 echo.close().syncUninterruptibly();
             }
-            err.println("cds-training: connected, one tunnel round trip, health port " + healthPort + " answered");
+            int added = writeClassList(runList, classList);
+            err.println("cds-training: connected, one tunnel round trip, health and admin ports answered; "
+                    + classList + " lists the run's classes and " + added + " more of the JDK's default list");
             return ExitCodes.OK;
-        } catch (RuntimeException | IOException e) {
+        } catch (RuntimeException | IOException | ExecutionException | TimeoutException e) {
             err.println("cds-training: " + e);
             return ExitCodes.FAILED;
         } finally {
+            if (agentProcess != null && agentProcess.isAlive()) {
+                agentProcess.destroyForcibly();
+            }
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             try (Stream<Path> files = Files.walk(dir)) {
                 for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -133,6 +180,72 @@ public final class CdsTrainingCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** Copies the agent's output to {@code err} and completes the ports when their lines appear. */
+    private static Thread readOutput(Process process, PrintWriter err, CompletableFuture<Integer> healthPort,
+            CompletableFuture<Integer> adminPort) {
+        Thread reader = new Thread(() -> {
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                    err.println("agent: " + line);
+                    err.flush();
+                    complete(HEALTH.matcher(line), healthPort);
+                    complete(ADMIN.matcher(line), adminPort);
+                }
+            } catch (IOException e) {
+                healthPort.completeExceptionally(e);
+                adminPort.completeExceptionally(e);
+            }
+        }, "cds-training-agent-output");
+        reader.setDaemon(true);
+        reader.start();
+        return reader;
+    }
+
+    private static void complete(Matcher matcher, CompletableFuture<Integer> port) {
+        if (matcher.find()) {
+            port.complete(Integer.parseInt(matcher.group(1)));
+        }
+    }
+
+    /**
+     * Writes the run's class list to {@code target}, then the JDK's default list's class lines for classes the run
+     * did not load (its {@code @} lines, lambda forms and proxies, only from the run); returns how many it added.
+     */
+    static int writeClassList(Path runList, Path target) throws IOException {
+        List<String> lines = new ArrayList<>(Files.readAllLines(runList, StandardCharsets.UTF_8));
+        if (lines.stream().noneMatch(line -> line.startsWith("io/tenantgateway/"))) {
+            throw new IllegalStateException(runList + " names no class of the agent: was the list written?");
+        }
+        Set<String> listed = new HashSet<>();
+        for (String line : lines) {
+            listed.add(className(line));
+        }
+        int added = 0;
+        Path jdkList = Path.of(System.getProperty("java.home"), "lib", "classlist");
+        if (Files.isRegularFile(jdkList)) {
+            for (String line : Files.readAllLines(jdkList, StandardCharsets.UTF_8)) {
+                if (!line.isBlank() && !line.startsWith("#") && !line.startsWith("@")
+                        && listed.add(className(line))) {
+                    lines.add(line);
+                    added++;
+                }
+            }
+        }
+        Path parent = target.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.write(target, lines, StandardCharsets.UTF_8);
+        return added;
+    }
+
+    private static String className(String line) {
+        int space = line.indexOf(' ');
+        return space < 0 ? line : line.substring(0, space);
     }
 
     private static void roundTrip(ProxyClient proxy, InetSocketAddress target) throws Exception {

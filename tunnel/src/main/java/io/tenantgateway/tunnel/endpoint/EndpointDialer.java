@@ -57,7 +57,16 @@ public final class EndpointDialer implements AutoCloseable {
     private final Duration timeout;
     private final int maxReadSize;
     private final WriteBufferWaterMark waterMark;
-    private final DnsAddressResolverGroup resolvers;
+    private final EventLoopGroup group;
+    /**
+     * Made at the first dial of a name ({@link #resolvers()}): dials of IP literals (kubelets by node address) need no
+     * DNS, and an agent that dialed no name loads none of Netty's DNS resolver and codec (issue 35). Making it reads
+     * {@code /etc/resolv.conf} once, on the loop of that first dial (a small local file).
+     */
+    private volatile DnsAddressResolverGroup resolvers;
+    /** Guards making {@link #resolvers} and {@link #closed}. */
+    private final Object resolversLock = new Object();
+    private boolean closed;
     private final DefaultHostsFileEntriesResolver hostsFile = new DefaultHostsFileEntriesResolver();
     /** Netty's default choice, made explicit so that the hosts-file lookup below uses the same. */
     private static final ResolvedAddressTypes ADDRESS_TYPES = NetUtil.isIpV4StackPreferred()
@@ -76,11 +85,28 @@ public final class EndpointDialer implements AutoCloseable {
         this.timeout = requireNonNull(timeout, "timeout");
         this.maxReadSize = maxReadSize;
         this.waterMark = new WriteBufferWaterMark(Math.max(1, writeHighWaterMark / 2), writeHighWaterMark);
-        this.resolvers = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
-                .resolvedAddressTypes(ADDRESS_TYPES)
-                .hostsFileEntriesResolver(hostsFile)
-                .datagramChannelType(Transports.datagramChannel(group))
-                .socketChannelType(Transports.socketChannel(group)));
+        this.group = requireNonNull(group, "group");
+    }
+
+    /** The DNS resolvers, made on first use; after {@link #close()} an {@link IllegalStateException}. */
+    private DnsAddressResolverGroup resolvers() {
+        DnsAddressResolverGroup made = resolvers;
+        if (made != null) {
+            return made;
+        }
+        synchronized (resolversLock) {
+            if (closed) {
+                throw new IllegalStateException("endpoint dialer closed");
+            }
+            if (resolvers == null) {
+                resolvers = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
+                        .resolvedAddressTypes(ADDRESS_TYPES)
+                        .hostsFileEntriesResolver(hostsFile)
+                        .datagramChannelType(Transports.datagramChannel(group))
+                        .socketChannelType(Transports.socketChannel(group)));
+            }
+            return resolvers;
+        }
     }
 
     public DialPolicy policy() {
@@ -184,7 +210,7 @@ public final class EndpointDialer implements AutoCloseable {
                 return loop.newSucceededFuture(fromHosts.stream().map(a -> new InetSocketAddress(a, port)).toList());
             }
         }
-        return resolvers.getResolver(loop).resolveAll(InetSocketAddress.createUnresolved(name, port));
+        return resolvers().getResolver(loop).resolveAll(InetSocketAddress.createUnresolved(name, port));
     }
 
     /** The literal's address, with its IPv6 zone (interface name or index) applied. */
@@ -327,6 +353,13 @@ public final class EndpointDialer implements AutoCloseable {
 
     @Override
     public void close() {
-        resolvers.close();
+        DnsAddressResolverGroup made;
+        synchronized (resolversLock) {
+            closed = true;
+            made = resolvers;
+        }
+        if (made != null) {
+            made.close();
+        }
     }
 }
