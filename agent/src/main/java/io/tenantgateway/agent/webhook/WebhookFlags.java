@@ -101,9 +101,13 @@ public final class WebhookFlags {
                     + " Default: ${DEFAULT-VALUE}.")
     String hamiCompat;
 
-    /** {@code --hami-compat}, checked: also what the node views read registrations as. */
+    /**
+     * {@code --hami-compat}, checked: also what the node views read registrations as, so it is parsed here without
+     * the webhook's classes (a tunnel-only agent loads none of them).
+     */
     public io.tenantgateway.hami.HamiRelease hamiRelease() {
-        return PolicyConfig.parseCompat(hamiCompat);
+        return io.tenantgateway.hami.HamiRelease.fromText(hamiCompat).orElseThrow(() -> new ConfigException(
+                "--hami-compat", "'" + hamiCompat + "'", "one of " + io.tenantgateway.hami.HamiRelease.labels()));
     }
 
     @Option(names = "--enable-ascend", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 3,
@@ -276,7 +280,7 @@ public final class WebhookFlags {
         }
         HostPort listen = HostPort.parse(flag(LISTEN), webhookListen);
         PolicyConfig policy = new PolicyConfig(schedulerName, forceOverwriteDefaultScheduler,
-                PolicyConfig.parseCompat(hamiCompat), enableAscend, enableIluvatar);
+                hamiRelease(), enableAscend, enableIluvatar);
         if (webhookMaxConnections < 1) {
             throw new ConfigException(flag(MAX_CONNECTIONS), webhookMaxConnections, ">= 1");
         }
