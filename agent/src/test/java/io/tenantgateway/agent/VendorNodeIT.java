@@ -87,19 +87,12 @@ class VendorNodeIT {
         a.put("enflame.com/gcu-drs-capacity", "{\"devices\":[{\"index\":\"1\",\"minor\":\"3\",\"capacity\":4}],"
                 + "\"profiles\":{\"2g.12gb\":\"0\",\"4g.24gb\":\"1\"}}");
         a.put("hami.io/node-MR-V100-register", "g-0,1,2,3,MR-V100,0,true,0,hami-core:");
-        ObjectNode capacity = node.putObject("status").putObject("capacity");
-        capacity.put("cpu", "8");
-        capacity.put("cambricon.com/mlu.smlu.vcore", "1");
-        capacity.put("cambricon.com/mlu.smlu.vmemory", "1");
-        capacity.put("mthreads.com/sgpu-core", "1");
-        capacity.put("mthreads.com/sgpu-memory", "1");
-        capacity.put("metax-tech.com/gpu", "1");
-        capacity.put("kunlunxin.com/xpu", "2");
-        capacity.put("enflame.com/gcu", "1");
-        capacity.put("enflame.com/gcu-count", "1");
-        capacity.put("aws.amazon.com/neuron", "2");
-        capacity.put("aws.amazon.com/neuroncore", "4");
-        capacity.put("amd.com/gpu", "1");
+        node.putObject("status").set("capacity", JSON.readTree("""
+                {"cpu": "8", "cambricon.com/mlu.smlu.vcore": "1", "cambricon.com/mlu.smlu.vmemory": "1",
+                 "mthreads.com/sgpu-core": "1", "mthreads.com/sgpu-memory": "1", "metax-tech.com/gpu": "1",
+                 "kunlunxin.com/xpu": "2", "enflame.com/gcu": "1", "enflame.com/gcu-count": "1",
+                 "aws.amazon.com/neuron": "2", "aws.amazon.com/neuroncore": "4", "amd.com/gpu": "1"}
+                """));
         return JSON.writeValueAsString(node);
     }
 
