@@ -6,6 +6,7 @@ import io.tenantgateway.agent.devices.MockInventory;
 import io.tenantgateway.agent.devices.SimulatedVendor;
 import io.tenantgateway.agent.testing.AgentProcess;
 import io.tenantgateway.agent.testing.JarProcess;
+import io.tenantgateway.agent.testing.JarProcess.Result;
 import io.tenantgateway.hami.RegisteredDevice;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,8 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -232,35 +231,11 @@ class AnnotationsIT {
                 + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
         builder.environment().put("TENANT_GATEWAY_JAR", JarProcess.jar().toAbsolutePath().toString());
         builder.environment().put("JAVA_OPTS", "-Xmx48m");
-        Process process = builder.start();
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
-        String out = read(process.getInputStream());
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
-        return new Result(process.exitValue(), out, err.join());
-    }
-
-    private record Result(int exitCode, String out, String err) {
+        return JarProcess.finish(builder);
     }
 
     /** {@code java -jar tenant-gateway.jar args…} with {@code stdin} on its standard input. */
     private Result run(String stdin, String... args) throws IOException, InterruptedException {
-        Path input = Files.writeString(dir.resolve("stdin"), stdin, StandardCharsets.UTF_8);
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-jar",
-                JarProcess.jar().toAbsolutePath().toString()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectInput(input.toFile()).start();
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
-        String out = read(process.getInputStream());
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
-        return new Result(process.exitValue(), out, err.join());
-    }
-
-    private static String read(java.io.InputStream stream) {
-        try {
-            return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "<unreadable: " + e + ">";
-        }
+        return JarProcess.run(Files.writeString(dir.resolve("stdin"), stdin, StandardCharsets.UTF_8), args);
     }
 }

@@ -17,6 +17,7 @@ import io.tenantgateway.agent.node.NodeIdentity;
 import io.tenantgateway.agent.node.NodeRegistrations;
 import io.tenantgateway.agent.node.OwnNode;
 import io.tenantgateway.agent.testing.JarProcess;
+import io.tenantgateway.agent.testing.JarProcess.Result;
 import io.tenantgateway.hami.HamiRelease;
 import io.tenantgateway.tunnel.TunnelConfig;
 import io.tenantgateway.tunnel.client.AgentSnapshot;
@@ -34,8 +35,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,19 +87,12 @@ class VendorNodeIT {
         a.put("enflame.com/gcu-drs-capacity", "{\"devices\":[{\"index\":\"1\",\"minor\":\"3\",\"capacity\":4}],"
                 + "\"profiles\":{\"2g.12gb\":\"0\",\"4g.24gb\":\"1\"}}");
         a.put("hami.io/node-MR-V100-register", "g-0,1,2,3,MR-V100,0,true,0,hami-core:");
-        ObjectNode capacity = node.putObject("status").putObject("capacity");
-        capacity.put("cpu", "8");
-        capacity.put("cambricon.com/mlu.smlu.vcore", "1");
-        capacity.put("cambricon.com/mlu.smlu.vmemory", "1");
-        capacity.put("mthreads.com/sgpu-core", "1");
-        capacity.put("mthreads.com/sgpu-memory", "1");
-        capacity.put("metax-tech.com/gpu", "1");
-        capacity.put("kunlunxin.com/xpu", "2");
-        capacity.put("enflame.com/gcu", "1");
-        capacity.put("enflame.com/gcu-count", "1");
-        capacity.put("aws.amazon.com/neuron", "2");
-        capacity.put("aws.amazon.com/neuroncore", "4");
-        capacity.put("amd.com/gpu", "1");
+        node.putObject("status").set("capacity", JSON.readTree("""
+                {"cpu": "8", "cambricon.com/mlu.smlu.vcore": "1", "cambricon.com/mlu.smlu.vmemory": "1",
+                 "mthreads.com/sgpu-core": "1", "mthreads.com/sgpu-memory": "1", "metax-tech.com/gpu": "1",
+                 "kunlunxin.com/xpu": "2", "enflame.com/gcu": "1", "enflame.com/gcu-count": "1",
+                 "aws.amazon.com/neuron": "2", "aws.amazon.com/neuroncore": "4", "amd.com/gpu": "1"}
+                """));
         return JSON.writeValueAsString(node);
     }
 
@@ -288,28 +280,8 @@ class VendorNodeIT {
         }
     }
 
-    private record Result(int exitCode, String out, String err) {
-    }
-
     /** {@code java -jar tenant-gateway.jar args…} with {@code stdin} on its standard input. */
     private Result run(String stdin, String... args) throws IOException, InterruptedException {
-        Path input = Files.writeString(dir.resolve("stdin"), stdin, StandardCharsets.UTF_8);
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-jar",
-                JarProcess.jar().toAbsolutePath().toString()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectInput(input.toFile()).start();
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
-        String out = read(process.getInputStream());
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
-        return new Result(process.exitValue(), out, err.join());
-    }
-
-    private static String read(java.io.InputStream stream) {
-        try {
-            return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "<unreadable: " + e + ">";
-        }
+        return JarProcess.run(Files.writeString(dir.resolve("stdin"), stdin, StandardCharsets.UTF_8), args);
     }
 }

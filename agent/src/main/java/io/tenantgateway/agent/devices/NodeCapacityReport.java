@@ -42,20 +42,13 @@ public record NodeCapacityReport(String memoryResource, String coreResource) {
      * ones, as decimal strings; {@code "0"} when none is healthy (the resource stays, lowered, not removed).
      */
     public Map<String, String> totals(List<GpuDevice> devices) {
-        long memory = 0;
-        long cores = 0;
-        for (GpuDevice d : devices) {
-            if (d.healthy()) {
-                memory += d.devmemMiB();
-                cores += d.devcore();
-            }
-        }
+        HealthyTotals healthy = HealthyTotals.ofGpus(devices);
         Map<String, String> totals = new LinkedHashMap<>();
         if (!memoryResource.isEmpty()) {
-            totals.put(memoryResource, Long.toString(memory));
+            totals.put(memoryResource, Long.toString(healthy.memoryMiB()));
         }
         if (!coreResource.isEmpty()) {
-            totals.put(coreResource, Long.toString(cores));
+            totals.put(coreResource, Long.toString(healthy.cores()));
         }
         return totals;
     }

@@ -94,23 +94,12 @@ final class RegisterEncoding {
      * (GPUs × split count), memory and cores as the mock device plugin sums them, 100 % per GPU.
      */
     static Map<String, String> capacity(List<GpuDevice> devices) {
-        long gpus = 0;
-        long memory = 0;
-        long cores = 0;
-        long percentage = 0;
-        for (GpuDevice d : devices) {
-            if (d.healthy()) {
-                gpus += d.count();
-                memory += d.devmemMiB();
-                cores += d.devcore();
-                percentage += 100;
-            }
-        }
+        HealthyTotals healthy = HealthyTotals.ofGpus(devices);
         Map<String, String> quantities = new LinkedHashMap<>();
-        quantities.put(ResourceNames.NVIDIA_GPU, Long.toString(gpus));
-        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY, Long.toString(memory));
-        quantities.put(ResourceNames.NVIDIA_GPU_CORES, Long.toString(cores));
-        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE, Long.toString(percentage));
+        quantities.put(ResourceNames.NVIDIA_GPU, Long.toString(healthy.count()));
+        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY, Long.toString(healthy.memoryMiB()));
+        quantities.put(ResourceNames.NVIDIA_GPU_CORES, Long.toString(healthy.cores()));
+        quantities.put(ResourceNames.NVIDIA_GPU_MEMORY_PERCENTAGE, Long.toString(100 * healthy.devices()));
         return quantities;
     }
 

@@ -68,20 +68,11 @@ public record SimulatedVendor(NodeVendor vendor, List<RegisteredDevice> devices,
      * {@code devcore}.
      */
     static Map<String, String> capacity(NodeVendor vendor, List<RegisteredDevice> devices) {
-        long count = 0;
-        long memory = 0;
-        long cores = 0;
-        for (RegisteredDevice d : devices) {
-            if (d.health()) {
-                count += d.count();
-                memory += d.devmem();
-                cores += d.devcore();
-            }
-        }
+        HealthyTotals healthy = HealthyTotals.of(devices);
         Map<String, String> quantities = new LinkedHashMap<>();
-        quantities.put(vendor.resourceName(), Long.toString(count));
-        quantities.put(vendor.memoryResource(), Long.toString(memory));
-        quantities.put(vendor.coreResource(), Long.toString(cores));
+        quantities.put(vendor.resourceName(), Long.toString(healthy.count()));
+        quantities.put(vendor.memoryResource(), Long.toString(healthy.memoryMiB()));
+        quantities.put(vendor.coreResource(), Long.toString(healthy.cores()));
         return quantities;
     }
 

@@ -2,10 +2,9 @@ package io.tenantgateway.agent.devices;
 
 import static java.util.Objects.requireNonNull;
 
+import io.tenantgateway.agent.channels.RegistrationOwnedElsewhere;
 import io.tenantgateway.hami.NodeVendor;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -13,13 +12,14 @@ import java.util.Map;
  * Whose devices the registrar writes: the vendors this node has (NVIDIA, unless a mock inventory has none, then the
  * simulated Hygon and Ascend vendors) less those another device plugin registers ({@link #standAside}).
  *
- * <p>Thread-safe: the vendors standing aside are a copy-on-write map published through a volatile field, written
- * under {@code this}; any thread may tell, the round thread and readers read.
+ * <p>Thread-safe: the vendors standing aside are an immutable {@link RegistrationOwnedElsewhere} (its copy-on-write
+ * map) published through a volatile field, written under {@code this}; any thread may tell, the round thread and
+ * readers read.
  */
 final class VendorRoster {
     private final boolean nvidia;
     private final List<SimulatedVendor> vendors;
-    private volatile Map<NodeVendor, String> standingAside = Map.of();
+    private volatile RegistrationOwnedElsewhere standingAside = RegistrationOwnedElsewhere.NONE;
 
     /**
      * @param nvidia  the node has NVIDIA GPUs to register
@@ -46,20 +46,17 @@ final class VendorRoster {
      * @return false when it already stood aside (the first reason is kept)
      */
     synchronized boolean standAside(NodeVendor vendor, String reason) {
-        requireNonNull(vendor, "vendor");
-        requireNonNull(reason, "reason");
-        if (standingAside.containsKey(vendor)) {
+        RegistrationOwnedElsewhere more = standingAside.with(vendor, reason);
+        if (more == standingAside) {
             return false;
         }
-        Map<NodeVendor, String> more = new LinkedHashMap<>(standingAside);
-        more.put(vendor, reason);
-        standingAside = Collections.unmodifiableMap(more);
+        standingAside = more;
         return true;
     }
 
     /** The vendors another device plugin registers, with why, in the order told (empty when none). */
     Map<NodeVendor, String> standingAside() {
-        return standingAside;
+        return standingAside.reasons();
     }
 
     /** The vendors this node's devices belong to: NVIDIA (unless a mock inventory has none), then the simulated. */
@@ -78,12 +75,12 @@ final class VendorRoster {
 
     /** Whether NVIDIA's GPUs are ours to register now. */
     boolean nvidiaActive() {
-        return nvidia && !standingAside.containsKey(NodeVendor.NVIDIA);
+        return nvidia && !standingAside.reasons().containsKey(NodeVendor.NVIDIA);
     }
 
     /** The simulated vendors ours to register now. */
     List<SimulatedVendor> activeVendors() {
-        Map<NodeVendor, String> aside = standingAside;
+        Map<NodeVendor, String> aside = standingAside.reasons();
         return aside.isEmpty() ? vendors : vendors.stream().filter(v -> !aside.containsKey(v.vendor())).toList();
     }
 
@@ -94,13 +91,13 @@ final class VendorRoster {
 
     /** The display names of the present vendors not standing aside. */
     List<String> stillRegistering() {
-        Map<NodeVendor, String> aside = standingAside;
+        Map<NodeVendor, String> aside = standingAside.reasons();
         return present().stream().filter(v -> !aside.containsKey(v)).map(NodeVendor::displayName).toList();
     }
 
     /** {@code NVIDIA registered by another device plugin: <reason>; …} for the present vendors standing aside. */
     String asideDetail() {
-        Map<NodeVendor, String> aside = standingAside;
+        Map<NodeVendor, String> aside = standingAside.reasons();
         List<String> parts = new ArrayList<>();
         for (NodeVendor vendor : present()) {
             String reason = aside.get(vendor);

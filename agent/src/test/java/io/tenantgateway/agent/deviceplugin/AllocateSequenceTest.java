@@ -3,15 +3,7 @@ package io.tenantgateway.agent.deviceplugin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.tenantgateway.agent.health.LockMetrics;
-import io.tenantgateway.agent.k8s.EventRecorder;
-import io.tenantgateway.agent.locks.policy.LockPolicy;
-import io.tenantgateway.agent.testing.ApiOutage;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.deviceplugin.AllocationException;
 import io.tenantgateway.deviceplugin.policy.AllocatePolicy;
@@ -20,10 +12,7 @@ import io.tenantgateway.deviceplugin.policy.VendorAllocation;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.NodeVendor;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -39,38 +28,20 @@ import org.junit.jupiter.api.io.TempDir;
  * a temporary directory; no device plugin, no kubelet.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class AllocateSequenceTest {
-    static final String NODE = PendingPodFinderTest.NODE;
-    static final String NS = PendingPodFinderTest.NS;
-    static final Instant NOW = Instant.parse("2026-12-07T20:45:36Z");
-
+class AllocateSequenceTest extends MockNodeTestBase {
     @TempDir
     Path host;
 
-    private final ApiOutage outage = new ApiOutage();
-    private final PrometheusRegistry registry = new PrometheusRegistry();
-    private KubernetesMockServer server;
-    private KubernetesClient client;
-    private HamiClusterView cluster;
-    private LockMetrics metrics;
     private FailureSettlement failures;
     private AllocateSequence sequence;
 
     @BeforeEach
     void start() {
-        server = outage.serve();
-        client = ApiOutage.clientWithoutRetries(server);
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
-        cluster = new HamiClusterView(client, registry, NODE, NS);
-        metrics = new LockMetrics(registry);
-        Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
         AllocatorConfig config = AllocatorConfig.defaults(NODE).withHostRoot(host).withPodFieldSelector(false)
                 .withRetry(Backoff.hamiNodeLock(Duration.ofMillis(1)));
-        EventRecorder events = new EventRecorder(client, NODE, clock);
         PendingPodFinder finder = new PendingPodFinder(client, NODE, false);
         PodPatcher pods = new PodPatcher(client);
-        NodeLockRelease locks = new NodeLockRelease(client, NODE, config.retry(),
-                new LockPolicy(LockPolicy.DEFAULT_NODE_LOCK_TIMEOUT, true), metrics, events, clock);
+        NodeLockRelease locks = lockRelease(config.retry());
         failures = new FailureSettlement(client, config, finder, pods, locks, events, metrics, new ReentrantLock(),
                 clock);
         AllocatePolicy policy = new AllocatePolicy(VendorAllocation.of(NodeVendor.NVIDIA, config.hamiCore()),
@@ -82,9 +53,6 @@ class AllocateSequenceTest {
     @AfterEach
     void stop() {
         failures.close();
-        metrics.unregister();
-        client.close();
-        server.destroy();
     }
 
     @Test

@@ -4,24 +4,13 @@ import static io.tenantgateway.agent.testing.Waits.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.tenantgateway.agent.health.LockMetrics;
-import io.tenantgateway.agent.k8s.EventRecorder;
-import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
-import io.tenantgateway.agent.testing.ApiOutage;
 import io.tenantgateway.common.retry.Backoff;
 import io.tenantgateway.hami.Annotations;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -35,35 +24,18 @@ import org.junit.jupiter.api.Timeout;
  * while the API refuses writes, and each deferred attempt called directly (attribute, settle, drop).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class FailureSettlementTest {
-    static final String NODE = PendingPodFinderTest.NODE;
-    static final String NS = PendingPodFinderTest.NS;
-    static final Instant NOW = Instant.parse("2026-12-07T20:45:36Z");
+class FailureSettlementTest extends MockNodeTestBase {
     static final List<String> DEVICES = List.of("GPU-a-0");
 
-    private final ApiOutage outage = new ApiOutage();
-    private final PrometheusRegistry registry = new PrometheusRegistry();
-    private KubernetesMockServer server;
-    private KubernetesClient client;
-    private HamiClusterView cluster;
-    private LockMetrics metrics;
     private FailureSettlement settlement;
 
     @BeforeEach
     void start() {
-        server = outage.serve();
-        client = ApiOutage.clientWithoutRetries(server);
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
-        cluster = new HamiClusterView(client, registry, NODE, NS);
-        metrics = new LockMetrics(registry);
-        Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
         AllocatorConfig config = AllocatorConfig.defaults(NODE).withPodFieldSelector(false)
                 .withRetry(Backoff.hamiNodeLock(Duration.ofMillis(1)))
                 .withFailureRetry(Backoff.exponential(Duration.ofMillis(10)).withCap(Duration.ofMillis(50)), 8);
-        EventRecorder events = new EventRecorder(client, NODE, clock);
         PendingPodFinder finder = new PendingPodFinder(client, NODE, false);
-        NodeLockRelease locks = new NodeLockRelease(client, NODE, config.retry(),
-                new LockPolicy(LockPolicy.DEFAULT_NODE_LOCK_TIMEOUT, true), metrics, events, clock);
+        NodeLockRelease locks = lockRelease(config.retry());
         settlement = new FailureSettlement(client, config, finder, new PodPatcher(client), locks, events, metrics,
                 new ReentrantLock(), clock);
     }
@@ -71,9 +43,6 @@ class FailureSettlementTest {
     @AfterEach
     void stop() {
         settlement.close();
-        metrics.unregister();
-        client.close();
-        server.destroy();
     }
 
     @Test

@@ -2,25 +2,14 @@ package io.tenantgateway.agent.deviceplugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
-import io.tenantgateway.agent.health.LockMetrics;
-import io.tenantgateway.agent.k8s.EventRecorder;
 import io.tenantgateway.agent.locks.policy.LockPolicy;
 import io.tenantgateway.agent.locks.policy.ReleaseReason;
-import io.tenantgateway.agent.testing.ApiOutage;
 import io.tenantgateway.common.retry.Backoff;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,37 +18,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** The owner-checked release of the node lock against fabric8's mock API server (CRUD mode, loopback). */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class NodeLockReleaseTest {
-    static final String NODE = PendingPodFinderTest.NODE;
-    static final String NS = PendingPodFinderTest.NS;
-    static final Instant NOW = Instant.parse("2026-12-07T20:45:36Z");
-
-    private final ApiOutage outage = new ApiOutage();
-    private final PrometheusRegistry registry = new PrometheusRegistry();
-    private KubernetesMockServer server;
-    private KubernetesClient client;
-    private HamiClusterView cluster;
-    private LockMetrics metrics;
+class NodeLockReleaseTest extends MockNodeTestBase {
     private NodeLockRelease release;
 
     @BeforeEach
     void start() {
-        server = outage.serve();
-        client = ApiOutage.clientWithoutRetries(server);
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
-        cluster = new HamiClusterView(client, registry, NODE, NS);
-        metrics = new LockMetrics(registry);
-        Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-        release = new NodeLockRelease(client, NODE, Backoff.hamiNodeLock(Duration.ofMillis(1)),
-                new LockPolicy(LockPolicy.DEFAULT_NODE_LOCK_TIMEOUT, true), metrics,
-                new EventRecorder(client, NODE, clock), clock);
-    }
-
-    @AfterEach
-    void stop() {
-        metrics.unregister();
-        client.close();
-        server.destroy();
+        release = lockRelease(Backoff.hamiNodeLock(Duration.ofMillis(1)));
     }
 
     @ParameterizedTest

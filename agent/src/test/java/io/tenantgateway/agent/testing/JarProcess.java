@@ -32,6 +32,19 @@ public final class JarProcess {
     /** Runs {@code java [jvmArgs] -jar tenant-gateway.jar args…} with an optional command prefix (e.g. setpriv). */
     public static Result run(List<String> prefix, List<String> jvmArgs, String... args)
             throws IOException, InterruptedException {
+        return finish(new ProcessBuilder(command(prefix, jvmArgs, args)));
+    }
+
+    public static Result run(String... args) throws IOException, InterruptedException {
+        return run(List.of(), List.of(), args);
+    }
+
+    /** Runs {@code java -jar tenant-gateway.jar args…} with the file {@code stdin} on its standard input. */
+    public static Result run(Path stdin, String... args) throws IOException, InterruptedException {
+        return finish(new ProcessBuilder(command(List.of(), List.of(), args)).redirectInput(stdin.toFile()));
+    }
+
+    private static List<String> command(List<String> prefix, List<String> jvmArgs, String... args) {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-XX:TieredStopAtLevel=1");
@@ -40,15 +53,16 @@ public final class JarProcess {
         command.add("-jar");
         command.add(jar().toAbsolutePath().toString());
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).start();
-        CompletableFuture<String> out = read(process.getInputStream());
-        CompletableFuture<String> err = read(process.getErrorStream());
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
-        return new Result(process.exitValue(), out.join(), err.join());
+        return command;
     }
 
-    public static Result run(String... args) throws IOException, InterruptedException {
-        return run(List.of(), List.of(), args);
+    /** Starts {@code builder}'s process and waits up to two minutes for it, collecting what it printed. */
+    public static Result finish(ProcessBuilder builder) throws IOException, InterruptedException {
+        Process process = builder.start();
+        CompletableFuture<String> out = read(process.getInputStream());
+        CompletableFuture<String> err = read(process.getErrorStream());
+        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s finished", builder.command()).isTrue();
+        return new Result(process.exitValue(), out.join(), err.join());
     }
 
     private static CompletableFuture<String> read(java.io.InputStream stream) {
