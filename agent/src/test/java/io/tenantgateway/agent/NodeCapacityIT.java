@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.tenantgateway.agent.k8s.KubernetesPermissions;
 import io.tenantgateway.agent.k8s.KubernetesPermissions.Use;
 import io.tenantgateway.agent.testing.MockApiKubeconfig;
+import io.tenantgateway.agent.testing.Quantities;
 import io.tenantgateway.agent.testing.TunnelTestbed;
 import io.tenantgateway.hami.Annotations;
 import java.nio.file.Files;
@@ -67,18 +68,6 @@ class NodeCapacityIT {
         agent.start();
     }
 
-    private static Map<String, String> quantities(Map<String, Quantity> quantities) {
-        Map<String, String> out = new HashMap<>();
-        if (quantities != null) {
-            quantities.forEach((k, v) -> {
-                if (v != null) {
-                    out.put(k, v.toString());
-                }
-            });
-        }
-        return out;
-    }
-
     private static Node node(String name) {
         return client.nodes().withName(name).get();
     }
@@ -98,9 +87,9 @@ class NodeCapacityIT {
 
         // 2 × L4: 2 × 23034 MiB, 2 × 100 %; the kubelet's cpu stays.
         await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(quantities(node("worker-1").getStatus().getCapacity())).isEqualTo(Map.of("cpu", "16",
+            assertThat(Quantities.present(node("worker-1").getStatus().getCapacity())).isEqualTo(Map.of("cpu", "16",
                     "nvidia.com/gpumem", "46068", "nvidia.com/gpucores", "200"));
-            assertThat(quantities(node("worker-1").getStatus().getAllocatable())).isEqualTo(Map.of("cpu", "15",
+            assertThat(Quantities.present(node("worker-1").getStatus().getAllocatable())).isEqualTo(Map.of("cpu", "15",
                     "nvidia.com/gpumem", "46068", "nvidia.com/gpucores", "200"));
         });
         assertThat(config.apiUses(false)).contains(Use.NODE_CAPACITY).doesNotContain(Use.GPU_CAPACITY);
@@ -118,9 +107,9 @@ class NodeCapacityIT {
         start("worker-2", "--device-source=mock", "--mock-inventory=" + inventory, "--advertise-gpu-capacity=false",
                 "--report-node-capacity=true");
 
-        await().atMost(WAIT).untilAsserted(() -> assertThat(quantities(node("worker-2").getStatus().getAllocatable()))
+        await().atMost(WAIT).untilAsserted(() -> assertThat(Quantities.present(node("worker-2").getStatus().getAllocatable()))
                 .isEqualTo(Map.of("cpu", "15", "nvidia.com/gpumem", "81920", "nvidia.com/gpucores", "100")));
-        assertThat(quantities(node("worker-2").getStatus().getCapacity())).containsEntry("nvidia.com/gpumem", "81920")
+        assertThat(Quantities.present(node("worker-2").getStatus().getCapacity())).containsEntry("nvidia.com/gpumem", "81920")
                 .containsEntry("nvidia.com/gpucores", "100");
     }
 
@@ -138,8 +127,8 @@ class NodeCapacityIT {
 
         assertThat(Annotations.get(node("worker-3").getMetadata().getAnnotations(),
                 Annotations.NODE_NVIDIA_REGISTER)).isNotNull();
-        assertThat(quantities(node("worker-3").getStatus().getCapacity())).isEqualTo(Map.of("cpu", "16"));
-        assertThat(quantities(node("worker-3").getStatus().getAllocatable())).isEqualTo(Map.of("cpu", "15"));
+        assertThat(Quantities.present(node("worker-3").getStatus().getCapacity())).isEqualTo(Map.of("cpu", "16"));
+        assertThat(Quantities.present(node("worker-3").getStatus().getAllocatable())).isEqualTo(Map.of("cpu", "15"));
         assertThat(config.apiUses(false)).doesNotContain(Use.NODE_CAPACITY, Use.GPU_CAPACITY);
         assertThat(callsGranted()).contains("core/nodes:patch").doesNotContain("core/nodes/status:patch");
     }

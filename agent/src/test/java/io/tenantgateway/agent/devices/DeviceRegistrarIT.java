@@ -31,6 +31,7 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tenantgateway.agent.health.HealthCheck;
 import io.tenantgateway.agent.testing.MutableClock;
+import io.tenantgateway.agent.testing.Quantities;
 import io.tenantgateway.hami.Annotations;
 import io.tenantgateway.hami.GpuDevice;
 import io.tenantgateway.hami.HamiDeviceCodec;
@@ -762,20 +763,8 @@ class DeviceRegistrarIT {
         NodeStatus status = admin.nodes().withName(node).get().getStatus();
         Map<String, Map<String, String>> out = new HashMap<>();
         if (status != null) {
-            out.put("capacity", present(status.getCapacity()));
-            out.put("allocatable", present(status.getAllocatable()));
-        }
-        return out;
-    }
-
-    private static Map<String, String> present(Map<String, Quantity> quantities) {
-        Map<String, String> out = new HashMap<>();
-        if (quantities != null) {
-            quantities.forEach((k, v) -> {
-                if (v != null) {
-                    out.put(k, v.toString());
-                }
-            });
+            out.put("capacity", Quantities.present(status.getCapacity()));
+            out.put("allocatable", Quantities.present(status.getAllocatable()));
         }
         return out;
     }

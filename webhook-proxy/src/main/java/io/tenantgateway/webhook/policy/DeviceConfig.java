@@ -158,24 +158,9 @@ public record DeviceConfig(NvidiaConfig nvidia, Map<String, VendorBlock> blocks,
                 "at most " + MAX_BYTES + " bytes, 1 MiB: the most a Kubernetes ConfigMap holds");
     }
 
-    /** The UTF-8 length of {@code text}, counted without encoding it. */
+    /** The UTF-8 length of {@code text}, counted without encoding it (a lone surrogate counts 3). */
     static long utf8Length(String text) {
-        long bytes = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < 0x80) {
-                bytes++;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
-                    && Character.isLowSurrogate(text.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                bytes += 3;
-            }
-        }
-        return bytes;
+        return io.tenantgateway.common.text.PeerText.utf8Length(text);
     }
 
     private static Document document(String yaml, String source) {
