@@ -101,9 +101,14 @@ public final class WebhookFlags {
                     + " Default: ${DEFAULT-VALUE}.")
     String hamiCompat;
 
-    /** {@code --hami-compat}, checked: also what the node views read registrations as. */
-    public io.tenantgateway.hami.HamiRelease hamiRelease() {
-        return PolicyConfig.parseCompat(hamiCompat);
+    /**
+     * {@code --hami-compat}, checked: also what the node views read registrations as. Every {@code run} asks, so it
+     * parses without the webhook's {@link PolicyConfig} (same message as {@link PolicyConfig#parseCompat}): a
+     * tunnel-only agent loads no webhook class (TunnelOnlyClassLoadingIT).
+     */
+    public HamiRelease hamiRelease() {
+        return HamiRelease.fromText(hamiCompat).orElseThrow(() -> new ConfigException("--hami-compat",
+                "'" + hamiCompat + "'", "one of " + HamiRelease.labels()));
     }
 
     @Option(names = "--enable-ascend", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 3,
