@@ -147,8 +147,7 @@ public final class AgentCommand implements Callable<Integer>, UsageHelp.Sectione
     @Override
     public List<UsageHelp.Section> optionSections() {
         List<UsageHelp.Section> sections = new ArrayList<>(SECTIONS);
-        for (Supplier<PartFlags> part : Parts.FLAGS) {
-            PartFlags flags = part.get();
+        for (PartFlags flags : partFlags) {
             sections.add(new UsageHelp.Section(flags.helpOrder(), flags.helpTitle()));
         }
         return sections;

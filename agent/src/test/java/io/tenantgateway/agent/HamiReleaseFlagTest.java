@@ -1,6 +1,7 @@
 package io.tenantgateway.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tenantgateway.hami.HamiRelease;
 import org.junit.jupiter.api.Test;
@@ -10,6 +11,14 @@ import org.junit.jupiter.api.Test;
  * {@code --hami-compat} (v2.10 by default), with the webhook on or off.
  */
 class HamiReleaseFlagTest {
+
+    @Test
+    void hamiCompatAcceptsHamisSpellingsAndNamesTheReleasesOtherwise() {
+        assertThatThrownBy(() -> io.tenantgateway.agent.webhook.WebhookFlags.parseHamiCompat("v3"))
+                .hasMessage("--hami-compat: 'v3' (expected: one of v2.10, v2.9)");
+        assertThat(io.tenantgateway.agent.webhook.WebhookFlags.parseHamiCompat("2.9.0")).isEqualTo(HamiRelease.V2_9);
+        assertThat(io.tenantgateway.agent.webhook.WebhookFlags.parseHamiCompat("v2.10")).isEqualTo(HamiRelease.V2_10);
+    }
 
     @Test
     void hamiCompatDecidesWithOrWithoutTheWebhook() {

@@ -58,7 +58,7 @@ public final class AnnotationsCommand {
 
     /** {@code --hami-compat} as {@code run} and {@code webhook} read it. */
     static HamiRelease release(String text) {
-        return io.tenantgateway.webhook.policy.PolicyConfig.parseCompat(text);
+        return io.tenantgateway.agent.webhook.WebhookFlags.parseHamiCompat(text);
     }
 
     /** All of {@code in}, when it is at most {@link #MAX_STDIN_BYTES} bytes (no more than that is read). */

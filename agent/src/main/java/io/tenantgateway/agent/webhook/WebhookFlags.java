@@ -106,8 +106,18 @@ public final class WebhookFlags {
      * the webhook's classes (a tunnel-only agent loads none of them).
      */
     public io.tenantgateway.hami.HamiRelease hamiRelease() {
-        return io.tenantgateway.hami.HamiRelease.fromText(hamiCompat).orElseThrow(() -> new ConfigException(
-                "--hami-compat", "'" + hamiCompat + "'", "one of " + io.tenantgateway.hami.HamiRelease.labels()));
+        return parseHamiCompat(hamiCompat);
+    }
+
+    /**
+     * A {@code --hami-compat} value, as {@code run}, {@code webhook} and {@code annotations} read it: {@code v2.10},
+     * {@code 2.10}, {@code v2.10.0} and the same for v2.9.
+     *
+     * @throws ConfigException naming the flag, the value and the releases
+     */
+    public static io.tenantgateway.hami.HamiRelease parseHamiCompat(String text) {
+        return io.tenantgateway.hami.HamiRelease.fromText(text).orElseThrow(() -> new ConfigException(
+                "--hami-compat", "'" + text + "'", "one of " + io.tenantgateway.hami.HamiRelease.labels()));
     }
 
     @Option(names = "--enable-ascend", arity = "0..1", defaultValue = "false", fallbackValue = "true", order = 3,

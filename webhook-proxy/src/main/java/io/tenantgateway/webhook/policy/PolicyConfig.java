@@ -45,12 +45,6 @@ public record PolicyConfig(String schedulerName, boolean forceOverwriteDefaultSc
         return new PolicyConfig(DEFAULT_SCHEDULER_NAME, true, HamiRelease.V2_10);
     }
 
-    /** {@code --hami-compat}: {@code v2.10}, {@code 2.10}, {@code v2.10.0} and the same for v2.9. */
-    public static HamiRelease parseCompat(String text) {
-        return HamiRelease.fromText(text).orElseThrow(() -> new ConfigException("--hami-compat", "'" + text + "'",
-                "one of " + HamiRelease.labels()));
-    }
-
     /** Whether a scheduler name is configured ({@code --scheduler-name=""} is HAMi's "unset"). */
     public boolean setsSchedulerName() {
         return !schedulerName.isEmpty();

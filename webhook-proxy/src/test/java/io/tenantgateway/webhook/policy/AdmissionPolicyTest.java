@@ -133,10 +133,6 @@ class AdmissionPolicyTest {
                 .hasMessage("--scheduler-name: 'Hami Scheduler' (expected: a DNS subdomain such as hami-scheduler,"
                         + " or \"\" to leave schedulerName alone)");
         assertThat(new PolicyConfig("", true, HamiRelease.V2_10).setsSchedulerName()).as("HAMi's unset").isFalse();
-        assertThatThrownBy(() -> PolicyConfig.parseCompat("v3"))
-                .hasMessage("--hami-compat: 'v3' (expected: one of v2.10, v2.9)");
-        assertThat(PolicyConfig.parseCompat("2.9.0")).isEqualTo(HamiRelease.V2_9);
-        assertThat(PolicyConfig.parseCompat("v2.10")).isEqualTo(HamiRelease.V2_10);
         assertThat(Optional.of(Decision.denied("x").withWarning("w").warnings())).contains(java.util.List.of("w"));
     }
 }
