@@ -442,11 +442,13 @@ final class FootprintScenario {
     }
 
     private static final Pattern METASPACE_TOTAL = Pattern.compile(
-            "Total Usage - (\\d+) loaders?, (\\d+) classes? \\((\\d+) shared\\)");
+            "Total Usage - (\\d+) loaders?, (\\d+) classes?(?: \\((\\d+) shared\\))?:");
 
     /**
      * Parses the total line of {@code jcmd PID VM.metaspace}: the classes loaded now (loaded and not unloaded, hidden
-     * classes and lambdas included), how many of them came from class-data archives, and the class loaders.
+     * classes and lambdas included), how many of them came from class-data archives, and the class loaders. JDK 17
+     * leaves the "(N shared)" out when the JVM maps no archive (none beside the jar, or one made for another jar,
+     * which the launcher's -XX:SharedArchiveFile then ignores): 0 from archives, so a stale archive shows.
      */
     static Map<String, Object> parseMetaspace(String out) {
         Map<String, Object> map = new LinkedHashMap<>();
@@ -456,7 +458,7 @@ final class FootprintScenario {
             return map;
         }
         map.put("classes", Long.parseLong(m.group(2)));
-        map.put("shared", Long.parseLong(m.group(3)));
+        map.put("shared", m.group(3) == null ? 0L : Long.parseLong(m.group(3)));
         map.put("loaders", Long.parseLong(m.group(1)));
         return map;
     }

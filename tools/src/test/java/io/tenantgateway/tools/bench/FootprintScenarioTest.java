@@ -20,6 +20,19 @@ class FootprintScenarioTest {
     }
 
     @Test
+    void aJvmWithoutAnArchiveCountsNoneShared() {
+        // jcmd PID VM.metaspace of JDK 17 when no class-data archive is mapped (a stale archive beside the jar).
+        String out = """
+                12620:
+
+                Total Usage - 172 loaders, 5171 classes:
+                  Non-Class:  1043 chunks,     22.10 MB capacity,   21.83 MB ( 99%) committed
+                """;
+        assertThat(FootprintScenario.parseMetaspace(out)).isEqualTo(Map.of("classes", 5171L, "shared", 0L,
+                "loaders", 172L));
+    }
+
+    @Test
     void anAnswerWithoutTheTotalIsAnError() {
         assertThat(FootprintScenario.parseMetaspace("19586:\nCould not attach\n")).containsOnlyKeys("error")
                 .extractingByKey("error").asString().contains("Could not attach");

@@ -25,7 +25,8 @@ final class TargetBudget {
     static final String ACCOUNT = "tunnel-target-buffers";
     /**
      * Share of the direct-memory limit: 3/8 (12 MiB of the agent's 32 MiB). The rest is for what the account does
-     * not cover: each server connection's 8 MiB HTTP/2 receive window (filled while a stream is paused), grpc's
+     * not cover: each server connection's HTTP/2 receive window (filled while a stream is paused; 1 MiB to start, at
+     * most 8 MiB as grpc's flow-control tuning grows it), grpc's
      * outbound framer buffers, TLS buffers and the pooled allocator's partly used 1 MiB chunks.
      */
     static final double SHARE = 0.375;
