@@ -74,6 +74,12 @@ class MemoryBudgetIT {
                 .isEqualTo(2);
         assertThat(flag(output, "TieredStopAtLevel")).isEqualTo(1);
         assertThat(flag(output, "ExitOnOutOfMemoryError")).isEqualTo(1);
+        Runtime.Version java = Runtime.version();
+        if (java.feature() > 21 || java.feature() == 21 && java.update() >= 1
+                || java.feature() == 17 && java.update() >= 9) {
+            // glibc keeps what the JVM freed unless told to hand it back (the launcher reads the JDK's release file).
+            assertThat(flag(output, "TrimNativeHeapInterval")).isEqualTo(5000);
+        }
     }
 
     @Test
