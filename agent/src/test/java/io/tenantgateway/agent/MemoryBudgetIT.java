@@ -39,12 +39,12 @@ class MemoryBudgetIT {
         "cgroup v2 limit 128 MiB, v2:134217728, '', 32, 16",
         "cgroup v1 limit 160 MiB, v1:167772160, '', 40, 20",
         "cgroup v2 limit 32 MiB (floors), v2:33554432, '', 16, 8",
-        "webhook on (--webhook-tls-cert), '', --webhook-tls-cert=/tls.crt, 64, 32",
-        "webhook on (--webhook-tls-secret NAME), '', --webhook-tls-secret kube-system/tls, 64, 32",
-        "webhook on (--enable-webhook), '', --enable-webhook, 64, 32",
+        "webhook on (--webhook-tls-cert), '', --webhook-tls-cert=/tls.crt, 64, 48",
+        "webhook on (--webhook-tls-secret NAME), '', --webhook-tls-secret kube-system/tls, 64, 48",
+        "webhook on (--enable-webhook), '', --enable-webhook, 64, 48",
         "webhook off (--enable-webhook=false), '', --webhook-tls-cert=/tls.crt --enable-webhook=false, 48, 32",
-        "webhook on (config file key), '', --config=CONFIG, 64, 32",
-        "webhook on; manifests' limit 320 MiB, v2:335544320, --webhook-tls-cert=/tls.crt, 64, 32",
+        "webhook on (config file key), '', --config=CONFIG, 64, 48",
+        "webhook on; manifests' limit 320 MiB, v2:335544320, --webhook-tls-cert=/tls.crt, 64, 40",
         "webhook on; cgroup v2 limit 128 MiB, v2:134217728, --webhook-tls-cert=/tls.crt, 32, 16"})
     void boundsAreFixedAndAContainerLimitOnlyLowersThem(String name, String cgroup, String flags, long heapMib,
             long directMib) throws Exception {
