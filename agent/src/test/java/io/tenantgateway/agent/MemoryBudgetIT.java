@@ -73,6 +73,7 @@ class MemoryBudgetIT {
         assertThat(flag(output, "ActiveProcessorCount")).as("threads do not scale with the node's cores")
                 .isEqualTo(2);
         assertThat(flag(output, "TieredStopAtLevel")).isEqualTo(1);
+        assertThat(flag(output, "Tier3InvocationThreshold")).as("start-up code stays interpreted").isEqualTo(600);
         assertThat(flag(output, "ExitOnOutOfMemoryError")).isEqualTo(1);
         Runtime.Version java = Runtime.version();
         if (java.feature() > 21 || java.feature() == 21 && java.update() >= 1
