@@ -8,6 +8,7 @@ import io.tenantgateway.agent.testing.LauncherProcess.Result;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
@@ -107,6 +108,20 @@ class LauncherLayoutIT {
         assertHelp(used);
         assertThat(used.out()).as("classes of the agent's jar come from the archive")
                 .contains("io.tenantgateway.agent.AgentCommand source: shared objects file");
+
+        // A jar rebuilt after the archive (here: the same bytes, a newer file): the JVM would reject the archive and
+        // then map none, not even the JDK's own (with -Xshare:on, not start at all), so the launcher leaves it out.
+        Path jar = root.resolve(OPT + "/lib/tenant-gateway.jar");
+        Path built = jar.toRealPath();
+        Files.delete(jar);
+        Files.copy(built, jar);
+        Files.setLastModifiedTime(jar, FileTime.from(Files.getLastModifiedTime(archive).toInstant().plusSeconds(60)));
+        Result stale = run(elsewhere, Map.of("JAVA_OPTS", "-Xshare:on -Xlog:class+load"),
+                List.of(shell(), root.resolve("proxy-agent").toString(), "--help"));
+        assertHelp(stale);
+        assertThat(stale.out()).as("the agent's classes come from the jar, the JDK's from the JDK's own archive")
+                .contains("io.tenantgateway.agent.AgentCommand source: file:")
+                .contains("java.lang.Object source: shared objects file");
     }
 
     @Test
