@@ -26,8 +26,8 @@ final class TargetBudget {
     /**
      * Share of the direct-memory limit: 3/8 (12 MiB of the agent's 32 MiB). The rest is for what the account does
      * not cover: each server connection's HTTP/2 receive window (filled while a stream is paused; 1 MiB to start, at
-     * most 8 MiB as grpc's flow-control tuning grows it), grpc's
-     * outbound framer buffers, TLS buffers and the pooled allocator's partly used chunks.
+     * most 8 MiB as grpc's flow-control tuning grows it), grpc's outbound framer buffers, TLS buffers and the pooled
+     * allocator's partly used chunks.
      */
     static final double SHARE = 0.375;
     /** Floor for tiny direct limits: one maximum-size message plus a little room to write it out. */

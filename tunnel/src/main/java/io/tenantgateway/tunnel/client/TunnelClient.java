@@ -90,14 +90,12 @@ public final class TunnelClient implements AutoCloseable, EndpointConnection.Tun
     /**
      * The stream's HTTP/2 receive window to start with (grpc-java's default): what a server may send before the agent
      * has handed it on. grpc's flow-control tuning (a PING with each burst of DATA, as grpc-go's BDP estimator does)
-     * grows it to twice the measured bandwidth-delay product, at most 8 MiB ({@link #MAX_HTTP2_WINDOW}), so a
-     * distant server still fills the link. A fixed 8 MiB window kept 8 MiB of direct buffers filled whenever the
-     * agent was the slower side: 13 MiB of direct memory and 25 MiB of RSS after 1 GiB through 64 tunnels, against
-     * 5 and 9-14 MiB now (BENCHMARKS.md, issue 35), at the same throughput on loopback.
+     * grows it to twice the measured bandwidth-delay product, at most 8 MiB (grpc-java's own limit, and the memory
+     * budget's bound), so a distant server still fills the link. A fixed 8 MiB window kept 8 MiB of direct buffers
+     * filled whenever the agent was the slower side: 16 MiB of direct memory after 1 GiB through 64 tunnels, against
+     * 6 MiB with this one (BENCHMARKS.md, issue 35), at the same throughput on loopback.
      */
-    static final int INITIAL_HTTP2_WINDOW = 1024 * 1024;
-    /** The most grpc's flow-control tuning grows the window to (grpc-java's limit): the memory budget's bound. */
-    static final int MAX_HTTP2_WINDOW = 8 * 1024 * 1024;
+    private static final int INITIAL_HTTP2_WINDOW = 1024 * 1024;
     /** Largest DATA payload accepted towards a target (what an upstream server can send at most). */
     static final int MAX_DATA_PAYLOAD = TunnelConfig.MAX_MESSAGE_SIZE;
     /**
