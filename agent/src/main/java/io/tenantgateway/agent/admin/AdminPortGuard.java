@@ -28,7 +28,7 @@ public final class AdminPortGuard {
      */
     public static boolean addHostAddresses(TunnelClientSet tunnel) {
         DialPolicy.Defaults defaults = tunnel.dialPolicy().defaults();
-        if (defaults.equals(DialPolicy.Defaults.NONE)) {
+        if (defaults.isNone()) {
             return false;
         }
         List<InetAddress> own = new ArrayList<>(defaults.hostAddresses());

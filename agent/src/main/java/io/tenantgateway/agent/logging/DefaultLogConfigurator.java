@@ -26,6 +26,7 @@ public final class DefaultLogConfigurator extends ContextAwareBase implements Co
                 || DefaultLogConfigurator.class.getClassLoader().getResource("logback-test.xml") != null) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
+        StderrStatusListener.install(context, System.err);
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
         stderr.setContext(context);
         stderr.setName("stderr");

@@ -93,6 +93,11 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
     public record Defaults(boolean denyLocal, int adminPort, List<InetAddress> hostAddresses) {
         public static final Defaults NONE = new Defaults(false, 0, List.of());
 
+        /** Whether these are {@link #NONE}'s (field by field, see {@link DialPolicy#allowsAll}). */
+        public boolean isNone() {
+            return !denyLocal && adminPort == 0 && hostAddresses.isEmpty();
+        }
+
         public Defaults {
             if (adminPort < 0 || adminPort > 65535) {
                 throw new IllegalArgumentException("admin port: " + adminPort + " (expected: 0..65535)");
@@ -158,8 +163,14 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
         }
     }
 
+    /**
+     * Whether this policy is {@link #ALLOW_ALL}'s: no entries and no defaults. Compared field by field, not with the
+     * record's {@code equals}, whose first call makes the JDK spin method handles (about 40 classes at the agent's
+     * start, where {@code describe} asks).
+     */
     public boolean allowsAll() {
-        return this.equals(ALLOW_ALL);
+        return allowCidrs.isEmpty() && denyCidrs.isEmpty() && allowHosts.isEmpty() && denyHosts.isEmpty()
+                && allowPorts.isEmpty() && denyPorts.isEmpty() && defaults.isNone();
     }
 
     /** The error text sent back in DIAL_RSP for a denied dial: the address and the rule that denied it. */
@@ -205,7 +216,7 @@ public record DialPolicy(List<Cidr> allowCidrs, List<Cidr> denyCidrs, List<HostP
         boolean hostAllowed = allowHosts.stream().anyMatch(p -> p.matches(name));
         if (!allowListed() || hostAllowed) {
             // Allowed by name (or nothing to be allowed by): only deny CIDRs and the defaults can still refuse it.
-            return denyCidrs.isEmpty() && defaults.equals(Defaults.NONE) ? Decision.ALLOW : Decision.NEEDS_ADDRESS;
+            return denyCidrs.isEmpty() && defaults.isNone() ? Decision.ALLOW : Decision.NEEDS_ADDRESS;
         }
         return allowCidrs.isEmpty() ? Decision.deny(HOST_NOT_ALLOWED) : Decision.NEEDS_ADDRESS;
     }
