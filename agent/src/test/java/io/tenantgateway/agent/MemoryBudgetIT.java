@@ -30,24 +30,25 @@ class MemoryBudgetIT {
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "{0} -> heap {3} MiB, direct {4} MiB")
+    @ParameterizedTest(name = "{0} -> heap {3} MiB, direct {4} MiB, young generation {5} MiB")
     @CsvSource({
-        "no cgroup files, '', '', 48, 32",
-        "cgroup v2 without a limit, v2:max, '', 48, 32",
-        "cgroup v1 without a limit, v1:9223372036854771712, '', 48, 32",
-        "cgroup v2 limit 1 GiB (above the budget), v2:1073741824, '', 48, 32",
-        "cgroup v2 limit 128 MiB, v2:134217728, '', 32, 16",
-        "cgroup v1 limit 160 MiB, v1:167772160, '', 40, 20",
-        "cgroup v2 limit 32 MiB (floors), v2:33554432, '', 16, 8",
-        "webhook on (--webhook-tls-cert), '', --webhook-tls-cert=/tls.crt, 64, 48",
-        "webhook on (--webhook-tls-secret NAME), '', --webhook-tls-secret kube-system/tls, 64, 48",
-        "webhook on (--enable-webhook), '', --enable-webhook, 64, 48",
-        "webhook off (--enable-webhook=false), '', --webhook-tls-cert=/tls.crt --enable-webhook=false, 48, 32",
-        "webhook on (config file key), '', --config=CONFIG, 64, 48",
-        "webhook on; manifests' limit 320 MiB, v2:335544320, --webhook-tls-cert=/tls.crt, 64, 40",
-        "webhook on; cgroup v2 limit 128 MiB, v2:134217728, --webhook-tls-cert=/tls.crt, 32, 16"})
+        "no cgroup files, '', '', 48, 32, 2",
+        "cgroup v2 without a limit, v2:max, '', 48, 32, 2",
+        "cgroup v1 without a limit, v1:9223372036854771712, '', 48, 32, 2",
+        "cgroup v2 limit 1 GiB (above the budget), v2:1073741824, '', 48, 32, 2",
+        "cgroup v2 limit 128 MiB, v2:134217728, '', 32, 16, 2",
+        "cgroup v1 limit 160 MiB, v1:167772160, '', 40, 20, 2",
+        "cgroup v2 limit 32 MiB (floors), v2:33554432, '', 16, 8, 2",
+        "webhook on (--webhook-tls-cert), '', --webhook-tls-cert=/tls.crt, 64, 48, 8",
+        "webhook on (--webhook-tls-secret NAME), '', --webhook-tls-secret kube-system/tls, 64, 48, 8",
+        "webhook on (--enable-webhook), '', --enable-webhook, 64, 48, 8",
+        "webhook off (--enable-webhook=false), '', --webhook-tls-cert=/tls.crt --enable-webhook=false, 48, 32, 2",
+        "webhook on (config file key), '', --config=CONFIG, 64, 48, 8",
+        "webhook on; manifests' limit 320 MiB, v2:335544320, --webhook-tls-cert=/tls.crt, 64, 40, 8",
+        "webhook on; cgroup v2 limit 128 MiB, v2:134217728, --webhook-tls-cert=/tls.crt, 32, 16, 8",
+        "webhook on; cgroup v2 limit 64 MiB (a quarter of the heap), v2:67108864, --webhook-tls-cert=/tls.crt, 16, 8, 4"})
     void boundsAreFixedAndAContainerLimitOnlyLowersThem(String name, String cgroup, String flags, long heapMib,
-            long directMib) throws Exception {
+            long directMib, long youngMib) throws Exception {
         Path root = Files.createDirectories(dir.resolve("cgroup"));
         if (cgroup.startsWith("v2:")) {
             Files.writeString(root.resolve("memory.max"), cgroup.substring(3) + "\n");
@@ -70,6 +71,8 @@ class MemoryBudgetIT {
         assertThat(flag(output, "MaxHeapSize")).isEqualTo(heapMib * MIB);
         assertThat(flag(output, "MaxDirectMemorySize")).isEqualTo(directMib * MIB);
         assertThat(flag(output, "InitialHeapSize")).isEqualTo(8 * MIB);
+        assertThat(flag(output, "MaxNewSize")).as("a small young generation: its pages stay resident").isEqualTo(
+                youngMib * MIB);
         assertThat(flag(output, "ActiveProcessorCount")).as("threads do not scale with the node's cores")
                 .isEqualTo(2);
         assertThat(flag(output, "TieredStopAtLevel")).isEqualTo(1);
