@@ -37,7 +37,11 @@ class TunnelOnlyClassLoadingIT extends AgentProcessTestBase {
      * logback's configuration machinery (the agent configures it in code); picocli's reflective converters for
      * {@code java.sql} and the {@code java.time} types no option has (Main excludes them); the Prometheus client's
      * exemplar sampling and its OpenTelemetry look-ups (Main turns exemplars off); Netty's DNS resolver and codec
-     * (made at the first dial of a name; this agent dials an IP literal).
+     * (made at the first dial of a name; this agent dials an IP literal); logback's {@code StatusPrinter}, whose date
+     * formatter loads about 40 {@code java.time} classes (the agent's configurator installs its own status listener);
+     * the method handles a record's {@code equals} is made with ({@code DialPolicy.allowsAll} compares fields); the
+     * JDK's TLS handshake (BoringSSL runs it; Netty's question about the JDK's TLS versions is answered by
+     * {@code JdkTlsVersionProbe}).
      */
     static final List<String> FORBIDDEN = List.of("io.vertx.", "io.fabric8.", "io.tenantgateway.webhook.",
             "org.bouncycastle.", "javax.management.MBeanServer", "com.sun.jmx.interceptor.", "jdk.management.jfr.FlightRecorderMXBeanImpl",
@@ -45,7 +49,9 @@ class TunnelOnlyClassLoadingIT extends AgentProcessTestBase {
             "picocli.CommandLine$Help$Layout", "picocli.CommandLine$Help$Column", "ch.qos.logback.classic.joran.",
             "ch.qos.logback.core.model.", "java.sql.", "picocli.CommandLine$BuiltIn$ISO8601TimeConverter",
             "io.prometheus.metrics.core.exemplars.", "io.prometheus.metrics.tracer.", "io.netty.resolver.dns.",
-            "io.netty.handler.codec.dns.");
+            "io.netty.handler.codec.dns.", "ch.qos.logback.core.util.StatusPrinter",
+            "ch.qos.logback.core.util.CachingDateFormatter", "java.lang.runtime.ObjectMethods",
+            "sun.security.ssl.SSLSocketImpl", "sun.security.ssl.SSLHandshake");
     /**
      * What it loads only once {@code /metrics} is scraped: the {@code jvm_*} and {@code process_*} families read the
      * JDK's management beans (JvmInstrumentation), and the text format's writer is made then (HealthServer).

@@ -12,6 +12,9 @@ import io.netty.handler.ssl.SslProvider;
  * machine: JDK AES-GCM ~12 MB/s per core under C1, ~1.2 GB/s under C2; BoringSSL is fast under either, and encrypts
  * from and into direct buffers without the heap copies Netty's JDK path needs. Both providers take the same
  * key/trust managers ({@code io.tenantgateway.certs.TlsContexts}), so reloads and name checks behave the same.
+ *
+ * <p>Netty's {@code OpenSsl} initialises here, once, with {@link JdkTlsVersionProbe} answering its question about the
+ * JDK's TLS versions (so the JDK's TLS handshake classes stay unloaded on BoringSSL).
  */
 public final class TlsProviders {
     private TlsProviders() {
@@ -19,6 +22,11 @@ public final class TlsProviders {
 
     /** {@link SslProvider#OPENSSL} when netty-tcnative loaded on this platform, else {@link SslProvider#JDK}. */
     public static SslProvider preferred() {
-        return OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+        return OpenSslCheck.AVAILABLE ? SslProvider.OPENSSL : SslProvider.JDK;
+    }
+
+    /** Initialised at the first {@link #preferred}: the JVM runs it once, other callers wait for it. */
+    private static final class OpenSslCheck {
+        static final boolean AVAILABLE = JdkTlsVersionProbe.answering(OpenSsl::isAvailable);
     }
 }
