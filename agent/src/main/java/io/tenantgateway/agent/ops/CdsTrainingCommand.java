@@ -34,11 +34,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -65,10 +62,11 @@ import picocli.CommandLine.Spec;
  * {@code JAVA_OPTS=-XX:DumpLoadedClassList=FILE}), waits until the agent is connected, sends bytes through one tunnel
  * to the echo target and back, reads {@code /readyz}, {@code /healthz} and {@code /livez} and the admin port's
  * {@code /ui}, and stops the agent with SIGTERM (it drains and exits 0, which writes the list). Not {@code /metrics}:
- * an agent nobody scrapes never loads the management beans, and the archive is touched whole at every start. Then it
- * appends the classes of the JDK's default class list ({@code lib/classlist}, the base archive's) that the run did not
- * load, so that what the JDK's own archive held stays archived for the other parts. Nothing leaves 127.0.0.1. Exit 0
- * when all of that worked, 1 otherwise.
+ * an agent nobody scrapes never loads the management beans, and the archive is touched whole at every start. Only
+ * the run's classes: the JDK's default class list ({@code lib/classlist}, the base archive's) has about 80 more that
+ * the run does not load, and every page of the archive is resident (the JVM relocates it at start), so they cost a
+ * pure tunnel 0.6 MiB; with the parts on they were worth nothing measurable (BENCHMARKS.md, issue 35). Nothing leaves
+ * 127.0.0.1. Exit 0 when all of that worked, 1 otherwise.
  *
  * <p>Threading: runs on the caller's thread; the server and the agent's output reader run on their own.
  */
@@ -162,9 +160,9 @@ public final class CdsTrainingCommand implements Callable<Integer> {
             } finally {
                 echo.close().syncUninterruptibly();
             }
-            int added = writeClassList(runList, classList);
+            int classes = writeClassList(runList, classList);
             err.println("cds-training: connected, one tunnel round trip, health and admin ports answered; "
-                    + classList + " lists the run's classes and " + added + " more of the JDK's default list");
+                    + classList + " lists the " + classes + " classes the run loaded");
             return ExitCodes.OK;
         } catch (RuntimeException | IOException | ExecutionException | TimeoutException e) {
             err.println("cds-training: " + e);
@@ -212,40 +210,21 @@ public final class CdsTrainingCommand implements Callable<Integer> {
     }
 
     /**
-     * Writes the run's class list to {@code target}, then the JDK's default list's class lines for classes the run
-     * did not load (its {@code @} lines, lambda forms and proxies, only from the run); returns how many it added.
+     * Writes the run's class list to {@code target} (its class lines, and its {@code @} lines: lambda forms and
+     * proxies); returns how many classes it names.
      */
     static int writeClassList(Path runList, Path target) throws IOException {
-        List<String> lines = new ArrayList<>(Files.readAllLines(runList, StandardCharsets.UTF_8));
+        List<String> lines = Files.readAllLines(runList, StandardCharsets.UTF_8);
         if (lines.stream().noneMatch(line -> line.startsWith("io/tenantgateway/"))) {
             throw new IllegalStateException(runList + " names no class of the agent: was the list written?");
-        }
-        Set<String> listed = new HashSet<>();
-        for (String line : lines) {
-            listed.add(className(line));
-        }
-        int added = 0;
-        Path jdkList = Path.of(System.getProperty("java.home"), "lib", "classlist");
-        if (Files.isRegularFile(jdkList)) {
-            for (String line : Files.readAllLines(jdkList, StandardCharsets.UTF_8)) {
-                if (!line.isBlank() && !line.startsWith("#") && !line.startsWith("@")
-                        && listed.add(className(line))) {
-                    lines.add(line);
-                    added++;
-                }
-            }
         }
         Path parent = target.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
         Files.write(target, lines, StandardCharsets.UTF_8);
-        return added;
-    }
-
-    private static String className(String line) {
-        int space = line.indexOf(' ');
-        return space < 0 ? line : line.substring(0, space);
+        return (int) lines.stream().filter(line -> !line.isBlank() && !line.startsWith("#") && !line.startsWith("@"))
+                .count();
     }
 
     private static void roundTrip(ProxyClient proxy, InetSocketAddress target) throws Exception {
