@@ -24,8 +24,8 @@ import javax.net.ssl.TrustManager;
  * handshake message's producer and consumer: about 180 classes in all) that a tunnel on BoringSSL never runs.
  *
  * <p>How: a JCA provider placed first for {@code SSLContext.TLS} for the duration of {@link #answering}, then removed.
- * Its contexts answer the parameters with what the JDK's own answer (TLSv1.3 and TLSv1.2, JDK 11 and later) and
- * hand everything else (engines, sockets, sessions) to a JDK {@code SunJSSE} context made on first use, so a caller on
+ * Its contexts give the JDK's own answer for the parameters (TLSv1.3 and TLSv1.2, JDK 11 and later) and hand
+ * everything else (engines, sockets, sessions) to a JDK {@code SunJSSE} context made on first use, so a caller on
  * another thread in that window still gets a working context. Where {@code jdk.tls.client.protocols} or
  * {@code jdk.tls.server.protocols} is set, the JDK's answer could differ: then no provider is added and Netty asks the
  * JDK. {@code JdkTlsVersionProbeTest} checks in two JVMs that Netty's defaults come out the same either way.
