@@ -41,8 +41,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -75,10 +73,6 @@ import picocli.CommandLine.Spec;
                 + "loaded (for -Xshare:dump at build time).")
 public final class CdsTrainingCommand implements Callable<Integer> {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final Pattern HEALTH = Pattern.compile(
-            "\"health server listening\".*?\"?address\"?[=:]\"[^:\"]+:(\\d+)\"");
-    private static final Pattern ADMIN = Pattern.compile(
-            "\"admin server listening\".*?\"?address\"?[=:]\"[^:\"]+:(\\d+)\"");
 
     @Spec
     CommandSpec spec;
@@ -190,8 +184,8 @@ public final class CdsTrainingCommand implements Callable<Integer> {
                 while ((line = lines.readLine()) != null) {
                     err.println("agent: " + line);
                     err.flush();
-                    complete(HEALTH.matcher(line), healthPort);
-                    complete(ADMIN.matcher(line), adminPort);
+                    ListeningLog.healthPort(line).ifPresent(healthPort::complete);
+                    ListeningLog.adminPort(line).ifPresent(adminPort::complete);
                 }
             } catch (IOException e) {
                 healthPort.completeExceptionally(e);
@@ -201,12 +195,6 @@ public final class CdsTrainingCommand implements Callable<Integer> {
         reader.setDaemon(true);
         reader.start();
         return reader;
-    }
-
-    private static void complete(Matcher matcher, CompletableFuture<Integer> port) {
-        if (matcher.find()) {
-            port.complete(Integer.parseInt(matcher.group(1)));
-        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.tenantgateway.agent.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.tenantgateway.agent.ops.ListeningLog;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,17 +12,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.Function;
 
 /** The built jar running {@code tenant-gateway run …} as a child process, with its log captured line by line. */
 public final class AgentProcess implements AutoCloseable {
-    /** klog text ({@code "health server listening" address="0.0.0.0:8134"}) or JSON ({@code "address":"…"}). */
-    private static final Pattern HEALTH =
-            Pattern.compile("\"health server listening\".*?\"?address\"?[=:]\"[^:\"]+:(\\d+)\"");
-    private static final Pattern ADMIN =
-            Pattern.compile("\"admin server listening\".*?\"?address\"?[=:]\"[^:\"]+:(\\d+)\"");
 
     public final Process process;
     public final List<String> log = new CopyOnWriteArrayList<>();
@@ -117,20 +113,21 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     public int healthPort() {
-        return port(HEALTH);
+        return port("health", ListeningLog::healthPort);
     }
 
     public int adminPort() {
-        return port(ADMIN);
+        return port("admin", ListeningLog::adminPort);
     }
 
-    private int port(Pattern pattern) {
+    private int port(String server, Function<String, OptionalInt> fromLine) {
         int[] found = new int[1];
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
             assertThat(process.isAlive()).as("agent running; log:%n%s", String.join("\n", log)).isTrue();
-            Matcher matcher = log.stream().map(pattern::matcher).filter(Matcher::find).findFirst().orElse(null);
-            assertThat(matcher).as("%s in log", pattern).isNotNull();
-            found[0] = Integer.parseInt(matcher.group(1));
+            OptionalInt port = log.stream().map(fromLine).filter(OptionalInt::isPresent).findFirst()
+                    .orElse(OptionalInt.empty());
+            assertThat(port).as("the %s server's listening line in the log", server).isPresent();
+            found[0] = port.getAsInt();
         });
         return found[0];
     }

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.netty.channel.Channel;
+import io.tenantgateway.agent.ops.ListeningLog;
 import io.tenantgateway.certs.Pem;
 import io.tenantgateway.tools.bench.BenchPki.AgentFiles;
 import java.io.BufferedReader;
@@ -17,7 +18,6 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -33,6 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +41,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * footprint: the agent as the image runs it. Starts {@code run} as a child process through the real launcher
@@ -286,8 +288,10 @@ final class FootprintScenario {
                 "--proxy-server-host=127.0.0.1", "--proxy-server-port=" + rig.server.agentAddress().getPort(),
                 "--ca-cert=" + files.caCert(), "--agent-cert=" + files.agentCert(),
                 "--agent-key=" + files.agentKey(), "--agent-id=footprint-" + mode.name().toLowerCase(Locale.ROOT),
-                "--health-server-host=127.0.0.1", "--health-server-port=" + freePort(),
-                "--admin-bind-address=127.0.0.1", "--admin-server-port=" + freePort(),
+                // Port 0, read back from the log: a port picked free here could be taken before the agent binds it
+                // (the agent then exits 2, "port in use").
+                "--health-server-host=127.0.0.1", "--health-server-port=0",
+                "--admin-bind-address=127.0.0.1", "--admin-server-port=0",
                 "--dial-allow=127.0.0.1", "--shutdown-grace=1s"));
         if (mode == Mode.ALL) {
             Path cert = rig.workDir.resolve("webhook.crt");
@@ -297,7 +301,7 @@ final class FootprintScenario {
                     "--device-source=mock", "--monitor-listen=127.0.0.1:0", "--device-plugin-host-root="
                             + api.hostRoot(), "--mock-gpus=A100-80GB,A100-80GB", "--enable-lock-controller",
                     "--pod-field-selector=false", "--webhook-tls-cert=" + cert, "--webhook-tls-key=" + key,
-                    "--webhook-listen=127.0.0.1:" + freePort()));
+                    "--webhook-listen=127.0.0.1:0"));
         }
         String name = "agent (" + mode.label + (nmt ? ", NMT" : "") + ")";
         Child child = Child.start(name, command, nmt, javaOptions, rig.workDir.resolve("footprint-" + mode.name()
@@ -309,7 +313,7 @@ final class FootprintScenario {
             child.checkAlive();
             child.startSeconds = (System.nanoTime() - child.startedAt) / 1e9;
             if (mode == Mode.ALL) {
-                awaitReady(child, command);
+                awaitReady(child);
             }
             return child;
         } catch (RuntimeException e) {
@@ -318,11 +322,20 @@ final class FootprintScenario {
         }
     }
 
-    private void awaitReady(Child child, List<String> command) {
-        String port = command.stream().filter(a -> a.startsWith("--health-server-port=")).findFirst().orElseThrow()
-                .substring("--health-server-port=".length());
+    private void awaitReady(Child child) {
+        int[] port = new int[1];
+        BenchRig.awaitCondition("the " + child.name + "'s health port in its log " + child.log, START_TIMEOUT, () -> {
+            child.checkAlive();
+            try (Stream<String> lines = Files.lines(child.log, StandardCharsets.UTF_8)) {
+                port[0] = lines.map(ListeningLog::healthPort).filter(OptionalInt::isPresent).findFirst()
+                        .orElse(OptionalInt.of(0)).getAsInt();
+            } catch (IOException | UncheckedIOException e) {
+                return false;
+            }
+            return port[0] != 0;
+        });
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        URI readyz = URI.create("http://127.0.0.1:" + port + "/readyz");
+        URI readyz = URI.create("http://127.0.0.1:" + port[0] + "/readyz");
         BenchRig.awaitCondition("every part of the " + child.name + " is ready (log " + child.log + ")",
                 START_TIMEOUT, () -> {
                     child.checkAlive();
@@ -362,12 +375,6 @@ final class FootprintScenario {
     private void awaitGone() {
         BenchRig.awaitCondition("the server forgets the stopped agent", START_TIMEOUT,
                 () -> rig.server.agentCount() == 0);
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 
     private static Map<String, Object> toMap(Measured m) {
