@@ -82,7 +82,7 @@ class MemoryBudgetIT {
         if (java.feature() > 21 || java.feature() == 21 && java.update() >= 1
                 || java.feature() == 17 && java.update() >= 9) {
             // glibc keeps what the JVM freed unless told to hand it back (the launcher reads the JDK's release file).
-            assertThat(flag(output, "TrimNativeHeapInterval")).isEqualTo(5000);
+            assertThat(flag(output, "TrimNativeHeapInterval")).isEqualTo(1000);
         }
     }
 
