@@ -7,8 +7,10 @@ import java.util.regex.Pattern;
 /**
  * The ports a {@code run} started with {@code --health-server-port=0} or {@code --admin-server-port=0} got, read from
  * its log lines: klog text ({@code "health server listening" address="127.0.0.1:8134"}) or JSON
- * ({@code "address":"…"}); the port is what follows the address's last colon, so {@code [::1]:8134} reads too. For whoever starts the agent as a child process (cds-training, the footprint bench, the
- * integration tests) and must not pick a free port first: another process can take it before the agent binds it.
+ * ({@code "address":"…"}); the port is what follows the address's last colon, so {@code [::1]:8134} reads too.
+ *
+ * <p>For whoever starts the agent as a child process (cds-training, the footprint bench, the integration tests) and
+ * must not pick a free port first: another process can take it before the agent binds it.
  */
 public final class ListeningLog {
     private static final Pattern HEALTH =

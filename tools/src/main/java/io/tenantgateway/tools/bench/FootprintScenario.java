@@ -327,8 +327,8 @@ final class FootprintScenario {
         BenchRig.awaitCondition("the " + child.name + "'s health port in its log " + child.log, START_TIMEOUT, () -> {
             child.checkAlive();
             try (Stream<String> lines = Files.lines(child.log, StandardCharsets.UTF_8)) {
-                port[0] = lines.map(ListeningLog::healthPort).filter(OptionalInt::isPresent).findFirst()
-                        .orElse(OptionalInt.of(0)).getAsInt();
+                port[0] = lines.map(ListeningLog::healthPort).filter(OptionalInt::isPresent)
+                        .mapToInt(OptionalInt::getAsInt).findFirst().orElse(0);
             } catch (IOException | UncheckedIOException e) {
                 return false;
             }
